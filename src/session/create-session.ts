@@ -1,0 +1,627 @@
+import { asyncScheduler, Subject, Subscription, type Observable, type OperatorFunction, type SchedulerLike } from 'rxjs';
+import type { z } from 'zod';
+import { RESERVED_PREFIX, ReservedEventTypeError } from '../events/define-event';
+import type { Event, EventCreator } from '../events/event';
+import type { Envelope, EnvelopeMeta } from '../events/envelope';
+import { toIssues, type RxSliceError } from '../internal/errors';
+import { deepFreeze } from '../internal/freeze';
+import type { Reducer, ReducerContext, ReducerMiddleware, SessionReader, SliceDef } from '../slices/reducer';
+import type { SliceOp } from '../slices/slice-op';
+import { makeSnapshot, type Snapshot, type SnapshotSlice } from '../snapshots/snapshot';
+import { UnknownSliceError } from '../snapshots/codec';
+import { memory } from '../storage/memory-storage';
+import type { StorageFactory, StorageTransaction } from '../storage/slice-storage';
+import {
+  DispatchInReducerError,
+  DuplicateSliceError,
+  InvalidEventError,
+  InvalidSliceItemError,
+  ReducerError,
+  SessionDisposedError,
+  SliceNotRegisteredError,
+} from './errors';
+import { SliceRecord, type Route, type SliceHandle, type SliceRuntimeConfig } from './slice-handle';
+import { SessionReset, SessionRestored, SliceCleared, SliceSeeded } from './system-events';
+import { SESSION_INTERNALS, type CommitListener, type SessionInternals } from './internals';
+
+/** When event payloads (and reducer output) are validated against their schemas. */
+export type ValidationMode = 'always' | 'dev' | 'off';
+
+/** Options of {@link createSession}. */
+export interface SessionOptions {
+  /** The slices of the session, in registration order (which is also reducer order per event). */
+  readonly slices: readonly SliceDef<string, any>[];
+  /** Operator middleware on the envelope stream and reducer middleware around every reducer. */
+  readonly middleware?: {
+    readonly operators?: readonly OperatorFunction<Envelope, Envelope>[];
+    readonly reducers?: readonly ReducerMiddleware[];
+  };
+  /** Event creators whose schemas validate dispatches even when no reducer listens to them. */
+  readonly events?: readonly EventCreator<string, any>[];
+  /** Source of time for envelopes, windows and effects. Default `asyncScheduler`. */
+  readonly scheduler?: SchedulerLike;
+  /**
+   * `'always'`, `'off'`, or `'dev'` (default): validate unless `process.env.NODE_ENV === 'production'`.
+   * Covers event payloads and reducer output; seeds, restores and JSON snapshots are always validated.
+   */
+  readonly validation?: ValidationMode;
+  /** Storage per policy. Default: `memory()` for both. */
+  readonly storage?: { readonly state?: StorageFactory; readonly log?: StorageFactory };
+}
+
+/** An envelope after its commit, with the slices it changed and the effects its reducers produced. */
+export interface CommittedEnvelope<TEvent extends Event = Event> extends Envelope<TEvent> {
+  readonly changed: readonly string[];
+  readonly effects: readonly Event[];
+}
+
+/** Items a window evicted from a slice during one commit. */
+export interface EvictedItems {
+  readonly slice: string;
+  readonly seq: number;
+  readonly items: readonly unknown[];
+}
+
+/** Options of {@link Session.snapshot}. */
+export interface SnapshotOptions {
+  /** Also capture `'log'` slices. Default `false` (state slices only). */
+  readonly includeLogs?: boolean;
+  /** A label kept with the snapshot. */
+  readonly tag?: string;
+}
+
+/** A live session: the store. See {@link createSession}. */
+export interface Session extends SessionReader {
+  /** Validates, envelopes and reduces `event`; returns its envelope. See {@link createSession} for the rules. */
+  dispatch<TEvent extends Event>(event: TEvent, meta?: EnvelopeMeta): Envelope<TEvent>;
+  /** The live accessor of a slice. @throws {@link SliceNotRegisteredError} */
+  slice<TItem>(def: SliceDef<string, TItem>): SliceHandle<TItem>;
+  /** Returns every slice to its `initial` items, as one `rxslice.session.reset` event. */
+  reset(): void;
+  /** Runs `fn`; slice, computed and `committed$` notifications are held until it returns, then each changed slice emits once. */
+  batch<TResult>(fn: () => TResult): TResult;
+  /** Captures state slices (and logs with `includeLogs`) in O(number of slices). */
+  snapshot(options?: SnapshotOptions): Snapshot;
+  /** Restores the snapshot's slices (or the named subset) as one `rxslice.session.restored` event. */
+  restore(snapshot: Snapshot, options?: { readonly slices?: readonly string[] }): void;
+  /** Envelopes as they enter the pipeline (before operator middleware). */
+  readonly events$: Observable<Envelope>;
+  /** Envelopes after their commit, with the names of the slices that changed. */
+  readonly committed$: Observable<CommittedEnvelope>;
+  /** Failures: invalid events, reducer errors, and errors reported by effects and computed slices. */
+  readonly errors$: Observable<RxSliceError>;
+  /** Items evicted by slice windows, per slice and commit. */
+  readonly evicted$: Observable<EvictedItems>;
+  /** The session's scheduler. */
+  readonly scheduler: SchedulerLike;
+  /** The `seq` of the last committed envelope (0 before any). */
+  readonly lastSeq: number;
+  /** Completes every observable and rejects further use. Idempotent. */
+  dispose(): void;
+  /** @internal */
+  readonly [SESSION_INTERNALS]: SessionInternals;
+}
+
+const isProduction = (): boolean =>
+  (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.['NODE_ENV'] === 'production';
+
+interface PendingSlice {
+  record: SliceRecord<any>;
+  tx: StorageTransaction<any>;
+  evicted: unknown[] | undefined;
+}
+
+interface HeldCommit {
+  readonly committed: CommittedEnvelope;
+  readonly records: readonly SliceRecord<any>[];
+  readonly evicted: readonly EvictedItems[];
+}
+
+/**
+ * Creates a session: the live store of the given slices.
+ *
+ * @remarks The dispatch pipeline (DESIGN.md): validate → envelope (`seq`, `at`) → `events$`
+ * → operator middleware → reducers of every listening slice in registration order, each
+ * wrapped in reducer middleware (global, then per slice) and followed by the slice's window
+ * → commit, all or nothing → notify changed slices, then commit listeners (computed
+ * slices), then `committed$`.
+ *
+ * - Synchronous, run to completion: when `dispatch` returns, the event is reduced and every
+ *   subscriber was told (unless an operator middleware delays it on the scheduler).
+ * - A throwing reducer or middleware leaves every slice unchanged, is reported on `errors$`
+ *   and makes `dispatch` throw a {@link ReducerError} whose `cause` is the original error.
+ * - A dispatch from a subscriber while another event is processed is queued (FIFO) and runs
+ *   after the current commit; a dispatch from inside a reducer throws {@link DispatchInReducerError}.
+ * - Slice observables emit only when their slice's version changed.
+ *
+ * @throws {@link DuplicateSliceError} when two slices share a name.
+ * @example
+ * ```ts
+ * const session = createSession({ slices: [Messages] });
+ * session.slice(Messages).all$.subscribe((m) => console.log(m.length)); // Logs: 0
+ * session.dispatch(MessageAdded({ text: 'hi' }));                       // Logs: 1
+ * ```
+ */
+export function createSession(options: SessionOptions): Session {
+  const scheduler = options.scheduler ?? asyncScheduler;
+  const mode = options.validation ?? 'dev';
+  const validate = mode === 'always' || (mode === 'dev' && !isProduction());
+  const globalMiddleware = options.middleware?.reducers ?? [];
+  const operators = options.middleware?.operators ?? [];
+  const stateStorage = options.storage?.state ?? memory();
+  const logStorage = options.storage?.log ?? memory();
+
+  const records = new Map<string, SliceRecord<any>>();
+  const routes = new Map<string, Route[]>();
+  const schemas = new Map<string, z.ZodType>();
+
+  const addRoute = (route: Route, schema: z.ZodType | undefined): void => {
+    const list = routes.get(route.entry.eventType);
+    if (list === undefined) routes.set(route.entry.eventType, [route]);
+    else list.push(route);
+    if (schema !== undefined) schemas.set(route.entry.eventType, schema);
+  };
+
+  for (const def of options.slices) {
+    if (records.has(def.name)) throw new DuplicateSliceError(def.name);
+    const storage = (def.policy === 'log' ? logStorage : stateStorage)(def);
+    const record = new SliceRecord(def, storage, globalMiddleware);
+    records.set(def.name, record);
+    if (def.schema !== undefined) def.initial.forEach((item, i) => checkItem(record, item, i));
+  }
+  for (const record of records.values()) {
+    for (const entry of record.def.reducers) addRoute({ record, entry }, entry.schema);
+  }
+  for (const creator of options.events ?? []) if (creator.schema) schemas.set(creator.type, creator.schema);
+
+  const events$ = new Subject<Envelope>();
+  const committed$ = new Subject<CommittedEnvelope>();
+  const errors$ = new Subject<RxSliceError>();
+  const evicted$ = new Subject<EvictedItems>();
+  const commitListeners: CommitListener[] = [];
+
+  let seq = 0;
+  let lastSeq = 0;
+  let disposed = false;
+  let inReducer = false;
+  let busy = false;
+  const queue: Envelope[] = [];
+  const failures = new Map<number, ReducerError>();
+  let batchDepth = 0;
+  const held: HeldCommit[] = [];
+  const subscriptions = new Subscription();
+
+  let input: Subject<Envelope> | undefined;
+  if (operators.length > 0) {
+    input = new Subject<Envelope>();
+    const piped = (operators as OperatorFunction<Envelope, Envelope>[]).reduce<Observable<Envelope>>(
+      (source, op) => source.pipe(op),
+      input,
+    );
+    subscriptions.add(
+      piped.subscribe({
+        next: (env) => reduceEntered(env),
+        error: (err: unknown) => errors$.next(new ReducerError(lastEnvelope(), 'middleware', 'operator middleware', err)),
+      }),
+    );
+  }
+  let last: Envelope | undefined;
+  const lastEnvelope = (): Envelope => last ?? { seq: 0, at: scheduler.now(), event: { type: 'unknown', payload: undefined }, meta: {} };
+
+  function checkItem(record: SliceRecord<any>, item: unknown, index: number): unknown {
+    const schema = record.def.schema;
+    if (schema === undefined) return item;
+    const r = schema.safeParse(item);
+    if (!r.success) throw new InvalidSliceItemError(record.def.name, index, toIssues(r.error.issues));
+    return r.data;
+  }
+
+  function recordOf(def: SliceDef<string, any> | string): SliceRecord<any> {
+    const name = typeof def === 'string' ? def : def.name;
+    const record = records.get(name);
+    if (record === undefined || (typeof def !== 'string' && record.def !== def && record.def.name !== def.name)) {
+      throw new SliceNotRegisteredError(name);
+    }
+    return record;
+  }
+
+  // ---- accept -------------------------------------------------------------------------
+
+  function accept<TEvent extends Event>(event: TEvent, meta: EnvelopeMeta | undefined, system: boolean): Envelope<TEvent> {
+    if (disposed) throw new SessionDisposedError(`dispatch "${event?.type}"`);
+    if (inReducer) throw new DispatchInReducerError(event.type);
+    if (!system && typeof event.type === 'string' && event.type.startsWith(RESERVED_PREFIX)) {
+      throw new ReservedEventTypeError(event.type);
+    }
+    let accepted = event;
+    if (validate && !system) {
+      const schema = schemas.get(event.type);
+      if (schema !== undefined) {
+        const r = schema.safeParse(event.payload);
+        if (!r.success) {
+          const error = new InvalidEventError(event.type, toIssues(r.error.issues));
+          errors$.next(error);
+          throw error;
+        }
+        accepted = { type: event.type, payload: r.data } as TEvent;
+      }
+    }
+    return { seq: ++seq, at: scheduler.now(), event: accepted, meta: meta ?? {} };
+  }
+
+  function dispatchEnvelope<TEvent extends Event>(env: Envelope<TEvent>): Envelope<TEvent> {
+    queue.push(env);
+    if (busy) return env;
+    drain();
+    const failure = failures.get(env.seq);
+    if (failure !== undefined) {
+      failures.clear();
+      throw failure;
+    }
+    return env;
+  }
+
+  function drain(): void {
+    busy = true;
+    try {
+      for (let env = queue.shift(); env !== undefined; env = queue.shift()) {
+        last = env;
+        if (events$.observed) events$.next(env);
+        if (input !== undefined) input.next(env);
+        else reduce(env);
+      }
+    } finally {
+      busy = false;
+    }
+  }
+
+  /** Entry point for envelopes leaving the operator middleware (possibly later, on the scheduler). */
+  function reduceEntered(env: Envelope): void {
+    if (busy) {
+      reduce(env);
+      return;
+    }
+    busy = true;
+    try {
+      reduce(env);
+    } finally {
+      busy = false;
+    }
+    if (queue.length > 0) drain();
+  }
+
+  // ---- reduce and commit --------------------------------------------------------------
+
+  const reader: SessionReader = { read: (def) => recordOf(def as SliceDef<string, any>).storage.all() };
+
+  function applyOp(p: PendingSlice, op: SliceOp<any>, env: Envelope): void {
+    const { tx, record } = p;
+    switch (op.kind) {
+      case 'append':
+        if (validate && record.def.schema) checkItem(record, op.item, tx.view().size);
+        tx.append(deepFreeze(op.item), env.at);
+        break;
+      case 'extend': {
+        const base = tx.view().size;
+        for (let i = 0; i < op.items.length; i++) {
+          const item = op.items[i];
+          if (validate && record.def.schema) checkItem(record, item, base + i);
+          tx.append(deepFreeze(item), env.at);
+        }
+        break;
+      }
+      case 'replace': {
+        const prev = tx.view().all();
+        for (let i = 0; i < op.items.length; i++) {
+          const item = op.items[i];
+          if (i < prev.length && prev[i] === item) continue;
+          if (validate && record.def.schema) checkItem(record, item, i);
+          deepFreeze(item);
+        }
+        tx.replace(op.items, env.at);
+        break;
+      }
+      case 'clear':
+        tx.clear(op.predicate);
+        break;
+      case 'none':
+        break;
+      default:
+        throw new TypeError(`Reducer returned ${JSON.stringify(op)}, which is not a SliceOp. Return append(...), extend(...), replace(...), clear(...) or none().`);
+    }
+  }
+
+  function applyWindow(p: PendingSlice, env: Envelope): void {
+    const window = p.record.window;
+    if (window === undefined || !p.tx.changed) return;
+    const tx = p.tx;
+    const decision = window.evict(tx.view(), { now: env.at, seq: env.seq, appended: tx.appended, timeAt: (i) => tx.timeAt(i) });
+    let dropped: readonly unknown[];
+    switch (decision.kind) {
+      case 'none':
+        return;
+      case 'front':
+        dropped = tx.dropFront(decision.count);
+        break;
+      case 'back':
+        dropped = tx.dropBack(decision.count);
+        break;
+      case 'indices':
+        dropped = tx.dropIndices(decision.indices);
+        break;
+    }
+    if (dropped.length > 0) (p.evicted ??= []).push(...dropped);
+  }
+
+  function runReducer(p: PendingSlice, route: Route, env: Envelope): SliceOp<any> {
+    const view = p.tx.view();
+    const ctx: ReducerContext<any> = {
+      event: env.event,
+      eventType: env.event.type,
+      slice: route.record.def.name,
+      previous: view,
+      reducerName: route.entry.name,
+      session: reader,
+      metadata: env.meta,
+      seq: env.seq,
+      at: env.at,
+    };
+    const reducer = route.entry.reducer as Reducer<any>;
+    const chain = route.record.chain;
+    if (chain.length === 0) return reducer(view, env.event, ctx);
+    const call = (i: number): SliceOp<any> =>
+      i < chain.length ? (chain[i] as ReducerMiddleware)(ctx, () => call(i + 1)) : reducer(view, env.event, ctx);
+    return call(0);
+  }
+
+  function reduce(env: Envelope): void {
+    const pending: PendingSlice[] = [];
+    const effects: Event[] = [];
+    const pendingOf = (record: SliceRecord<any>): PendingSlice => {
+      for (const p of pending) if (p.record === record) return p;
+      const p: PendingSlice = { record, tx: record.storage.begin(), evicted: undefined };
+      pending.push(p);
+      return p;
+    };
+    let current: { slice: string; reducer: string } = { slice: '(session)', reducer: env.event.type };
+    try {
+      if (env.event.type.startsWith(RESERVED_PREFIX)) {
+        reduceSystem(env, pendingOf);
+      } else {
+        const list = routes.get(env.event.type);
+        if (list !== undefined) {
+          for (const route of list) {
+            current = { slice: route.record.def.name, reducer: route.entry.name };
+            const p = pendingOf(route.record);
+            inReducer = true;
+            let op: SliceOp<any>;
+            try {
+              op = runReducer(p, route, env);
+            } finally {
+              inReducer = false;
+            }
+            applyOp(p, op, env);
+            if (op.effects !== undefined) effects.push(...op.effects);
+            applyWindow(p, env);
+          }
+        }
+      }
+    } catch (cause) {
+      for (const p of pending) p.tx.rollback();
+      const error = new ReducerError(env, current.slice, current.reducer, cause);
+      failures.set(env.seq, error);
+      errors$.next(error);
+      return;
+    }
+    const changed: SliceRecord<any>[] = [];
+    const evicted: EvictedItems[] = [];
+    for (const p of pending) {
+      const didChange = p.tx.changed;
+      p.tx.commit();
+      if (didChange) changed.push(p.record);
+      if (p.evicted !== undefined) evicted.push({ slice: p.record.def.name, seq: env.seq, items: p.evicted });
+    }
+    lastSeq = env.seq;
+    const committed: CommittedEnvelope = {
+      seq: env.seq,
+      at: env.at,
+      event: env.event,
+      meta: env.meta,
+      changed: changed.map((r) => r.def.name),
+      effects,
+    };
+    if (batchDepth > 0) held.push({ committed, records: changed, evicted });
+    else publish([{ committed, records: changed, evicted }]);
+  }
+
+  function publish(commits: readonly HeldCommit[]): void {
+    const notified = new Set<SliceRecord<any>>();
+    for (const c of commits) for (const r of c.records) notified.add(r);
+    for (const r of notified) r.notify();
+    if (commitListeners.length > 0 && notified.size > 0) {
+      const names = new Set<string>();
+      for (const r of notified) names.add(r.def.name);
+      for (const listener of commitListeners) listener(names);
+    }
+    for (const c of commits) {
+      for (const e of c.evicted) evicted$.next(e);
+      committed$.next(c.committed);
+    }
+  }
+
+  function reduceSystem(env: Envelope, pendingOf: (r: SliceRecord<any>) => PendingSlice): void {
+    const { event } = env;
+    if (SliceSeeded.match(event)) {
+      const p = pendingOf(recordOf(event.payload.slice));
+      p.tx.replace(event.payload.items, env.at);
+      applyWindow(p, env);
+    } else if (SliceCleared.match(event)) {
+      pendingOf(recordOf(event.payload.slice)).tx.clear();
+    } else if (SessionReset.match(event)) {
+      for (const record of records.values()) {
+        const p = pendingOf(record);
+        if (record.storage.size > 0 || record.def.initial.length > 0) p.tx.replace(record.def.initial, env.at);
+      }
+    } else if (SessionRestored.match(event)) {
+      const snapshot = restoring.get(env.seq);
+      if (snapshot === undefined) return;
+      restoring.delete(env.seq);
+      for (const name of event.payload.slices) {
+        const s = snapshot.slices[name] as SnapshotSlice;
+        const p = pendingOf(recordOf(name));
+        if (s.stored !== undefined) p.tx.restore(s.stored, env.at);
+        else p.tx.replace(s.items, env.at);
+      }
+    }
+  }
+
+  const restoring = new Map<number, Snapshot>();
+
+  // ---- public face --------------------------------------------------------------------
+
+  const handles = new Map<SliceRecord<any>, SliceHandle<any>>();
+
+  function handleOf<TItem>(record: SliceRecord<TItem>): SliceHandle<TItem> {
+    const existing = handles.get(record);
+    if (existing !== undefined) return existing;
+    const storage = record.storage;
+    let all$: Observable<readonly TItem[]> | undefined;
+    let latest$: Observable<TItem | undefined> | undefined;
+    const handle: SliceHandle<TItem> = {
+      name: record.def.name,
+      get version() {
+        return storage.version;
+      },
+      get isEmpty() {
+        return storage.size === 0;
+      },
+      get size() {
+        return storage.size;
+      },
+      latest: () => storage.latest(),
+      all: () => storage.all(),
+      where: (predicate) => storage.view().where(predicate),
+      at: (index) => storage.view().at(index),
+      get all$() {
+        return (all$ ??= record.all$());
+      },
+      get latest$() {
+        return (latest$ ??= record.latest$());
+      },
+      seed(items) {
+        const parsed = items.map((item, i) => deepFreeze(checkItem(record, item, i))) as TItem[];
+        dispatchEnvelope(accept(SliceSeeded({ slice: record.def.name, items: parsed }), { source: 'rxslice' }, true));
+      },
+      clear() {
+        dispatchEnvelope(accept(SliceCleared({ slice: record.def.name }), { source: 'rxslice' }, true));
+      },
+      register(creator, reducer, name) {
+        if (disposed) throw new SessionDisposedError('register a reducer');
+        const route: Route = {
+          record,
+          entry: { eventType: creator.type, name: name ?? creator.type, reducer, schema: creator.schema },
+        };
+        addRoute(route, creator.schema);
+        return () => {
+          const list = routes.get(creator.type);
+          const i = list?.indexOf(route) ?? -1;
+          if (list !== undefined && i >= 0) list.splice(i, 1);
+        };
+      },
+      configure(config: SliceRuntimeConfig<TItem>) {
+        if (config.window !== undefined) record.window = config.window ?? undefined;
+      },
+    };
+    handles.set(record, handle);
+    return handle;
+  }
+
+  const internals: SessionInternals = {
+    onCommit(listener) {
+      commitListeners.push(listener);
+      return () => {
+        const i = commitListeners.indexOf(listener);
+        if (i >= 0) commitListeners.splice(i, 1);
+      };
+    },
+    version: (name) => recordOf(name).storage.version,
+    hasSlice: (name) => records.has(name),
+    reportError: (error) => errors$.next(error),
+    dispatchSystem: (event, meta) => dispatchEnvelope(accept(event, meta, true)),
+    get disposed() {
+      return disposed;
+    },
+    onDispose: (teardown) => subscriptions.add(teardown),
+  };
+
+  const session: Session = {
+    dispatch: (event, meta) => dispatchEnvelope(accept(event, meta, false)),
+    slice: <TItem>(def: SliceDef<string, TItem>) => handleOf(recordOf(def) as SliceRecord<TItem>),
+    read: <TItem>(def: SliceDef<string, TItem> | string) => recordOf(def as SliceDef<string, TItem>).storage.all() as readonly TItem[],
+    reset() {
+      dispatchEnvelope(accept(SessionReset(), { source: 'rxslice' }, true));
+    },
+    batch<TResult>(fn: () => TResult): TResult {
+      batchDepth++;
+      try {
+        return fn();
+      } finally {
+        batchDepth--;
+        if (batchDepth === 0 && held.length > 0) {
+          const commits = held.splice(0, held.length);
+          const wasBusy = busy;
+          busy = true;
+          try {
+            publish(commits);
+          } finally {
+            busy = wasBusy;
+          }
+          if (!busy && queue.length > 0) drain();
+        }
+      }
+    },
+    snapshot(opts = {}) {
+      const slices: Record<string, SnapshotSlice> = {};
+      for (const [name, record] of records) {
+        if (record.def.policy === 'log' && opts.includeLogs !== true) continue;
+        const stored = record.storage.snapshot();
+        slices[name] = { policy: record.def.policy, version: record.storage.version, items: stored.items, stored };
+      }
+      return makeSnapshot(lastSeq, scheduler.now(), opts.tag, slices);
+    },
+    restore(snapshot, opts = {}) {
+      const names = opts.slices ?? Object.keys(snapshot.slices);
+      for (const name of names) {
+        if (!records.has(name)) throw new UnknownSliceError(name, [...records.keys()]);
+        if (!(name in snapshot.slices)) throw new UnknownSliceError(name, Object.keys(snapshot.slices));
+      }
+      const env = accept(SessionRestored({ slices: names, fromSeq: snapshot.seq, tag: snapshot.tag }), { source: 'rxslice' }, true);
+      restoring.set(env.seq, snapshot);
+      dispatchEnvelope(env);
+    },
+    events$: events$.asObservable(),
+    committed$: committed$.asObservable(),
+    errors$: errors$.asObservable(),
+    evicted$: evicted$.asObservable(),
+    scheduler,
+    get lastSeq() {
+      return lastSeq;
+    },
+    dispose() {
+      if (disposed) return;
+      disposed = true;
+      subscriptions.unsubscribe();
+      for (const record of records.values()) {
+        record.complete();
+        record.storage.dispose();
+      }
+      events$.complete();
+      committed$.complete();
+      errors$.complete();
+      evicted$.complete();
+      queue.length = 0;
+    },
+    [SESSION_INTERNALS]: internals,
+  };
+  return session;
+}

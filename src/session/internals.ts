@@ -1,0 +1,23 @@
+import type { Event } from '../events/event';
+import type { Envelope, EnvelopeMeta } from '../events/envelope';
+import type { RxSliceError } from '../internal/errors';
+import type { TeardownLogic } from 'rxjs';
+
+/** @internal Key of the hooks that other layers (computed, effects, machines) use. */
+export const SESSION_INTERNALS: unique symbol = Symbol.for('rxslice.session.internals');
+
+/** @internal Called once per publish with the names of the slices that changed. */
+export type CommitListener = (changed: ReadonlySet<string>) => void;
+
+/** @internal Hooks into a session for the library's own higher layers. Not public API. */
+export interface SessionInternals {
+  /** Runs after changed slices were notified and before `committed$` (once per commit or batch). */
+  onCommit(listener: CommitListener): () => void;
+  version(slice: string): number;
+  hasSlice(slice: string): boolean;
+  reportError(error: RxSliceError): void;
+  /** Dispatches a library event (`rxslice.*`), skipping the reserved-prefix check. */
+  dispatchSystem<TEvent extends Event>(event: TEvent, meta?: EnvelopeMeta): Envelope<TEvent>;
+  readonly disposed: boolean;
+  onDispose(teardown: TeardownLogic): void;
+}

@@ -1,0 +1,95 @@
+import { BehaviorSubject, type Observable } from 'rxjs';
+import type { Event, EventCreator } from '../events/event';
+import type { Reducer, ReducerEntry, ReducerMiddleware, SliceDef } from '../slices/reducer';
+import type { SliceView } from '../slices/slice-view';
+import type { SliceWindowPolicy } from '../slices/window-contract';
+import type { SliceStorage } from '../storage/slice-storage';
+
+/** Options of `SliceHandle.configure`. */
+export interface SliceRuntimeConfig<TItem> {
+  /** A new window (or `null` to remove it). Applies from the next event touching the slice. */
+  readonly window?: SliceWindowPolicy<TItem> | null;
+}
+
+/**
+ * A session's live accessor for one slice: synchronous reads, observables that emit only
+ * when the slice's version changes, and the operations that go through the pipeline as
+ * `rxslice.*` events.
+ */
+export interface SliceHandle<TItem> extends SliceView<TItem> {
+  readonly name: string;
+  /** Increases by one on each committed change. */
+  readonly version: number;
+  /** Every item, emitted synchronously on subscribe and after each commit that changed the slice. */
+  readonly all$: Observable<readonly TItem[]>;
+  /** The latest item, emitted on subscribe and whenever the latest item (by reference) changed. */
+  readonly latest$: Observable<TItem | undefined>;
+  /** Replaces the slice's content with `items` (validated with the schema) via `rxslice.slice.seeded`. */
+  seed(items: readonly TItem[]): void;
+  /** Removes every item via `rxslice.slice.cleared`. */
+  clear(): void;
+  /** Adds a reducer at run time; it runs after the slice's declared reducers. Returns a function that removes it. */
+  register<TType extends string, TPayload>(
+    creator: EventCreator<TType, TPayload>,
+    reducer: Reducer<TItem, Event<TType, TPayload>>,
+    name?: string,
+  ): () => void;
+  /** Changes the window at run time. */
+  configure(config: SliceRuntimeConfig<TItem>): void;
+}
+
+/** @internal The session's record for one slice. */
+export class SliceRecord<TItem> {
+  allSubject: BehaviorSubject<readonly TItem[]> | undefined;
+  latestSubject: BehaviorSubject<TItem | undefined> | undefined;
+  lastLatest: TItem | undefined;
+  window: SliceWindowPolicy<TItem> | undefined;
+  readonly chain: readonly ReducerMiddleware[];
+
+  constructor(
+    readonly def: SliceDef<string, TItem>,
+    readonly storage: SliceStorage<TItem>,
+    globalMiddleware: readonly ReducerMiddleware[],
+  ) {
+    this.window = def.window;
+    this.chain = [...globalMiddleware, ...def.middleware];
+    this.lastLatest = storage.latest();
+  }
+
+  /** Emits to live subscribers after a commit that changed this slice. */
+  notify(): void {
+    if (this.allSubject !== undefined) this.allSubject.next(this.storage.all());
+    if (this.latestSubject !== undefined) {
+      const latest = this.storage.latest();
+      if (latest !== this.lastLatest) {
+        this.lastLatest = latest;
+        this.latestSubject.next(latest);
+      }
+    } else {
+      this.lastLatest = undefined;
+    }
+  }
+
+  all$(): Observable<readonly TItem[]> {
+    return (this.allSubject ??= new BehaviorSubject(this.storage.all()));
+  }
+
+  latest$(): Observable<TItem | undefined> {
+    if (this.latestSubject === undefined) {
+      this.lastLatest = this.storage.latest();
+      this.latestSubject = new BehaviorSubject(this.lastLatest);
+    }
+    return this.latestSubject;
+  }
+
+  complete(): void {
+    this.allSubject?.complete();
+    this.latestSubject?.complete();
+  }
+}
+
+/** @internal A reducer routed to a slice. */
+export interface Route {
+  readonly record: SliceRecord<any>;
+  readonly entry: ReducerEntry<any>;
+}

@@ -1,0 +1,98 @@
+import type { Event } from '../events/event';
+import type { Reducer } from './reducer';
+import { append, extend, none, replace } from './slice-op';
+import { replaceLatestOp } from './latest-reducers';
+
+type Select<TItem, TEvent> = (event: TEvent) => TItem;
+type SelectMany<TItem, TEvent> = (event: TEvent) => TItem | readonly TItem[];
+
+const payloadOf = (event: Event): any => event.payload;
+
+/**
+ * Reducer appending the event's payload (or `select(event)`); an array appends each element.
+ * @example
+ * ```ts
+ * on(MessagesLoaded, appendAll()); // payload: Message[] → each appended
+ * ```
+ */
+export function appendAll<TItem, TEvent extends Event = Event>(
+  select: SelectMany<TItem, TEvent> = payloadOf,
+): Reducer<TItem, TEvent> {
+  return (_view, event) => {
+    const out = select(event);
+    return Array.isArray(out) ? extend(out as readonly TItem[]) : append(out as TItem);
+  };
+}
+
+/**
+ * Reducer replacing the latest item with the payload (or `select(event)`); appends when empty.
+ * @example
+ * ```ts
+ * on(PlanUpdated, replaceLatest()); // the slice holds the current plan as its latest item
+ * ```
+ */
+export function replaceLatest<TItem, TEvent extends Event = Event>(
+  select: Select<TItem, TEvent> = payloadOf,
+): Reducer<TItem, TEvent> {
+  return (view, event) => replaceLatestOp(view, select(event));
+}
+
+/**
+ * Reducer replacing the most recent item whose `key` equals the new item's (scanning from
+ * the newest), or appending when there is none. O(size).
+ * @example
+ * ```ts
+ * on(ToolResulted, replaceLatestBy('id', (e) => ({ ...e.payload, status: 'done' })));
+ * ```
+ */
+export function replaceLatestBy<TItem, TKey extends keyof TItem, TEvent extends Event = Event>(
+  key: TKey,
+  select: Select<TItem, TEvent> = payloadOf,
+): Reducer<TItem, TEvent> {
+  return (view, event) => {
+    const next = select(event);
+    const all = view.all();
+    for (let i = all.length - 1; i >= 0; i--) {
+      const item = all[i] as TItem;
+      if (item[key] === next[key]) {
+        if (item === next) return none();
+        const items = all.slice();
+        items[i] = next;
+        return replace(items);
+      }
+    }
+    return append(next);
+  };
+}
+
+/**
+ * Reducer inserting or updating items by `key`: each incoming item (payload, array payload,
+ * or `select(event)`) replaces the item with the same key in place, or is appended. O(size).
+ * @example
+ * ```ts
+ * on(TodosWritten, upsertBy('id', (e) => e.payload.todos));
+ * ```
+ */
+export function upsertBy<TItem, TKey extends keyof TItem, TEvent extends Event = Event>(
+  key: TKey,
+  select: SelectMany<TItem, TEvent> = payloadOf,
+): Reducer<TItem, TEvent> {
+  return (view, event) => {
+    const out = select(event);
+    const incoming = (Array.isArray(out) ? out : [out]) as readonly TItem[];
+    if (incoming.length === 0) return none();
+    const items = view.all().slice();
+    const index = new Map<unknown, number>();
+    for (let i = 0; i < items.length; i++) index.set((items[i] as TItem)[key], i);
+    for (const item of incoming) {
+      const at = index.get(item[key]);
+      if (at === undefined) {
+        index.set(item[key], items.length);
+        items.push(item);
+      } else {
+        items[at] = item;
+      }
+    }
+    return replace(items);
+  };
+}

@@ -1,0 +1,77 @@
+import { produce, type Draft } from 'immer';
+import type { Event, EventCreator } from '../events/event';
+import { RxSliceError } from '../internal/errors';
+import type { ReducerContext, ReducerEntry } from './reducer';
+import { append, replace, none, type SliceOp } from './slice-op';
+import type { SliceView } from './slice-view';
+
+/** Replaces the last item with `next` (appends when the view is empty). O(size). */
+export function replaceLatestOp<TItem>(view: SliceView<TItem>, next: TItem): SliceOp<TItem> {
+  if (view.isEmpty) return append(next);
+  const all = view.all();
+  if (all[all.length - 1] === next) return none();
+  const items = all.slice(0, all.length - 1);
+  items.push(next);
+  return replace(items);
+}
+
+/**
+ * Handles the "one current value" case: the reducer gets the latest item (or `undefined`)
+ * and returns the next one, which replaces it. Returning the same reference changes nothing.
+ * @example
+ * ```ts
+ * const Usage = defineSlice('usage', { policy: 'state', initial: [{ input: 0, output: 0 }],
+ *   reducers: [onLatest(TokensUsed, (u, e) => ({ input: (u?.input ?? 0) + e.payload.input, output: (u?.output ?? 0) + e.payload.output }))] });
+ * ```
+ */
+export function onLatest<TItem, TType extends string, TPayload>(
+  creator: EventCreator<TType, TPayload>,
+  reducer: (latest: TItem | undefined, event: Event<TType, TPayload>, ctx: ReducerContext<TItem, Event<TType, TPayload>>) => TItem,
+  name?: string,
+): ReducerEntry<TItem> {
+  return {
+    eventType: creator.type,
+    schema: creator.schema,
+    name: name ?? `onLatest(${creator.type})`,
+    reducer: (view: SliceView<TItem>, event: Event<TType, TPayload>, ctx: ReducerContext<TItem, Event<TType, TPayload>>) =>
+      replaceLatestOp(view, reducer(view.latest(), event, ctx)),
+  };
+}
+
+/** Thrown by `produceLatest` when the slice has no item to draft from. */
+export class NoLatestItemError extends RxSliceError {
+  override readonly name = 'NoLatestItemError';
+  constructor(readonly sliceName: string) {
+    super(
+      'NO_LATEST_ITEM',
+      `produceLatest on slice "${sliceName}" needs a latest item to draft from. Give the slice an initial item: defineSlice("${sliceName}", { initial: [...] }).`,
+    );
+  }
+}
+
+/**
+ * Like {@link onLatest}, with an immer recipe: mutate the draft of the latest item (or return
+ * a new one); the produced item replaces it. Unchanged drafts change nothing.
+ * @throws {@link NoLatestItemError} (as the `cause` of a `ReducerError`) when the slice is empty.
+ * @example
+ * ```ts
+ * produceLatest(StepCompleted, (plan, e) => { plan.steps[e.payload.index]!.done = true; });
+ * ```
+ */
+export function produceLatest<TItem, TType extends string, TPayload>(
+  creator: EventCreator<TType, TPayload>,
+  recipe: (draft: Draft<TItem>, event: Event<TType, TPayload>) => void | TItem,
+  name?: string,
+): ReducerEntry<TItem> {
+  return {
+    eventType: creator.type,
+    schema: creator.schema,
+    name: name ?? `produceLatest(${creator.type})`,
+    reducer: (view: SliceView<TItem>, event: Event<TType, TPayload>, ctx: ReducerContext<TItem, Event<TType, TPayload>>) => {
+      if (view.isEmpty) throw new NoLatestItemError(ctx.slice);
+      const latest = view.latest() as TItem;
+      const next = produce(latest, (draft: Draft<TItem>) => recipe(draft, event) as any) as TItem;
+      return next === latest ? none() : replaceLatestOp(view, next);
+    },
+  };
+}

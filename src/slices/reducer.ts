@@ -1,0 +1,94 @@
+import type { Event, EventCreator } from '../events/event';
+import type { EnvelopeMeta } from '../events/envelope';
+import type { SliceOp } from './slice-op';
+import type { SliceView } from './slice-view';
+
+/**
+ * What every reducer call receives besides the view and the event. `previous` is the view
+ * the reducer is called with (the pending state of the slice for this event), `session` a
+ * read-only accessor for other slices, `metadata` the envelope's metadata.
+ */
+export interface ReducerContext<TItem = unknown, TEvent extends Event = Event> {
+  readonly event: TEvent;
+  readonly eventType: string;
+  readonly slice: string;
+  readonly previous: SliceView<TItem>;
+  readonly reducerName: string;
+  readonly session: SessionReader;
+  readonly metadata: EnvelopeMeta;
+  readonly seq: number;
+  readonly at: number;
+}
+
+/** Read-only access to a session's committed slices (for reducer context, epics and computed). */
+export interface SessionReader {
+  /** Committed items of the named slice (throws `SliceNotRegisteredError` when unknown). */
+  read<TItem>(slice: SliceDef<string, TItem> | string): readonly TItem[];
+}
+
+/**
+ * A pure, synchronous reducer: `(view, event, ctx) => SliceOp`. It must not dispatch
+ * (doing so throws `DispatchInReducerError`) and must not mutate `view`.
+ */
+export type Reducer<TItem, TEvent extends Event = Event> = (
+  view: SliceView<TItem>,
+  event: TEvent,
+  ctx: ReducerContext<TItem, TEvent>,
+) => SliceOp<TItem>;
+
+/** A reducer bound to one event type, as listed in `defineSlice({ reducers })`. */
+export interface ReducerEntry<TItem> {
+  readonly eventType: string;
+  readonly name: string;
+  readonly reducer: Reducer<TItem, any>;
+  /** The event's payload schema, so the session validates dispatches of this type. */
+  readonly schema?: import('zod').ZodType | undefined;
+}
+
+/**
+ * Reducer middleware: runs around each reducer call (global ones first, then the slice's),
+ * may observe or change the op, short-circuit by not calling `next`, or turn errors into
+ * other errors. Must be synchronous.
+ */
+export type ReducerMiddleware = (ctx: ReducerContext<any>, next: () => SliceOp<any>) => SliceOp<any>;
+
+/** How a slice behaves on rollback and in snapshots: working `state`, or append-only `log`. */
+export type SlicePolicy = 'state' | 'log';
+
+/** A slice declaration made by `defineSlice` (inert, reusable across sessions). */
+export interface SliceDef<TName extends string = string, TItem = unknown> {
+  readonly name: TName;
+  readonly policy: SlicePolicy;
+  readonly schema: import('zod').ZodType<TItem> | undefined;
+  readonly initial: readonly TItem[];
+  readonly reducers: readonly ReducerEntry<TItem>[];
+  readonly middleware: readonly ReducerMiddleware[];
+  readonly window: import('./window-contract').SliceWindowPolicy<TItem> | undefined;
+  /** Phantom field carrying the item type: `typeof Plan.Item`. Always `undefined` at run time. */
+  readonly Item: TItem;
+}
+
+/** The item type of a slice definition: `InferItem<typeof Messages>`. */
+export type InferItem<TSlice> = TSlice extends SliceDef<string, infer TItem> ? TItem : never;
+
+/**
+ * Binds a reducer to an event type.
+ *
+ * @param creator - The event creator (from `defineEvent`) whose events this reducer handles.
+ * @param reducer - `(view, event, ctx) => SliceOp`; the event's payload type is inferred.
+ * @param name - Optional name reported in `ReducerContext.reducerName` and errors.
+ * @example
+ * ```ts
+ * const Messages = defineSlice('messages', {
+ *   policy: 'log', schema: Message,
+ *   reducers: [on(MessageAdded, (_view, e) => append(e.payload))],
+ * });
+ * ```
+ */
+export function on<TItem, TType extends string, TPayload>(
+  creator: EventCreator<TType, TPayload>,
+  reducer: Reducer<TItem, Event<TType, TPayload>>,
+  name?: string,
+): ReducerEntry<TItem> {
+  return { eventType: creator.type, name: name ?? creator.type, reducer: reducer as Reducer<TItem, any>, schema: creator.schema };
+}

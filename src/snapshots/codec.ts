@@ -1,0 +1,110 @@
+import { z } from 'zod';
+import { formatIssues, RxSliceError, toIssues, type ValidationIssue } from '../internal/errors';
+import { deepFreeze } from '../internal/freeze';
+import type { SliceDef } from '../slices/reducer';
+import { makeSnapshot, SNAPSHOT_FORMAT_VERSION, type Snapshot, type SnapshotSlice } from './snapshot';
+
+/** Thrown when a JSON snapshot is malformed, too large or too deep, or its items are invalid. */
+export class InvalidSnapshotError extends RxSliceError {
+  override readonly name = 'InvalidSnapshotError';
+  constructor(reason: string, readonly issues: readonly ValidationIssue[] = []) {
+    super('INVALID_SNAPSHOT', `The snapshot cannot be read: ${reason}${issues.length ? ` (${formatIssues(issues)})` : ''}. Nothing was restored.`);
+  }
+}
+
+/** Thrown when a snapshot names a slice the target session or slice list does not have. */
+export class UnknownSliceError extends RxSliceError {
+  override readonly name = 'UnknownSliceError';
+  constructor(readonly sliceName: string, known: readonly string[]) {
+    super(
+      'UNKNOWN_SLICE',
+      `The snapshot holds slice "${sliceName}", which is not registered (known: ${known.join(', ') || 'none'}). Register it, or restore with { slices: [...] } naming the ones to restore.`,
+    );
+  }
+}
+
+/** Limits applied when reading untrusted snapshot JSON. */
+export interface SnapshotReadLimits {
+  /** Maximum JSON text length in characters. Default 64 MiB. */
+  readonly maxBytes?: number;
+  /** Maximum nesting depth of any value. Default 64. */
+  readonly maxDepth?: number;
+}
+
+const Envelope = z.object({
+  format: z.literal('rxslice.snapshot'),
+  formatVersion: z.number().int().positive(),
+  seq: z.number().int().nonnegative(),
+  at: z.number(),
+  tag: z.string().optional(),
+  slices: z.record(z.string(), z.object({ policy: z.enum(['state', 'log']), items: z.array(z.unknown()) })),
+});
+
+function checkDepth(root: unknown, maxDepth: number): void {
+  const stack: [unknown, number][] = [[root, 0]];
+  while (stack.length > 0) {
+    const [value, depth] = stack.pop() as [unknown, number];
+    if (value === null || typeof value !== 'object') continue;
+    if (depth >= maxDepth) throw new InvalidSnapshotError(`it nests deeper than ${maxDepth} levels`);
+    for (const key of Object.keys(value)) stack.push([(value as Record<string, unknown>)[key], depth + 1]);
+  }
+}
+
+/**
+ * Reads a snapshot from its JSON form (a string, or the parsed object), safely: size and
+ * depth limits, the envelope validated with zod, every item validated with its slice's
+ * schema (the parsed output is kept, so unknown keys are stripped), no prototype pollution
+ * (`JSON.parse` makes `__proto__` an own key; zod >= 4.4.1 never assigns it as a prototype).
+ *
+ * @param json - `JSON.stringify(snapshot)` output, or the object it parses to.
+ * @param slices - The slice definitions the snapshot may contain.
+ * @throws {@link InvalidSnapshotError} on malformed JSON, a newer format version, limits or invalid items.
+ * @throws {@link UnknownSliceError} when the snapshot holds a slice not in `slices`.
+ * @example
+ * ```ts
+ * const text = JSON.stringify(session.snapshot());
+ * session.restore(snapshotFromJSON(text, [Plan, Usage]));
+ * ```
+ */
+export function snapshotFromJSON(
+  json: string | unknown,
+  slices: readonly SliceDef<string, any>[],
+  limits: SnapshotReadLimits = {},
+): Snapshot {
+  const maxBytes = limits.maxBytes ?? 64 * 1024 * 1024;
+  let data: unknown = json;
+  if (typeof json === 'string') {
+    if (json.length > maxBytes) throw new InvalidSnapshotError(`it is ${json.length} characters long, over the limit of ${maxBytes}`);
+    try {
+      data = JSON.parse(json);
+    } catch (e) {
+      throw new InvalidSnapshotError(`it is not valid JSON (${(e as Error).message})`);
+    }
+  }
+  checkDepth(data, limits.maxDepth ?? 64);
+  const parsed = Envelope.safeParse(data);
+  if (!parsed.success) throw new InvalidSnapshotError('its envelope is malformed', toIssues(parsed.error.issues));
+  const body = parsed.data;
+  if (body.formatVersion > SNAPSHOT_FORMAT_VERSION) {
+    throw new InvalidSnapshotError(
+      `it has format version ${body.formatVersion}, newer than this rxslice reads (${SNAPSHOT_FORMAT_VERSION}); upgrade rxslice`,
+    );
+  }
+  const byName = new Map(slices.map((s) => [s.name, s]));
+  const out: Record<string, SnapshotSlice> = {};
+  for (const name of Object.keys(body.slices)) {
+    const def = byName.get(name);
+    if (def === undefined) throw new UnknownSliceError(name, [...byName.keys()]);
+    const entry = body.slices[name] as { policy: 'state' | 'log'; items: unknown[] };
+    const items = entry.items.map((item, index) => {
+      if (def.schema === undefined) return item;
+      const r = def.schema.safeParse(item);
+      if (!r.success) {
+        throw new InvalidSnapshotError(`item ${index} of slice "${name}" does not match its schema`, toIssues(r.error.issues));
+      }
+      return r.data;
+    });
+    out[name] = { policy: def.policy, version: 0, items: deepFreeze(items) };
+  }
+  return makeSnapshot(body.seq, body.at, body.tag, out);
+}

@@ -1,0 +1,66 @@
+import type { SliceDef } from '../slices/reducer';
+import type { SliceView } from '../slices/slice-view';
+
+/**
+ * The captured content of one slice: its items (an immutable array shared with the
+ * storage, never copied) and the time (ms) each item entered the slice.
+ */
+export interface StoredSlice<TItem> {
+  readonly items: readonly TItem[];
+  readonly times: readonly number[];
+  /** How many items were ever appended (drives seeded sampling windows). */
+  readonly appended: number;
+  /** @internal Backend-private capture that lets the same backend restore without copying. */
+  readonly token?: unknown;
+}
+
+/**
+ * A pending change to one slice inside a session commit. Reducers read `view()`; the session
+ * applies ops and evictions; then either `commit()` makes the change visible or `rollback()`
+ * leaves the slice exactly as it was. Methods that remove items return them (for `evicted$`).
+ */
+export interface StorageTransaction<TItem> {
+  view(): SliceView<TItem>;
+  readonly changed: boolean;
+  readonly appended: number;
+  timeAt(index: number): number;
+  append(item: TItem, at: number): void;
+  replace(items: readonly TItem[], at: number): void;
+  /** Makes the content equal to a capture from `snapshot()`; O(1) when it came from this backend. */
+  restore(stored: StoredSlice<TItem>, at: number): void;
+  clear(predicate?: (item: TItem) => boolean): void;
+  dropFront(count: number): readonly TItem[];
+  dropBack(count: number): readonly TItem[];
+  dropIndices(indices: readonly number[]): readonly TItem[];
+  commit(): void;
+  rollback(): void;
+}
+
+/**
+ * The contract every local storage backend implements (memory here; append-only files and
+ * databases as their own entry points). Local backends are synchronous: a commit is written
+ * through before any subscriber is notified.
+ *
+ * @remarks `version` increases by one on every committed change; `all()` and `snapshot()`
+ * return immutable data in O(1), shared with later versions (never mutated afterwards).
+ */
+export interface SliceStorage<TItem> {
+  readonly version: number;
+  readonly size: number;
+  all(): readonly TItem[];
+  latest(): TItem | undefined;
+  view(): SliceView<TItem>;
+  /** Starts a pending change. Only one transaction may be open at a time. */
+  begin(): StorageTransaction<TItem>;
+  /** Captures the committed content in O(1). */
+  snapshot(): StoredSlice<TItem>;
+  /** Convenience single-op commits (each is its own transaction). */
+  append(item: TItem, at: number): void;
+  extend(items: readonly TItem[], at: number): void;
+  replace(items: readonly TItem[], at: number): void;
+  clear(predicate?: (item: TItem) => boolean): void;
+  dispose(): void;
+}
+
+/** Makes the storage for one slice of a session. */
+export type StorageFactory = <TItem>(slice: SliceDef<string, TItem>) => SliceStorage<TItem>;
