@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { MemoryStorage } from '../../src/index';
+import { storageConformance } from './storage-conformance';
+
+storageConformance('memory', (initial) => new MemoryStorage(initial));
+
+describe('MemoryStorage', () => {
+  it('appends into one growing buffer: no copy of the log per append', () => {
+    const s = new MemoryStorage<number>();
+    s.append(0, 0);
+    const buffer = (s as unknown as { cells: { buf: number[] } }).cells.buf;
+    for (let i = 1; i < 10_000; i++) s.append(i, 0);
+    expect((s as unknown as { cells: { buf: number[] } }).cells.buf).toBe(buffer);
+    expect(s.size).toBe(10_000);
+  });
+
+  it('compacts the buffer when front eviction leaves it half dead, keeping memory flat', () => {
+    const s = new MemoryStorage<number>();
+    let maxBuffer = 0;
+    for (let i = 0; i < 100_000; i++) {
+      const tx = s.begin();
+      tx.append(i, 0);
+      if (tx.view().size > 1000) tx.dropFront(1);
+      tx.commit();
+      maxBuffer = Math.max(maxBuffer, (s as unknown as { cells: { buf: number[] } }).cells.buf.length);
+    }
+    expect(s.size).toBe(1000);
+    expect(s.all()[0]).toBe(99_000);
+    expect(maxBuffer).toBeLessThanOrEqual(3000);
+  });
+
+  it('copies once before appending after a replace (frozen buffer), then appends in place', () => {
+    const s = new MemoryStorage<number>();
+    s.replace([1, 2], 0);
+    const frozen = s.all();
+    expect(Object.isFrozen(frozen)).toBe(true);
+    s.append(3, 0);
+    expect(frozen).toEqual([1, 2]);
+    expect(s.all()).toEqual([1, 2, 3]);
+  });
+
+  it('allows one open transaction at a time', () => {
+    const s = new MemoryStorage<number>();
+    const tx = s.begin();
+    expect(() => s.begin()).toThrow(/already open/);
+    tx.rollback();
+    expect(() => s.begin().rollback()).not.toThrow();
+  });
+});

@@ -1,0 +1,103 @@
+import { describe, expect, it } from 'vitest';
+import type { SliceStorage } from '../../src/index';
+
+/**
+ * The shared conformance suite every SliceStorage backend runs (memory now; files and
+ * databases later): transactions are all-or-nothing, views never change, versions count commits.
+ */
+export function storageConformance(name: string, make: (initial?: readonly unknown[]) => SliceStorage<unknown>): void {
+  describe(`SliceStorage conformance: ${name}`, () => {
+    it('starts with the initial items at version 0', () => {
+      const s = make([{ a: 1 }]);
+      expect(s.version).toBe(0);
+      expect(s.size).toBe(1);
+      expect(s.all()).toEqual([{ a: 1 }]);
+      expect(s.latest()).toEqual({ a: 1 });
+    });
+
+    it('commits appends, extends, replaces and clears, one version each', () => {
+      const s = make();
+      s.append(1, 0);
+      s.extend([2, 3], 0);
+      expect(s.all()).toEqual([1, 2, 3]);
+      expect(s.version).toBe(2);
+      s.replace([9], 0);
+      expect(s.all()).toEqual([9]);
+      s.append(10, 0);
+      s.clear((x) => x === 9);
+      expect(s.all()).toEqual([10]);
+      s.clear();
+      expect(s.all()).toEqual([]);
+      expect(s.latest()).toBeUndefined();
+      expect(s.version).toBe(6);
+    });
+
+    it('rolls back a transaction completely', () => {
+      const s = make([1, 2]);
+      const before = s.all();
+      const tx = s.begin();
+      tx.append(3, 0);
+      tx.dropFront(1);
+      expect(tx.view().all()).toEqual([2, 3]);
+      tx.rollback();
+      expect(s.all()).toEqual([1, 2]);
+      expect(s.version).toBe(0);
+      expect(before).toEqual([1, 2]);
+      s.append(4, 0);
+      expect(s.all()).toEqual([1, 2, 4]);
+    });
+
+    it('hands out views that never change afterwards', () => {
+      const s = make();
+      s.append(1, 0);
+      const v1 = s.all();
+      s.append(2, 0);
+      const v2 = s.all();
+      const tx = s.begin();
+      tx.append(3, 0);
+      tx.rollback();
+      s.append(4, 0);
+      s.replace([7], 0);
+      expect(v1).toEqual([1]);
+      expect(v2).toEqual([1, 2]);
+      expect(s.all()).toEqual([7]);
+    });
+
+    it('restores a capture, and appends after a restore do not disturb later views', () => {
+      const s = make();
+      s.extend([1, 2], 0);
+      const cap = s.snapshot();
+      s.extend([3, 4], 0);
+      const later = s.all();
+      const tx = s.begin();
+      tx.restore(cap, 0);
+      tx.commit();
+      expect(s.all()).toEqual([1, 2]);
+      s.append(5, 0);
+      expect(s.all()).toEqual([1, 2, 5]);
+      expect(later).toEqual([1, 2, 3, 4]);
+      expect(cap.items).toEqual([1, 2]);
+    });
+
+    it('drops from the front, the back and by index, returning what it dropped', () => {
+      const s = make([1, 2, 3, 4, 5]);
+      const tx = s.begin();
+      expect(tx.dropFront(2)).toEqual([1, 2]);
+      expect(tx.dropBack(1)).toEqual([5]);
+      expect(tx.dropIndices([1])).toEqual([4]);
+      tx.commit();
+      expect(s.all()).toEqual([3]);
+    });
+
+    it('records item times and the appended counter', () => {
+      const s = make();
+      s.append('a', 10);
+      s.append('b', 20);
+      const tx = s.begin();
+      expect(tx.timeAt(0)).toBe(10);
+      expect(tx.timeAt(1)).toBe(20);
+      expect(tx.appended).toBe(2);
+      tx.rollback();
+    });
+  });
+}
