@@ -1,0 +1,147 @@
+import type { MachineAction } from './actions.js';
+import { parseEventDescriptors } from './event-descriptor.js';
+import { InvalidMachineError } from './errors.js';
+import type { Actions, InitialSpec, MachineConfig, StateConfig, Targets, TransitionConfig, TransitionSpec } from './machine-config.js';
+import type { StateNode, StateNodeKind, TransitionNode } from './state-node.js';
+import { isDescendant } from './state-node.js';
+
+/** The id of the machine's root node; never part of a configuration. */
+export const ROOT_ID = '(machine)';
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+type PendingTargets = { transition: Mutable<TransitionNode>; targets: readonly string[] };
+
+const toList = <T>(v: T | readonly T[] | undefined): readonly T[] =>
+  v === undefined ? [] : Array.isArray(v) ? (v as readonly T[]) : [v as T];
+
+function toBlocks(actions: StateConfig['entry']): (readonly MachineAction<unknown>[])[] {
+  if (actions === undefined) return [];
+  if (!Array.isArray(actions)) return [[actions as MachineAction<unknown>]];
+  if (actions.length > 0 && actions.every((a) => Array.isArray(a))) return actions as (readonly MachineAction<unknown>[])[];
+  return actions.length === 0 ? [] : [actions as readonly MachineAction<unknown>[]];
+}
+
+/**
+ * Normalises a machine config into linked state nodes in document order and validates it
+ * (unique ids, known targets, kinds). Throws {@link InvalidMachineError}.
+ */
+export function buildStateTree(name: string, config: MachineConfig): { root: StateNode; states: Map<string, StateNode> } {
+  const states = new Map<string, StateNode>();
+  const pending: PendingTargets[] = [];
+  const fail = (message: string): never => {
+    throw new InvalidMachineError(name, message);
+  };
+  let order = 0;
+  let transitionOrder = 0;
+
+  const makeTransition = (
+    source: StateNode,
+    spec: Omit<TransitionConfig, 'event'> & { event?: string },
+  ): Mutable<TransitionNode> => {
+    const t: Mutable<TransitionNode> = {
+      source,
+      events: spec.event === undefined ? [] : parseEventDescriptors(spec.event),
+      guard: spec.guard,
+      guardLabel: spec.guardLabel ?? (spec.guard ? spec.guard.name || 'guard' : undefined),
+      targets: [],
+      type: spec.type ?? 'external',
+      actions: toList(spec.actions as Actions<unknown> | undefined) as MachineAction<unknown>[],
+      order: transitionOrder++,
+    };
+    if (spec.event !== undefined && t.events.length === 0) fail(`state "${source.id}" has a transition with an empty event descriptor; omit "event" for an eventless transition.`);
+    pending.push({ transition: t, targets: toList(spec.target) });
+    return t;
+  };
+  const fromSpec = (spec: TransitionSpec, event?: string): TransitionConfig =>
+    typeof spec === 'string' || Array.isArray(spec)
+      ? { ...(event !== undefined ? { event } : {}), target: spec as Targets }
+      : { ...(spec as TransitionConfig), ...(event !== undefined ? { event } : {}) };
+  const initialOf = (source: StateNode, spec: InitialSpec | undefined): Mutable<TransitionNode> | undefined => {
+    if (spec === undefined) return undefined;
+    const cfg = typeof spec === 'string' || Array.isArray(spec) ? { target: spec as Targets } : (spec as { target: Targets; actions?: Actions<unknown> });
+    const t = makeTransition(source, { target: cfg.target, ...(cfg.actions !== undefined ? { actions: cfg.actions } : {}), type: 'internal' });
+    return t;
+  };
+
+  const build = (id: string, cfg: StateConfig, parent: StateNode | undefined): StateNode => {
+    if (states.has(id) || (id === ROOT_ID && parent !== undefined)) fail(`duplicate state id "${id}". State ids must be unique in the whole machine.`);
+    const childEntries = Object.entries(cfg.states ?? {});
+    const kind: StateNodeKind =
+      parent === undefined ? 'root' : (cfg.type ?? (childEntries.length > 0 ? 'compound' : 'atomic'));
+    if ((kind === 'atomic' || kind === 'final' || kind === 'history') && childEntries.length > 0)
+      fail(`state "${id}" of type "${kind}" cannot have child states.`);
+    if ((kind === 'compound' || kind === 'parallel') && childEntries.length === 0)
+      fail(`state "${id}" of type "${kind}" needs child states.`);
+    if (kind === 'parallel' && cfg.initial !== undefined) fail(`parallel state "${id}" cannot have "initial": all its regions are entered.`);
+    if ((kind === 'final' || kind === 'history') && (cfg.on || cfg.always || cfg.transitions))
+      fail(`${kind} state "${id}" cannot have transitions.`);
+    if (kind === 'history' && (parent === undefined || parent.kind === 'root'))
+      fail(`history state "${id}" must be the child of a compound or parallel state.`);
+    const node: Mutable<StateNode> = {
+      id,
+      kind,
+      order: order++,
+      parent,
+      children: [],
+      history: [],
+      initial: undefined,
+      transitions: [],
+      entry: toBlocks(cfg.entry),
+      exit: toBlocks(cfg.exit),
+      historyType: kind === 'history' ? (cfg.history ?? 'shallow') : undefined,
+      historyDefault: undefined,
+      output: cfg.output as StateNode['output'],
+      description: cfg.description,
+    };
+    states.set(id, node);
+    const transitions: TransitionNode[] = [];
+    for (const [descriptor, specs] of Object.entries(cfg.on ?? {})) {
+      const list = Array.isArray(specs) && specs.some((s) => typeof s !== 'string') ? specs : [specs];
+      for (const spec of list as TransitionSpec[]) transitions.push(makeTransition(node, fromSpec(spec, descriptor)));
+    }
+    const always = cfg.always === undefined ? [] : Array.isArray(cfg.always) && cfg.always.some((s) => typeof s !== 'string') ? cfg.always : [cfg.always];
+    for (const spec of always as TransitionSpec[]) transitions.push(makeTransition(node, fromSpec(spec)));
+    for (const t of cfg.transitions ?? []) transitions.push(makeTransition(node, t));
+    node.transitions = transitions;
+    if (kind === 'history' && (cfg.target !== undefined || cfg.defaultActions !== undefined)) {
+      node.historyDefault = makeTransition(node, { ...(cfg.target !== undefined ? { target: cfg.target } : {}), ...(cfg.defaultActions !== undefined ? { actions: cfg.defaultActions } : {}) });
+    }
+    const initial = initialOf(node, cfg.initial);
+    if (initial !== undefined && kind !== 'compound' && kind !== 'root') fail(`state "${id}" of type "${kind}" cannot have "initial".`);
+    for (const [childId, childCfg] of childEntries) {
+      const child = build(childId, childCfg, node);
+      if (child.kind === 'history') (node.history as StateNode[]).push(child);
+      else (node.children as StateNode[]).push(child);
+    }
+    if (kind === 'compound' || kind === 'root') {
+      if (node.children.length === 0) fail(kind === 'root' ? 'the machine needs at least one state in "states".' : `compound state "${id}" needs a child state other than history states.`);
+      node.initial = initial ?? makeTransition(node, { target: node.children[0]!.id, type: 'internal' });
+    }
+    return node;
+  };
+
+  const root = build(ROOT_ID, { states: config.states, ...(config.initial !== undefined ? { initial: config.initial } : {}) }, undefined);
+
+  for (const { transition, targets } of pending) {
+    transition.targets = targets.map((t) => states.get(t) ?? fail(`state "${transition.source.id}" has a transition to unknown state "${t}". Known states: ${[...states.keys()].filter((k) => k !== ROOT_ID).join(', ')}.`));
+  }
+  for (const node of states.values()) {
+    const init = node.initial;
+    if (init && init.source === node) {
+      if (init.targets.length === 0) fail(`state "${node.id}" has an empty initial.`);
+      for (const t of init.targets) if (!isDescendant(t, node)) fail(`initial state "${t.id}" of "${node.id === ROOT_ID ? name : node.id}" is not one of its descendants.`);
+    }
+    if (node.kind === 'history') {
+      const parent = node.parent!;
+      if (node.historyDefault === undefined || node.historyDefault.targets.length === 0) {
+        // No default given: SCXML requires one; we fall back to the parent's default entry.
+        const fallback = parent.kind === 'parallel' ? parent.children : parent.initial!.targets;
+        const t = node.historyDefault as Mutable<TransitionNode> | undefined;
+        if (t) t.targets = fallback;
+        else (node as Mutable<StateNode>).historyDefault = { source: node, events: [], guard: undefined, guardLabel: undefined, targets: fallback, type: 'external', actions: [], order: transitionOrder++ };
+      }
+      for (const t of node.historyDefault!.targets) if (!isDescendant(t, parent)) fail(`history state "${node.id}" has default target "${t.id}" outside its parent "${parent.id}".`);
+    }
+  }
+  return { root, states };
+}

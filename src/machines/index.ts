@@ -1,0 +1,50 @@
+export { assign, block, cancel, effect, log, raise, send } from './actions.js';
+export type {
+  ActionArgs,
+  AssignAction,
+  BlockAction,
+  CancelAction,
+  DynamicAction,
+  EffectAction,
+  Guard,
+  LogAction,
+  MachineAction,
+  RaiseAction,
+  SendAction,
+  SendOptions,
+} from './actions.js';
+export { defineMachine } from './define-machine.js';
+export {
+  InvalidExpressionError,
+  InvalidMachineError,
+  InvalidTransitionError,
+  MachineNotRunningError,
+  ScxmlInvalidError,
+  ScxmlUnsupportedError,
+} from './errors.js';
+export type { ScxmlLocation } from './errors.js';
+export { eventMatches } from './event-descriptor.js';
+export type { MachineLog } from './interpreter-state.js';
+export { createMachineActor } from './machine-actor.js';
+export type { MachineActor, MachineActorOptions } from './machine-actor.js';
+export type {
+  Actions,
+  InitialSpec,
+  InvalidTransitionPolicy,
+  MachineConfig,
+  StateConfig,
+  Targets,
+  TransitionConfig,
+  TransitionSpec,
+} from './machine-config.js';
+export type { ContextOf, EventTypeOf, MachineDefinition, StateIdOf } from './machine-definition.js';
+export type { MachineEffect, MachineEvent, MachineEventKind } from './machine-event.js';
+export type { DelayedSend, MachineSnapshot } from './machine-snapshot.js';
+export type { MachineTypes } from './machine-types.js';
+export type { StateNode, StateNodeKind, TransitionNode } from './state-node.js';
+export { advanceTime, initialTransition, transition } from './transition.js';
+export type { TransitionOptions, TransitionResult } from './transition.js';
+export { compileExpression } from './scxml/expression.js';
+export type { CompiledExpression } from './scxml/expression.js';
+export { fromSCXML } from './scxml/from-scxml.js';
+export type { FromScxmlOptions } from './scxml/from-scxml.js';

@@ -1,0 +1,32 @@
+import type { MachineAction } from './actions.js';
+import type { InvalidTransitionPolicy } from './machine-config.js';
+import type { StateNode } from './state-node.js';
+
+/**
+ * A validated, normalised machine declaration (what {@link defineMachine} and
+ * {@link fromSCXML} return). Inert: it holds no running state, only the tree and the guard
+ * and action functions. The type parameters carry the context type, the event types the
+ * machine accepts and its state ids, so `send`, `matches` and targets are checked.
+ */
+export interface MachineDefinition<TContext = unknown, TEventType extends string = string, TStateId extends string = string> {
+  readonly name: string;
+  readonly root: StateNode;
+  /** Every state by id (the root is under its reserved id `(machine)`). */
+  readonly states: ReadonlyMap<string, StateNode>;
+  /** All state ids in document order (the root excluded). */
+  readonly stateIds: readonly TStateId[];
+  readonly invalidTransitions: InvalidTransitionPolicy;
+  readonly maxMicrosteps: number;
+  /** Builds a fresh initial context. */
+  readonly initialContext: () => TContext;
+  readonly startActions: readonly MachineAction<unknown>[];
+  /** Phantom member carrying the event types; never set at run time. */
+  readonly __events?: TEventType;
+}
+
+/** Context type of a definition. */
+export type ContextOf<TDef> = TDef extends MachineDefinition<infer C, string, string> ? C : never;
+/** Event type names a definition accepts. */
+export type EventTypeOf<TDef> = TDef extends MachineDefinition<unknown, infer E, string> ? E : never;
+/** State ids of a definition. */
+export type StateIdOf<TDef> = TDef extends MachineDefinition<unknown, string, infer S> ? S : never;

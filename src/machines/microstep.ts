@@ -1,0 +1,239 @@
+/**
+ * The W3C SCXML algorithm (Appendix D) over normalised state nodes: transition selection,
+ * conflict removal, exit and entry sets, and one microstep. Function names follow the
+ * appendix so the two can be read side by side.
+ */
+import { eventMatches } from './event-descriptor.js';
+import { evaluateGuard, executeBlock, raiseExecutionError } from './execute-content.js';
+import { actionArgs, type InterpreterState } from './interpreter-state.js';
+import type { QueuedEvent } from './machine-event.js';
+import { byDocumentOrder, isAtomic, isCompoundOrRoot, isDescendant, properAncestors, type StateNode, type TransitionNode } from './state-node.js';
+
+/** Appendix D `selectTransitions` / `selectEventlessTransitions` (event undefined: eventless). */
+export function selectTransitions(it: InterpreterState, event: QueuedEvent | undefined): TransitionNode[] {
+  const enabled: TransitionNode[] = [];
+  const atomic = [...it.configuration].filter(isAtomic).sort(byDocumentOrder);
+  for (const state of atomic) {
+    search: for (const s of [state, ...properAncestors(state, undefined)]) {
+      for (const t of s.transitions) {
+        const matches = event === undefined ? t.events.length === 0 : t.events.length > 0 && eventMatches(t.events, event.event.type);
+        if (matches && evaluateGuard(it, t.guard)) {
+          if (!enabled.includes(t)) enabled.push(t);
+          break search;
+        }
+      }
+    }
+  }
+  return removeConflictingTransitions(it, enabled);
+}
+
+/**
+ * Appendix D `removeConflictingTransitions`: of two transitions whose exit sets intersect,
+ * the one whose source is a descendant of the other's wins, else the earlier one in
+ * document order (which was selected first).
+ */
+export function removeConflictingTransitions(it: InterpreterState, enabled: readonly TransitionNode[]): TransitionNode[] {
+  let filtered: TransitionNode[] = [];
+  for (const t1 of enabled) {
+    let preempted = false;
+    const toRemove = new Set<TransitionNode>();
+    const exit1 = computeExitSet(it, [t1]);
+    for (const t2 of filtered) {
+      const exit2 = computeExitSet(it, [t2]);
+      if ([...exit1].some((s) => exit2.has(s))) {
+        if (isDescendant(t1.source, t2.source)) toRemove.add(t2);
+        else {
+          preempted = true;
+          break;
+        }
+      }
+    }
+    if (!preempted) {
+      filtered = filtered.filter((t) => !toRemove.has(t));
+      filtered.push(t1);
+    }
+  }
+  return filtered;
+}
+
+/** Appendix D `getEffectiveTargetStates`: history targets resolved to recorded or default states. */
+export function getEffectiveTargetStates(it: InterpreterState, t: TransitionNode): StateNode[] {
+  const targets: StateNode[] = [];
+  const add = (s: StateNode) => {
+    if (!targets.includes(s)) targets.push(s);
+  };
+  for (const s of t.targets) {
+    if (s.kind === 'history') {
+      const recorded = it.historyValue.get(s.id);
+      if (recorded) recorded.forEach(add);
+      else getEffectiveTargetStates(it, s.historyDefault!).forEach(add);
+    } else add(s);
+  }
+  return targets;
+}
+
+/** Appendix D `findLCCA`: the least common compound ancestor (the root counts as compound). */
+export function findLCCA(states: readonly StateNode[]): StateNode {
+  const [head, ...tail] = states;
+  for (const anc of properAncestors(head!, undefined)) {
+    if (isCompoundOrRoot(anc) && tail.every((s) => isDescendant(s, anc))) return anc;
+  }
+  return head!; // only reached for the root itself
+}
+
+/**
+ * Appendix D `getTransitionDomain` (SCXML 3.13): the source for an internal transition
+ * whose targets all lie inside a compound source, else the LCCA of source and targets.
+ */
+export function getTransitionDomain(it: InterpreterState, t: TransitionNode): StateNode | undefined {
+  const targets = getEffectiveTargetStates(it, t);
+  if (targets.length === 0) return undefined;
+  if (t.type === 'internal' && isCompoundOrRoot(t.source) && targets.every((s) => isDescendant(s, t.source))) return t.source;
+  return findLCCA([t.source, ...targets]);
+}
+
+/** Appendix D `computeExitSet`: active descendants of each transition's domain. */
+export function computeExitSet(it: InterpreterState, transitions: readonly TransitionNode[]): Set<StateNode> {
+  const out = new Set<StateNode>();
+  for (const t of transitions) {
+    if (t.targets.length === 0) continue;
+    const domain = getTransitionDomain(it, t);
+    if (domain === undefined) continue;
+    for (const s of it.configuration) if (isDescendant(s, domain)) out.add(s);
+  }
+  return out;
+}
+
+/** Appendix D `exitStates`: record history, then run onexit in reverse document order. */
+function exitStates(it: InterpreterState, enabled: readonly TransitionNode[]): void {
+  const toExit = [...computeExitSet(it, enabled)].sort((a, b) => b.order - a.order);
+  const active = [...it.configuration];
+  for (const s of toExit) {
+    for (const h of s.history) {
+      const recorded =
+        h.historyType === 'deep'
+          ? active.filter((s0) => isAtomic(s0) && isDescendant(s0, s))
+          : active.filter((s0) => s0.parent === s);
+      it.historyValue.set(h.id, recorded.sort(byDocumentOrder));
+    }
+  }
+  for (const s of toExit) {
+    for (const block of s.exit) executeBlock(it, block);
+    it.configuration.delete(s);
+  }
+}
+
+interface EntrySet {
+  readonly states: Set<StateNode>;
+  readonly forDefaultEntry: Set<StateNode>;
+  readonly defaultHistoryContent: Map<StateNode, TransitionNode>;
+}
+
+function addDescendantStatesToEnter(it: InterpreterState, state: StateNode, set: EntrySet): void {
+  if (state.kind === 'history') {
+    const recorded = it.historyValue.get(state.id);
+    if (recorded) {
+      for (const s of recorded) addDescendantStatesToEnter(it, s, set);
+      for (const s of recorded) addAncestorStatesToEnter(it, s, state.parent!, set);
+    } else {
+      const def = state.historyDefault!;
+      set.defaultHistoryContent.set(state.parent!, def);
+      for (const s of def.targets) addDescendantStatesToEnter(it, s, set);
+      for (const s of def.targets) addAncestorStatesToEnter(it, s, state.parent!, set);
+    }
+    return;
+  }
+  set.states.add(state);
+  if (state.kind === 'compound') {
+    set.forDefaultEntry.add(state);
+    const targets = state.initial!.targets;
+    for (const s of targets) addDescendantStatesToEnter(it, s, set);
+    for (const s of targets) addAncestorStatesToEnter(it, s, state, set);
+  } else if (state.kind === 'parallel') {
+    addParallelChildren(it, state, set);
+  }
+}
+
+function addParallelChildren(it: InterpreterState, state: StateNode, set: EntrySet): void {
+  for (const child of state.children) {
+    if (![...set.states].some((s) => s === child || isDescendant(s, child))) addDescendantStatesToEnter(it, child, set);
+  }
+}
+
+function addAncestorStatesToEnter(it: InterpreterState, state: StateNode, ancestor: StateNode | undefined, set: EntrySet): void {
+  for (const anc of properAncestors(state, ancestor)) {
+    if (anc.kind === 'root') continue;
+    set.states.add(anc);
+    if (anc.kind === 'parallel') addParallelChildren(it, anc, set);
+  }
+}
+
+/** Appendix D `computeEntrySet`. */
+function computeEntrySet(it: InterpreterState, transitions: readonly TransitionNode[]): EntrySet {
+  const set: EntrySet = { states: new Set(), forDefaultEntry: new Set(), defaultHistoryContent: new Map() };
+  for (const t of transitions) {
+    for (const s of t.targets) addDescendantStatesToEnter(it, s, set);
+    const ancestor = getTransitionDomain(it, t);
+    for (const s of getEffectiveTargetStates(it, t)) addAncestorStatesToEnter(it, s, ancestor, set);
+  }
+  return set;
+}
+
+/** Appendix D `isInFinalState`. */
+function isInFinalState(it: InterpreterState, s: StateNode): boolean {
+  if (s.kind === 'compound') return s.children.some((c) => c.kind === 'final' && it.configuration.has(c));
+  if (s.kind === 'parallel') return s.children.every((c) => isInFinalState(it, c));
+  return false;
+}
+
+function doneData(it: InterpreterState, s: StateNode): unknown {
+  if (!s.output) return undefined;
+  try {
+    return s.output(actionArgs(it));
+  } catch (error) {
+    raiseExecutionError(it, error);
+    return undefined;
+  }
+}
+
+/**
+ * Appendix D `enterStates`: enter in document order, run onentry, then the initial
+ * transition's or the default history transition's content, and queue
+ * `done.state.<id>` events when a compound or parallel state completes (SCXML 3.7).
+ */
+export function enterStates(it: InterpreterState, enabled: readonly TransitionNode[]): void {
+  const set = computeEntrySet(it, enabled);
+  for (const s of [...set.states].sort(byDocumentOrder)) {
+    it.configuration.add(s);
+    for (const block of s.entry) executeBlock(it, block);
+    if (set.forDefaultEntry.has(s)) executeBlock(it, s.initial!.actions);
+    const historyContent = set.defaultHistoryContent.get(s);
+    if (historyContent) executeBlock(it, historyContent.actions);
+    if (s.kind === 'final') {
+      const parent = s.parent!;
+      if (parent.kind === 'root') {
+        it.running = false;
+        it.output = doneData(it, s);
+      } else {
+        it.internalQueue.push({ event: { type: `done.state.${parent.id}`, payload: doneData(it, s) }, kind: 'platform' });
+        const grandparent = parent.parent;
+        if (grandparent?.kind === 'parallel' && grandparent.children.every((c) => isInFinalState(it, c))) {
+          it.internalQueue.push({ event: { type: `done.state.${grandparent.id}` }, kind: 'platform' });
+        }
+      }
+    }
+  }
+}
+
+/** Appendix D `microstep`: exit, transition content in selection order, enter. */
+export function microstep(it: InterpreterState, enabled: readonly TransitionNode[]): void {
+  it.microsteps++;
+  if (it.microsteps > it.tree.maxMicrosteps) {
+    throw new RangeError(
+      `Machine "${it.tree.name}" took more than ${it.tree.maxMicrosteps} microsteps in one transition: an eventless or raise loop? Raise maxMicrosteps if this is intended.`,
+    );
+  }
+  exitStates(it, enabled);
+  for (const t of enabled) executeBlock(it, t.actions);
+  enterStates(it, enabled);
+}

@@ -1,0 +1,201 @@
+import jsep from 'jsep';
+import type { ActionArgs } from '../actions.js';
+import { InvalidExpressionError } from '../errors.js';
+
+/** A compiled expression: evaluates against the current action args, never with `eval`. */
+export type CompiledExpression = (args: ActionArgs<unknown>) => unknown;
+
+type Node = jsep.Expression;
+
+const FORBIDDEN_KEYS = new Set(['__proto__', 'prototype', 'constructor', '__defineGetter__', '__defineSetter__', '__lookupGetter__', '__lookupSetter__']);
+const BINARY: Record<string, (a: unknown, b: unknown) => unknown> = {
+  '+': (a, b) => (a as number) + (b as number),
+  '-': (a, b) => (a as number) - (b as number),
+  '*': (a, b) => (a as number) * (b as number),
+  '/': (a, b) => (a as number) / (b as number),
+  '%': (a, b) => (a as number) % (b as number),
+  '==': (a, b) => a == b, // eslint-disable-line eqeqeq
+  '!=': (a, b) => a != b, // eslint-disable-line eqeqeq
+  '===': (a, b) => a === b,
+  '!==': (a, b) => a !== b,
+  '<': (a, b) => (a as number) < (b as number),
+  '>': (a, b) => (a as number) > (b as number),
+  '<=': (a, b) => (a as number) <= (b as number),
+  '>=': (a, b) => (a as number) >= (b as number),
+};
+const UNARY: Record<string, (a: unknown) => unknown> = {
+  '!': (a) => !a,
+  '-': (a) => -(a as number),
+  '+': (a) => +(a as number),
+};
+const GLOBALS: Record<string, unknown> = { undefined: undefined, NaN: Number.NaN, Infinity: Number.POSITIVE_INFINITY };
+
+/** The SCXML `_event` variable (SCXML 5.10.1) built from the action args. */
+function eventVariable(args: ActionArgs<unknown>): Record<string, unknown> {
+  return { name: args.event.type, data: args.event.payload, type: args.eventKind, sendid: args.sendId, origin: undefined, origintype: undefined, invokeid: undefined };
+}
+
+/** Reads `obj[key]` for own or array-length properties only: no prototype walking. */
+export function readMember(obj: unknown, key: unknown): unknown {
+  if (obj === null || obj === undefined) throw new TypeError(`Cannot read property "${String(key)}" of ${String(obj)}.`);
+  const k = String(key);
+  if (FORBIDDEN_KEYS.has(k)) throw new TypeError(`Access to "${k}" is not allowed.`);
+  if ((typeof obj === 'string' || Array.isArray(obj)) && k === 'length') return (obj as { length: number }).length;
+  if (typeof obj === 'object' && Object.prototype.hasOwnProperty.call(obj, k)) return (obj as Record<string, unknown>)[k];
+  return undefined;
+}
+
+function compileNode(node: Node, source: string): CompiledExpression {
+  const unsupported = (what: string): never => {
+    throw new InvalidExpressionError(source, `${what} is outside the supported subset (literals, data names, member access, arithmetic, comparison, logical operators, ?:, arrays, In('id'), _event).`);
+  };
+  switch (node.type) {
+    case 'Literal': {
+      const value = (node as jsep.Literal).value;
+      if (value instanceof RegExp) unsupported('a regular expression');
+      return () => value;
+    }
+    case 'Identifier': {
+      const name = (node as jsep.Identifier).name;
+      if (name === '_event') return eventVariable;
+      if (name === '_sessionid') return () => 'rxslice';
+      if (name === '_name') return () => undefined;
+      if (name in GLOBALS) return () => GLOBALS[name];
+      if (FORBIDDEN_KEYS.has(name)) unsupported(`the name "${name}"`);
+      return (args) => {
+        const ctx = args.context as Record<string, unknown> | undefined;
+        if (ctx === undefined || ctx === null || !Object.prototype.hasOwnProperty.call(ctx, name)) throw new ReferenceError(`"${name}" is not declared in the datamodel.`);
+        return ctx[name];
+      };
+    }
+    case 'MemberExpression': {
+      const m = node as jsep.MemberExpression;
+      const object = compileNode(m.object, source);
+      if (m.computed) {
+        const property = compileNode(m.property, source);
+        return (args) => readMember(object(args), property(args));
+      }
+      const name = (m.property as jsep.Identifier).name;
+      if (FORBIDDEN_KEYS.has(name)) unsupported(`access to "${name}"`);
+      return (args) => readMember(object(args), name);
+    }
+    case 'BinaryExpression': {
+      const b = node as jsep.BinaryExpression;
+      const left = compileNode(b.left, source);
+      const right = compileNode(b.right, source);
+      if (b.operator === '&&') return (args) => left(args) && right(args);
+      if (b.operator === '||') return (args) => left(args) || right(args);
+      if (b.operator === '??') return (args) => left(args) ?? right(args);
+      const op = BINARY[b.operator] ?? unsupported(`the operator "${b.operator}"`);
+      return (args) => op(left(args), right(args));
+    }
+    case 'UnaryExpression': {
+      const u = node as jsep.UnaryExpression;
+      const op = UNARY[u.operator] ?? unsupported(`the operator "${u.operator}"`);
+      const argument = compileNode(u.argument, source);
+      return (args) => op(argument(args));
+    }
+    case 'ConditionalExpression': {
+      const c = node as jsep.ConditionalExpression;
+      const test = compileNode(c.test, source);
+      const yes = compileNode(c.consequent, source);
+      const no = compileNode(c.alternate, source);
+      return (args) => (test(args) ? yes(args) : no(args));
+    }
+    case 'ArrayExpression': {
+      const elements = (node as jsep.ArrayExpression).elements.map((e) => (e ? compileNode(e, source) : () => undefined));
+      return (args) => elements.map((e) => e(args));
+    }
+    case 'CallExpression': {
+      const call = node as jsep.CallExpression;
+      if (call.callee.type === 'Identifier' && (call.callee as jsep.Identifier).name === 'In' && call.arguments.length === 1) {
+        const id = compileNode(call.arguments[0]!, source);
+        return (args) => args.inState(String(id(args)));
+      }
+      return unsupported('a function call other than In(stateId)');
+    }
+    default:
+      return unsupported(`a ${node.type}`);
+  }
+}
+
+/**
+ * Compiles an SCXML ECMAScript expression of the safe subset into a function, with `jsep`
+ * and a tree walker: literals, datamodel names, member access (own properties and
+ * `length` only), arithmetic, comparison, `&& || ?? !`, `?:`, array literals, `In('id')`
+ * and `_event` (`name`, `data`, `type`, `sendid`). Never uses `eval` or `new Function`.
+ *
+ * @throws {@link InvalidExpressionError} when the text does not parse or leaves the subset.
+ * Evaluation errors (an undeclared name, a member of `undefined`) are thrown at run time
+ * and become `error.execution` events.
+ * @example
+ * ```ts
+ * const f = compileExpression("x + 1 > 2 && In('s1')");
+ * f({ context: { x: 2 }, inState: () => true, ... }); // true
+ * ```
+ */
+export function compileExpression(source: string): CompiledExpression {
+  let ast: Node;
+  try {
+    ast = jsep(source);
+  } catch (error) {
+    throw new InvalidExpressionError(source, `cannot parse: ${(error as Error).message}.`, { cause: error });
+  }
+  if (ast.type === 'Compound') throw new InvalidExpressionError(source, 'only one expression is allowed (statements and `typeof` are not supported).');
+  return compileNode(ast, source);
+}
+
+/** A location expression (`x`, `x.y`, `x[0]`) as a path of keys, for `<assign>` and `idlocation`. */
+export type CompiledLocation = (args: ActionArgs<unknown>) => readonly (string | number)[];
+
+/**
+ * Compiles an assignment location: a datamodel name followed by member accesses.
+ *
+ * @throws {@link InvalidExpressionError} for anything else.
+ */
+export function compileLocation(source: string): CompiledLocation {
+  let ast: Node;
+  try {
+    ast = jsep(source);
+  } catch (error) {
+    throw new InvalidExpressionError(source, `cannot parse location: ${(error as Error).message}.`, { cause: error });
+  }
+  const parts: ((args: ActionArgs<unknown>) => string | number)[] = [];
+  let node = ast;
+  while (node.type === 'MemberExpression') {
+    const m = node as jsep.MemberExpression;
+    if (m.computed) {
+      const key = compileNode(m.property, source);
+      parts.unshift((args) => {
+        const k = key(args);
+        if (typeof k !== 'string' && typeof k !== 'number') throw new TypeError(`Invalid key ${String(k)} in location "${source}".`);
+        return k;
+      });
+    } else {
+      const name = (m.property as jsep.Identifier).name;
+      parts.unshift(() => name);
+    }
+    node = m.object;
+  }
+  if (node.type !== 'Identifier') throw new InvalidExpressionError(source, 'a location must be a datamodel name, optionally followed by member accesses.');
+  const root = (node as jsep.Identifier).name;
+  for (const k of [root]) if (FORBIDDEN_KEYS.has(k)) throw new InvalidExpressionError(source, `"${k}" cannot be assigned.`);
+  return (args) => {
+    const path = [root, ...parts.map((p) => p(args))];
+    for (const k of path) if (FORBIDDEN_KEYS.has(String(k))) throw new TypeError(`"${String(k)}" cannot be assigned.`);
+    return path;
+  };
+}
+
+/** Returns a copy of `root` with `value` at `path` (structural sharing; containers must exist). */
+export function setIn(root: unknown, path: readonly (string | number)[], value: unknown): unknown {
+  if (path.length === 0) return value;
+  const [head, ...rest] = path as [string | number, ...(string | number)[]];
+  if (root === null || typeof root !== 'object') throw new TypeError(`Cannot assign "${String(head)}" on ${String(root)}.`);
+  if (Array.isArray(root)) {
+    const copy = [...root];
+    copy[Number(head)] = setIn(copy[Number(head)], rest, value);
+    return copy;
+  }
+  return { ...(root as object), [head]: setIn((root as Record<string, unknown>)[head], rest, value) };
+}

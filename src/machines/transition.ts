@@ -1,0 +1,248 @@
+import { InvalidMachineError, InvalidTransitionError } from './errors.js';
+import { executeBlock } from './execute-content.js';
+import { INIT_EVENT, type InterpreterState, type MachineLog } from './interpreter-state.js';
+import type { MachineDefinition } from './machine-definition.js';
+import { toMachineEvent, type MachineEffect, type MachineEvent, type QueuedEvent } from './machine-event.js';
+import type { DelayedSend, MachineSnapshot } from './machine-snapshot.js';
+import { enterStates, microstep, selectTransitions } from './microstep.js';
+import { byDocumentOrder, isAtomic, type StateNode } from './state-node.js';
+
+/** What one call of {@link transition}, {@link initialTransition} or {@link advanceTime} produced. */
+export interface TransitionResult<TContext = unknown, TStateId extends string = string> {
+  readonly snapshot: MachineSnapshot<TContext, TStateId>;
+  /** False when the (first) external event enabled no transition. */
+  readonly enabled: boolean;
+  /** True when at least one microstep ran. */
+  readonly changed: boolean;
+  /** Effects produced by actions, in execution order. */
+  readonly effects: readonly MachineEffect[];
+  /** Events raised onto the internal queue, in order. */
+  readonly raised: readonly MachineEvent[];
+  /** Delayed sends scheduled (also in `snapshot.delayed` unless already cancelled). */
+  readonly sent: readonly DelayedSend[];
+  /** Send ids of pending delayed sends that were cancelled. */
+  readonly cancelled: readonly string[];
+  readonly logs: readonly MachineLog[];
+  /** Errors raised while executing content (each also raised `error.execution`) and, under policy `'report'`, the {@link InvalidTransitionError}. */
+  readonly errors: readonly unknown[];
+  readonly microsteps: number;
+}
+
+/** Options of the pure transition functions. */
+export interface TransitionOptions {
+  /** Current time in ms on the host's clock, used for delayed sends' `dueAtMs`. Default 0. */
+  readonly nowMs?: number;
+}
+
+function fresh(def: MachineDefinition<unknown, string, string>, nowMs: number): InterpreterState {
+  return {
+    tree: def,
+    configuration: new Set(),
+    historyValue: new Map(),
+    context: undefined,
+    internalQueue: [],
+    externalQueue: [],
+    delayed: [],
+    sendSeq: 0,
+    running: true,
+    output: undefined,
+    now: nowMs,
+    currentEvent: INIT_EVENT,
+    microsteps: 0,
+    effects: [],
+    logs: [],
+    errors: [],
+    raised: [],
+    sent: [],
+    cancelled: [],
+  };
+}
+
+function restore(def: MachineDefinition<unknown, string, string>, snapshot: MachineSnapshot<unknown, string>, nowMs: number): InterpreterState {
+  if (snapshot.machine !== def.name) throw new InvalidMachineError(def.name, `the snapshot belongs to machine "${snapshot.machine}".`);
+  const node = (id: string): StateNode => {
+    const s = def.states.get(id);
+    if (s === undefined || s.kind === 'root' || s.kind === 'history') throw new InvalidMachineError(def.name, `the snapshot names unknown state "${id}". Was it taken from another version of the machine?`);
+    return s;
+  };
+  const it = fresh(def, nowMs);
+  for (const id of snapshot.configuration) it.configuration.add(node(id));
+  for (const [h, ids] of Object.entries(snapshot.historyValue)) {
+    if (def.states.get(h)?.kind !== 'history') throw new InvalidMachineError(def.name, `the snapshot records history for "${h}", which is not a history state.`);
+    it.historyValue.set(h, ids.map(node));
+  }
+  it.context = snapshot.context;
+  it.delayed = [...snapshot.delayed];
+  it.sendSeq = snapshot.sendSeq;
+  it.running = !snapshot.done;
+  it.output = snapshot.output;
+  return it;
+}
+
+function toSnapshot(it: InterpreterState, name: string): MachineSnapshot {
+  const active = [...it.configuration].sort(byDocumentOrder);
+  const historyValue: Record<string, string[]> = {};
+  for (const [h, states] of it.historyValue) historyValue[h] = states.map((s) => s.id);
+  return {
+    machine: name,
+    configuration: active.map((s) => s.id),
+    basicConfiguration: active.filter(isAtomic).map((s) => s.id),
+    context: it.context,
+    done: !it.running,
+    ...(it.running ? {} : { output: it.output }),
+    historyValue,
+    delayed: it.delayed,
+    sendSeq: it.sendSeq,
+  };
+}
+
+/** The rest of a macrostep: eventless transitions until stable, then internal events (Appendix D mainEventLoop). */
+function runToCompletion(it: InterpreterState): void {
+  while (it.running) {
+    let enabled = selectTransitions(it, undefined);
+    if (enabled.length === 0) {
+      const internal = it.internalQueue.shift();
+      if (internal === undefined) break;
+      it.currentEvent = internal;
+      enabled = selectTransitions(it, internal);
+    }
+    if (enabled.length > 0) microstep(it, enabled);
+  }
+}
+
+/** Processes one external event as a macrostep; returns whether it enabled a transition. */
+function macrostep(it: InterpreterState, event: QueuedEvent): boolean {
+  if (!it.running) return false;
+  it.currentEvent = event;
+  const enabled = selectTransitions(it, event);
+  if (enabled.length > 0) microstep(it, enabled);
+  runToCompletion(it);
+  return enabled.length > 0;
+}
+
+/** Events the machine sent itself without delay form the external queue; each is its own macrostep. */
+function drainExternalQueue(it: InterpreterState): void {
+  for (let next = it.externalQueue.shift(); next !== undefined && it.running; next = it.externalQueue.shift()) macrostep(it, next);
+  it.externalQueue.length = 0;
+}
+
+/** Appendix D exitInterpreter: onexit of all active states in reverse document order; pending sends are dropped. */
+function finish(it: InterpreterState, wasRunning: boolean): void {
+  if (!wasRunning || it.running) return;
+  const active = [...it.configuration].sort((a, b) => b.order - a.order);
+  for (const s of active) for (const block of s.exit) executeBlock(it, block);
+  it.cancelled.push(...it.delayed.map((d) => d.sendId));
+  it.delayed = [];
+}
+
+function result<TContext, TStateId extends string>(it: InterpreterState, name: string, enabled: boolean): TransitionResult<TContext, TStateId> {
+  return {
+    snapshot: toSnapshot(it, name) as MachineSnapshot<TContext, TStateId>,
+    enabled,
+    changed: it.microsteps > 0,
+    effects: it.effects,
+    raised: it.raised,
+    sent: it.sent,
+    cancelled: it.cancelled,
+    logs: it.logs,
+    errors: it.errors,
+    microsteps: it.microsteps,
+  };
+}
+
+/**
+ * Starts a machine: builds the initial context, enters the initial configuration and runs
+ * the first macrostep to completion (SCXML Appendix D `interpret`). Pure apart from what
+ * guards and actions do: the same definition and options give the same result.
+ *
+ * @param def - The machine definition.
+ * @param options - `nowMs`: the host's clock, for delayed sends.
+ * @returns The first snapshot and what the start produced (effects, sends, logs, errors).
+ * @throws RangeError when more than `maxMicrosteps` microsteps run (an eventless loop).
+ * @example
+ * ```ts
+ * const { snapshot } = initialTransition(Light);
+ * snapshot.configuration; // ['green']
+ * ```
+ */
+export function initialTransition<TContext, TEventType extends string, TStateId extends string>(
+  def: MachineDefinition<TContext, TEventType, TStateId>,
+  options: TransitionOptions = {},
+): TransitionResult<TContext, TStateId> {
+  const it = fresh(def as MachineDefinition<unknown, string, string>, options.nowMs ?? 0);
+  it.context = def.initialContext();
+  executeBlock(it, def.startActions);
+  it.microsteps++;
+  // the initial transition's domain is the root, so enterStates enters from the top
+  enterStates(it, [def.root.initial!]);
+  runToCompletion(it);
+  drainExternalQueue(it);
+  finish(it, true);
+  return result(it, def.name, true);
+}
+
+/**
+ * Processes one external event: selects transitions by document order, runs the microstep
+ * and then the macrostep to completion (eventless transitions until stable, internal
+ * events in order), then any events the machine sent itself without delay, each as its own
+ * macrostep (SCXML Appendix D `mainEventLoop`).
+ *
+ * @remarks An event that enables no transition follows the definition's
+ * `invalidTransitions` policy: `'throw'` throws, `'report'` puts the error in `errors`,
+ * `'ignore'` returns the snapshot unchanged. A done machine enables nothing.
+ * @param event - `{ type, payload? }` or a type string.
+ * @throws {@link InvalidTransitionError} under policy `'throw'`; {@link InvalidMachineError} when the snapshot does not fit the definition.
+ * @example
+ * ```ts
+ * const next = transition(Light, snapshot, 'timer/elapsed');
+ * next.snapshot.configuration; // ['yellow']
+ * ```
+ */
+export function transition<TContext, TEventType extends string, TStateId extends string>(
+  def: MachineDefinition<TContext, TEventType, TStateId>,
+  snapshot: MachineSnapshot<TContext, TStateId>,
+  event: TEventType | MachineEvent<TEventType>,
+  options: TransitionOptions = {},
+): TransitionResult<TContext, TStateId> {
+  const d = def as MachineDefinition<unknown, string, string>;
+  const it = restore(d, snapshot, options.nowMs ?? 0);
+  const wasRunning = it.running;
+  const ev = toMachineEvent(event as string | MachineEvent);
+  const enabled = macrostep(it, { event: ev, kind: 'external' });
+  if (!enabled) {
+    const error = new InvalidTransitionError(def.name, ev.type, snapshot.configuration);
+    if (def.invalidTransitions === 'throw') throw error;
+    if (def.invalidTransitions === 'report') it.errors.push(error);
+  }
+  drainExternalQueue(it);
+  finish(it, wasRunning);
+  return result(it, def.name, enabled);
+}
+
+/**
+ * Fires every pending delayed send due at or before `nowMs`, in due order (then send
+ * order), each as an external event and its own macrostep. Fired sends leave
+ * `snapshot.delayed`. Self-sent events that enable nothing are dropped silently.
+ *
+ * @example
+ * ```ts
+ * // snapshot.delayed: [{ sendId: 'timeout', dueAtMs: 1000, ... }]
+ * advanceTime(Agent, snapshot, 1000).snapshot.delayed; // []
+ * ```
+ */
+export function advanceTime<TContext, TEventType extends string, TStateId extends string>(
+  def: MachineDefinition<TContext, TEventType, TStateId>,
+  snapshot: MachineSnapshot<TContext, TStateId>,
+  nowMs: number,
+): TransitionResult<TContext, TStateId> {
+  const it = restore(def as MachineDefinition<unknown, string, string>, snapshot, nowMs);
+  const wasRunning = it.running;
+  let enabled = false;
+  for (let due = it.delayed[0]; due !== undefined && due.dueAtMs <= nowMs && it.running; due = it.delayed[0]) {
+    it.delayed = it.delayed.slice(1);
+    enabled = macrostep(it, { event: due.event, kind: 'external', sendId: due.sendId }) || enabled;
+    drainExternalQueue(it);
+  }
+  finish(it, wasRunning);
+  return result(it, def.name, enabled);
+}
