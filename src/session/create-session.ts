@@ -296,6 +296,7 @@ export function createSession(options: SessionOptions): Session {
 
   function applyOp(p: PendingSlice, op: SliceOp<any>, env: Envelope): void {
     const { tx, record } = p;
+    if (op === null || typeof op !== 'object') notASliceOp(op);
     switch (op.kind) {
       case 'append':
         if (validate && record.def.schema) checkItem(record, op.item, tx.view().size);
@@ -327,8 +328,14 @@ export function createSession(options: SessionOptions): Session {
       case 'none':
         break;
       default:
-        throw new TypeError(`Reducer returned ${JSON.stringify(op)}, which is not a SliceOp. Return append(...), extend(...), replace(...), clear(...) or none().`);
+        notASliceOp(op);
     }
+  }
+
+  function notASliceOp(op: unknown): never {
+    throw new TypeError(
+      `The reducer returned ${op === undefined ? 'undefined' : JSON.stringify(op)}, which is not a SliceOp. Return append(...), extend(...), replace(...), clear(...) or none().`,
+    );
   }
 
   function applyWindow(p: PendingSlice, env: Envelope): void {

@@ -1,5 +1,5 @@
 // rxslice/testing: helpers for marble tests of whole sessions.
-import { map, type Observable } from 'rxjs';
+import { map, Observable } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import type { Event } from '../events/event';
 import type { CommittedEnvelope, Session, SessionOptions } from '../session/create-session';
