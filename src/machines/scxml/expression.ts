@@ -28,10 +28,23 @@ const UNARY: Record<string, (a: unknown) => unknown> = {
   '-': (a) => -(a as number),
   '+': (a) => +(a as number),
 };
+const SAFE_FUNCTIONS: Record<string, (...args: unknown[]) => unknown> = {
+  'Math.abs': (x) => Math.abs(x as number),
+  'Math.ceil': (x) => Math.ceil(x as number),
+  'Math.floor': (x) => Math.floor(x as number),
+  'Math.round': (x) => Math.round(x as number),
+  'Math.sqrt': (x) => Math.sqrt(x as number),
+  'Math.pow': (x, y) => Math.pow(x as number, y as number),
+  'Math.max': (...xs) => Math.max(...(xs as number[])),
+  'Math.min': (...xs) => Math.min(...(xs as number[])),
+  'JSON.stringify': (x) => JSON.stringify(x),
+  'JSON.parse': (x) => JSON.parse(String(x)) as unknown,
+};
 const GLOBALS: Record<string, unknown> = { undefined: undefined, NaN: Number.NaN, Infinity: Number.POSITIVE_INFINITY };
 
 /** The SCXML `_event` variable (SCXML 5.10.1) built from the action args. */
-function eventVariable(args: ActionArgs<unknown>): Record<string, unknown> {
+function eventVariable(args: ActionArgs<unknown>): Record<string, unknown> | undefined {
+  if (args.event.type === 'rxslice.machine.init') return undefined; // _event is unbound until the first event (SCXML 5.10)
   return { name: args.event.type, data: args.event.payload, type: args.eventKind, sendid: args.sendId, origin: undefined, origintype: undefined, invokeid: undefined };
 }
 
@@ -47,7 +60,7 @@ export function readMember(obj: unknown, key: unknown): unknown {
 
 function compileNode(node: Node, source: string): CompiledExpression {
   const unsupported = (what: string): never => {
-    throw new InvalidExpressionError(source, `${what} is outside the supported subset (literals, data names, member access, arithmetic, comparison, logical operators, ?:, arrays, In('id'), _event).`);
+    throw new InvalidExpressionError(source, `${what} is outside the supported subset (literals, data names, member access, arithmetic, comparison, logical operators, ?:, arrays, In('id'), Math.*, JSON.stringify/parse, _event).`);
   };
   switch (node.type) {
     case 'Literal': {
@@ -112,7 +125,16 @@ function compileNode(node: Node, source: string): CompiledExpression {
         const id = compileNode(call.arguments[0]!, source);
         return (args) => args.inState(String(id(args)));
       }
-      return unsupported('a function call other than In(stateId)');
+      if (call.callee.type === 'MemberExpression' && !(call.callee as jsep.MemberExpression).computed) {
+        const m = call.callee as jsep.MemberExpression;
+        const owner = m.object.type === 'Identifier' ? (m.object as jsep.Identifier).name : '';
+        const fn = SAFE_FUNCTIONS[`${owner}.${(m.property as jsep.Identifier).name}`];
+        if (fn) {
+          const params = call.arguments.map((a) => compileNode(a, source));
+          return (args) => fn(...params.map((p) => p(args)));
+        }
+      }
+      return unsupported('a function call other than In(stateId), Math.* or JSON.stringify/parse');
     }
     default:
       return unsupported(`a ${node.type}`);
@@ -122,7 +144,8 @@ function compileNode(node: Node, source: string): CompiledExpression {
 /**
  * Compiles an SCXML ECMAScript expression of the safe subset into a function, with `jsep`
  * and a tree walker: literals, datamodel names, member access (own properties and
- * `length` only), arithmetic, comparison, `&& || ?? !`, `?:`, array literals, `In('id')`
+ * `length` only), arithmetic, comparison, `&& || ?? !`, `?:`, array literals, `In('id')`,
+ * a few pure functions (`Math.abs/ceil/floor/round/sqrt/pow/max/min`, `JSON.stringify/parse`)
  * and `_event` (`name`, `data`, `type`, `sendid`). Never uses `eval` or `new Function`.
  *
  * @throws {@link InvalidExpressionError} when the text does not parse or leaves the subset.
