@@ -13,6 +13,8 @@ export type {
   SendAction,
   SendOptions,
 } from './actions.js';
+export { availableTransitions, canTransition } from './available-transitions.js';
+export type { AvailableTransition, EnabledTransition } from './available-transitions.js';
 export { defineMachine } from './define-machine.js';
 export {
   InvalidExpressionError,
@@ -41,9 +43,11 @@ export type { ContextOf, EventTypeOf, MachineDefinition, StateIdOf } from './mac
 export type { MachineEffect, MachineEvent, MachineEventKind } from './machine-event.js';
 export type { DelayedSend, MachineSnapshot } from './machine-snapshot.js';
 export type { MachineTypes } from './machine-types.js';
+export { matches } from './matches.js';
 export type { StateNode, StateNodeKind, TransitionNode } from './state-node.js';
 export { advanceTime, initialTransition, transition } from './transition.js';
 export type { TransitionOptions, TransitionResult } from './transition.js';
+export { toMermaid } from './to-mermaid.js';
 export { compileExpression } from './scxml/expression.js';
 export type { CompiledExpression } from './scxml/expression.js';
 export { fromSCXML } from './scxml/from-scxml.js';

@@ -34,7 +34,8 @@ export interface TransitionOptions {
   readonly nowMs?: number;
 }
 
-function fresh(def: MachineDefinition<unknown, string, string>, nowMs: number): InterpreterState {
+/** A fresh interpreter state (internal). */
+export function fresh(def: MachineDefinition<unknown, string, string>, nowMs: number): InterpreterState {
   return {
     tree: def,
     configuration: new Set(),
@@ -58,7 +59,8 @@ function fresh(def: MachineDefinition<unknown, string, string>, nowMs: number): 
   };
 }
 
-function restore(def: MachineDefinition<unknown, string, string>, snapshot: MachineSnapshot<unknown, string>, nowMs: number): InterpreterState {
+/** Rebuilds the interpreter state from a snapshot, checking it fits the definition (internal). */
+export function restore(def: MachineDefinition<unknown, string, string>, snapshot: MachineSnapshot<unknown, string>, nowMs: number): InterpreterState {
   if (snapshot.machine !== def.name) throw new InvalidMachineError(def.name, `the snapshot belongs to machine "${snapshot.machine}".`);
   const node = (id: string): StateNode => {
     const s = def.states.get(id);
