@@ -35,7 +35,7 @@ export interface SendAction<TContext> {
   readonly delayMs?: ValueOrFn<number, TContext>;
   readonly id?: ValueOrFn<string, TContext>;
   /** Stores the (possibly generated) send id in the context (SCXML `idlocation`). */
-  readonly storeId?: (args: ActionArgs<TContext>, sendId: string) => Partial<TContext>;
+  readonly storeId?: (args: ActionArgs<TContext>, sendId: string) => object;
 }
 /** Cancels a pending delayed send by id (SCXML `<cancel>`). */
 export interface CancelAction<TContext> {
@@ -109,7 +109,7 @@ export interface SendOptions<TContext> {
   readonly delayMs?: ValueOrFn<number, TContext>;
   /** Send id for {@link cancel}; generated (`send.<n>`) when omitted. */
   readonly id?: ValueOrFn<string, TContext>;
-  readonly storeId?: (args: ActionArgs<TContext>, sendId: string) => Partial<TContext>;
+  readonly storeId?: (args: ActionArgs<TContext>, sendId: string) => object;
 }
 
 /**

@@ -136,8 +136,7 @@ export function createMachineActor<TContext, TEventType extends string, TStateId
       if (status !== 'idle') return actor;
       status = 'running';
       if (options.snapshot) {
-        state$.next(options.snapshot);
-        armTimer(options.snapshot);
+        armTimer(options.snapshot); // snapshot$ already holds it (seeded at creation)
       } else {
         run(() => initialTransition(definition, { nowMs: scheduler.now() }));
       }

@@ -26,7 +26,7 @@ export declare namespace MachineTypes {
     readonly type?: 'atomic' | 'compound' | 'parallel' | 'final' | 'history';
     readonly states?: StatesInput;
     readonly on?: { readonly [descriptor: string]: unknown };
-    readonly transitions?: readonly { readonly event?: string }[];
+    readonly transitions?: readonly unknown[];
     readonly [key: string]: unknown;
   }
 
