@@ -43,7 +43,7 @@ function enabledFor(def: AnyDef, snapshot: MachineSnapshot<unknown, string>, eve
 export function canTransition<TContext, TEventType extends string, TStateId extends string>(
   def: MachineDefinition<TContext, TEventType, TStateId>,
   snapshot: MachineSnapshot<TContext, TStateId>,
-  event: TEventType | MachineEvent<TEventType>,
+  event: NoInfer<TEventType> | MachineEvent<NoInfer<TEventType>>,
 ): boolean {
   return enabledFor(def as AnyDef, snapshot, toMachineEvent(event as string | MachineEvent)).length > 0;
 }

@@ -203,7 +203,7 @@ export function initialTransition<TContext, TEventType extends string, TStateId 
 export function transition<TContext, TEventType extends string, TStateId extends string>(
   def: MachineDefinition<TContext, TEventType, TStateId>,
   snapshot: MachineSnapshot<TContext, TStateId>,
-  event: TEventType | MachineEvent<TEventType>,
+  event: NoInfer<TEventType> | MachineEvent<NoInfer<TEventType>>,
   options: TransitionOptions = {},
 ): TransitionResult<TContext, TStateId> {
   const d = def as MachineDefinition<unknown, string, string>;
