@@ -40,10 +40,10 @@ function canonicalIndex(key: string): number {
 
 /**
  * Returns a read-only array holding `buffer[start..end)`. When the window is the whole of a
- * frozen buffer, the buffer itself is returned (no proxy).
+ * `sealed` buffer (one that is never written again), the buffer itself is returned (no proxy).
  */
-export function arrayView<T>(buffer: readonly T[], start: number, end: number): readonly T[] {
-  if (start === 0 && end === buffer.length && Object.isFrozen(buffer)) return buffer;
+export function arrayView<T>(buffer: readonly T[], start: number, end: number, sealed = false): readonly T[] {
+  if (sealed && start === 0 && end === buffer.length) return buffer;
   const length = end - start;
   const target: T[] = new ViewArray<T>();
   const handler: ProxyHandler<T[]> = {

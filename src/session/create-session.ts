@@ -45,7 +45,13 @@ export interface SessionOptions {
    * Covers event payloads and reducer output; seeds, restores and JSON snapshots are always validated.
    */
   readonly validation?: ValidationMode;
-  /** Storage per policy. Default: `memory()` for both. */
+  /**
+   * Deep-freeze items entering the session and the arrays handed to readers. Default: on
+   * unless `process.env.NODE_ENV === 'production'` (as Redux Toolkit's dev-only checks do);
+   * readers always get read-only arrays for log slices.
+   */
+  readonly freeze?: boolean;
+  /** Storage per policy. Default: `memory({ freeze })` for both. */
   readonly storage?: { readonly state?: StorageFactory; readonly log?: StorageFactory };
 }
 
@@ -102,14 +108,10 @@ export interface Session extends SessionReader {
   readonly [SESSION_INTERNALS]: SessionInternals;
 }
 
+const EMPTY_META: EnvelopeMeta = Object.freeze({});
+
 const isProduction = (): boolean =>
   (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.['NODE_ENV'] === 'production';
-
-interface PendingSlice {
-  record: SliceRecord<any>;
-  tx: StorageTransaction<any>;
-  evicted: unknown[] | undefined;
-}
 
 interface HeldCommit {
   readonly committed: CommittedEnvelope;
@@ -148,8 +150,9 @@ export function createSession(options: SessionOptions): Session {
   const validate = mode === 'always' || (mode === 'dev' && !isProduction());
   const globalMiddleware = options.middleware?.reducers ?? [];
   const operators = options.middleware?.operators ?? [];
-  const stateStorage = options.storage?.state ?? memory();
-  const logStorage = options.storage?.log ?? memory();
+  const freeze = options.freeze ?? !isProduction();
+  const stateStorage = options.storage?.state ?? memory({ freeze });
+  const logStorage = options.storage?.log ?? memory({ freeze });
 
   const records = new Map<string, SliceRecord<any>>();
   const routes = new Map<string, Route[]>();
@@ -246,13 +249,15 @@ export function createSession(options: SessionOptions): Session {
         accepted = { type: event.type, payload: r.data } as TEvent;
       }
     }
-    return { seq: ++seq, at: scheduler.now(), event: accepted, meta: meta ?? {} };
+    return { seq: ++seq, at: scheduler.now(), event: accepted, meta: meta ?? EMPTY_META };
   }
 
   function dispatchEnvelope<TEvent extends Event>(env: Envelope<TEvent>): Envelope<TEvent> {
-    queue.push(env);
-    if (busy) return env;
-    drain();
+    if (busy) {
+      queue.push(env);
+      return env;
+    }
+    drain(env);
     const failure = failures.get(env.seq);
     if (failure !== undefined) {
       failures.clear();
@@ -261,10 +266,11 @@ export function createSession(options: SessionOptions): Session {
     return env;
   }
 
-  function drain(): void {
+  function drain(first?: Envelope): void {
     busy = true;
     try {
-      for (let env = queue.shift(); env !== undefined; env = queue.shift()) {
+      const next = (): Envelope | undefined => (queue.length > 0 ? queue.shift() : undefined);
+      for (let env = first ?? next(); env !== undefined; env = next()) {
         last = env;
         if (events$.observed) events$.next(env);
         if (input !== undefined) input.next(env);
@@ -294,30 +300,32 @@ export function createSession(options: SessionOptions): Session {
 
   const reader: SessionReader = { read: (def) => recordOf(def as SliceDef<string, any>).storage.all() };
 
-  function applyOp(p: PendingSlice, op: SliceOp<any>, env: Envelope): void {
-    const { tx, record } = p;
+  function applyOp(record: SliceRecord<any>, tx: StorageTransaction<any>, op: SliceOp<any>, env: Envelope): void {
     if (op === null || typeof op !== 'object') notASliceOp(op);
+    const check = validate && record.def.schema !== undefined;
     switch (op.kind) {
       case 'append':
-        if (validate && record.def.schema) checkItem(record, op.item, tx.view().size);
-        tx.append(deepFreeze(op.item), env.at);
+        if (check) checkItem(record, op.item, tx.view().size);
+        tx.append(freeze ? deepFreeze(op.item) : op.item, env.at);
         break;
       case 'extend': {
         const base = tx.view().size;
         for (let i = 0; i < op.items.length; i++) {
           const item = op.items[i];
-          if (validate && record.def.schema) checkItem(record, item, base + i);
-          tx.append(deepFreeze(item), env.at);
+          if (check) checkItem(record, item, base + i);
+          tx.append(freeze ? deepFreeze(item) : item, env.at);
         }
         break;
       }
       case 'replace': {
-        const prev = tx.view().all();
-        for (let i = 0; i < op.items.length; i++) {
-          const item = op.items[i];
-          if (i < prev.length && prev[i] === item) continue;
-          if (validate && record.def.schema) checkItem(record, item, i);
-          deepFreeze(item);
+        if (check || freeze) {
+          const prev = tx.view();
+          for (let i = 0; i < op.items.length; i++) {
+            const item = op.items[i];
+            if (prev.at(i) === item) continue;
+            if (check) checkItem(record, item, i);
+            if (freeze) deepFreeze(item);
+          }
         }
         tx.replace(op.items, env.at);
         break;
@@ -338,10 +346,9 @@ export function createSession(options: SessionOptions): Session {
     );
   }
 
-  function applyWindow(p: PendingSlice, env: Envelope): void {
-    const window = p.record.window;
-    if (window === undefined || !p.tx.changed) return;
-    const tx = p.tx;
+  function applyWindow(record: SliceRecord<any>, tx: StorageTransaction<any>, env: Envelope): void {
+    const window = record.window;
+    if (window === undefined || !tx.changed) return;
     const decision = window.evict(tx.view(), { now: env.at, seq: env.seq, appended: tx.appended, timeAt: (i) => tx.timeAt(i) });
     let dropped: readonly unknown[];
     switch (decision.kind) {
@@ -357,11 +364,14 @@ export function createSession(options: SessionOptions): Session {
         dropped = tx.dropIndices(decision.indices);
         break;
     }
-    if (dropped.length > 0) (p.evicted ??= []).push(...dropped);
+    if (dropped.length > 0) {
+      if (record.evicted === undefined) record.evicted = [...dropped];
+      else for (const item of dropped) record.evicted.push(item);
+    }
   }
 
-  function runReducer(p: PendingSlice, route: Route, env: Envelope): SliceOp<any> {
-    const view = p.tx.view();
+  function runReducer(tx: StorageTransaction<any>, route: Route, env: Envelope): SliceOp<any> {
+    const view = tx.view();
     const ctx: ReducerContext<any> = {
       event: env.event,
       eventType: env.event.type,
@@ -376,71 +386,122 @@ export function createSession(options: SessionOptions): Session {
     const reducer = route.entry.reducer as Reducer<any>;
     const chain = route.record.chain;
     if (chain.length === 0) return reducer(view, env.event, ctx);
-    const call = (i: number): SliceOp<any> =>
-      i < chain.length ? (chain[i] as ReducerMiddleware)(ctx, () => call(i + 1)) : reducer(view, env.event, ctx);
-    return call(0);
+    return callChain(chain, 0, ctx, reducer, view, env.event);
+  }
+
+  function callChain(
+    chain: readonly ReducerMiddleware[],
+    i: number,
+    ctx: ReducerContext<any>,
+    reducer: Reducer<any>,
+    view: ReducerContext<any>['previous'],
+    event: Event,
+  ): SliceOp<any> {
+    if (i === chain.length) return reducer(view, event, ctx);
+    return (chain[i] as ReducerMiddleware)(ctx, () => callChain(chain, i + 1, ctx, reducer, view, event));
+  }
+
+  /** Records with an open transaction for the envelope being reduced (reused; reduce is never re-entered). */
+  const pending: SliceRecord<any>[] = [];
+  let pendingCount = 0;
+  const NO_EFFECTS: readonly Event[] = Object.freeze([]);
+  const NO_NAMES: readonly string[] = Object.freeze([]);
+
+  function pendingOf(record: SliceRecord<any>): StorageTransaction<any> {
+    if (record.tx !== undefined) return record.tx;
+    pending[pendingCount++] = record;
+    return (record.tx = record.storage.begin());
   }
 
   function reduce(env: Envelope): void {
-    const pending: PendingSlice[] = [];
-    const effects: Event[] = [];
-    const pendingOf = (record: SliceRecord<any>): PendingSlice => {
-      for (const p of pending) if (p.record === record) return p;
-      const p: PendingSlice = { record, tx: record.storage.begin(), evicted: undefined };
-      pending.push(p);
-      return p;
-    };
-    let current: { slice: string; reducer: string } = { slice: '(session)', reducer: env.event.type };
+    const type = env.event.type;
+    let effects: Event[] | undefined;
+    let failedSlice = '(session)';
+    let failedReducer = type;
     try {
-      if (env.event.type.startsWith(RESERVED_PREFIX)) {
-        reduceSystem(env, pendingOf);
+      if (type.startsWith(RESERVED_PREFIX)) {
+        reduceSystem(env);
       } else {
-        const list = routes.get(env.event.type);
+        const list = routes.get(type);
         if (list !== undefined) {
-          for (const route of list) {
-            current = { slice: route.record.def.name, reducer: route.entry.name };
-            const p = pendingOf(route.record);
+          for (let i = 0; i < list.length; i++) {
+            const route = list[i] as Route;
+            const record = route.record;
+            failedSlice = record.def.name;
+            failedReducer = route.entry.name;
+            const tx = pendingOf(record);
             inReducer = true;
             let op: SliceOp<any>;
             try {
-              op = runReducer(p, route, env);
+              op = runReducer(tx, route, env);
             } finally {
               inReducer = false;
             }
-            applyOp(p, op, env);
-            if (op.effects !== undefined) effects.push(...op.effects);
-            applyWindow(p, env);
+            applyOp(record, tx, op, env);
+            if (op.effects !== undefined) (effects ??= []).push(...op.effects);
+            if (record.window !== undefined) applyWindow(record, tx, env);
           }
         }
       }
     } catch (cause) {
-      for (const p of pending) p.tx.rollback();
-      const error = new ReducerError(env, current.slice, current.reducer, cause);
+      for (let i = 0; i < pendingCount; i++) {
+        const record = pending[i] as SliceRecord<any>;
+        record.tx?.rollback();
+        record.tx = undefined;
+        record.evicted = undefined;
+      }
+      pendingCount = 0;
+      const error = new ReducerError(env, failedSlice, failedReducer, cause);
       failures.set(env.seq, error);
       errors$.next(error);
       return;
     }
-    const changed: SliceRecord<any>[] = [];
-    const evicted: EvictedItems[] = [];
-    for (const p of pending) {
-      const didChange = p.tx.changed;
-      p.tx.commit();
-      if (didChange) changed.push(p.record);
-      if (p.evicted !== undefined) evicted.push({ slice: p.record.def.name, seq: env.seq, items: p.evicted });
+    let changed: SliceRecord<any>[] | undefined;
+    let evicted: EvictedItems[] | undefined;
+    let names: string[] | undefined;
+    for (let i = 0; i < pendingCount; i++) {
+      const record = pending[i] as SliceRecord<any>;
+      const tx = record.tx as StorageTransaction<any>;
+      const didChange = tx.changed;
+      tx.commit();
+      record.tx = undefined;
+      if (didChange) {
+        (changed ??= []).push(record);
+        (names ??= []).push(record.def.name);
+      }
+      if (record.evicted !== undefined) {
+        (evicted ??= []).push({ slice: record.def.name, seq: env.seq, items: record.evicted });
+        record.evicted = undefined;
+      }
     }
+    pendingCount = 0;
     lastSeq = env.seq;
     const committed: CommittedEnvelope = {
       seq: env.seq,
       at: env.at,
       event: env.event,
       meta: env.meta,
-      changed: changed.map((r) => r.def.name),
-      effects,
+      changed: names ?? NO_NAMES,
+      effects: effects ?? NO_EFFECTS,
     };
-    if (batchDepth > 0) held.push({ committed, records: changed, evicted });
-    else publish([{ committed, records: changed, evicted }]);
+    if (batchDepth > 0) held.push({ committed, records: changed ?? [], evicted: evicted ?? [] });
+    else publishOne(committed, changed, evicted);
   }
 
+  /** Publishes one commit: changed slices, then commit listeners, then evictions and `committed$`. */
+  function publishOne(committed: CommittedEnvelope, changed: SliceRecord<any>[] | undefined, evicted: EvictedItems[] | undefined): void {
+    if (changed !== undefined) {
+      for (let i = 0; i < changed.length; i++) (changed[i] as SliceRecord<any>).notify();
+      if (commitListeners.length > 0) {
+        const set = new Set(committed.changed);
+        for (const listener of commitListeners) listener(set);
+      }
+    }
+    if (evicted !== undefined) for (const e of evicted) evicted$.next(e);
+    if (committed$.observed) committed$.next(committed);
+  }
+
+  /** Publishes the commits held by a batch: each changed slice and commit listener once. */
   function publish(commits: readonly HeldCommit[]): void {
     const notified = new Set<SliceRecord<any>>();
     for (const c of commits) for (const r of c.records) notified.add(r);
@@ -456,18 +517,18 @@ export function createSession(options: SessionOptions): Session {
     }
   }
 
-  function reduceSystem(env: Envelope, pendingOf: (r: SliceRecord<any>) => PendingSlice): void {
+  function reduceSystem(env: Envelope): void {
     const { event } = env;
     if (SliceSeeded.match(event)) {
-      const p = pendingOf(recordOf(event.payload.slice));
-      p.tx.replace(event.payload.items, env.at);
-      applyWindow(p, env);
+      const record = recordOf(event.payload.slice);
+      const tx = pendingOf(record);
+      tx.replace(event.payload.items, env.at);
+      if (record.window !== undefined) applyWindow(record, tx, env);
     } else if (SliceCleared.match(event)) {
-      pendingOf(recordOf(event.payload.slice)).tx.clear();
+      pendingOf(recordOf(event.payload.slice)).clear();
     } else if (SessionReset.match(event)) {
       for (const record of records.values()) {
-        const p = pendingOf(record);
-        if (record.storage.size > 0 || record.def.initial.length > 0) p.tx.replace(record.def.initial, env.at);
+        if (record.storage.size > 0 || record.def.initial.length > 0) pendingOf(record).replace(record.def.initial, env.at);
       }
     } else if (SessionRestored.match(event)) {
       const snapshot = restoring.get(env.seq);
@@ -475,9 +536,9 @@ export function createSession(options: SessionOptions): Session {
       restoring.delete(env.seq);
       for (const name of event.payload.slices) {
         const s = snapshot.slices[name] as SnapshotSlice;
-        const p = pendingOf(recordOf(name));
-        if (s.stored !== undefined) p.tx.restore(s.stored, env.at);
-        else p.tx.replace(s.items, env.at);
+        const tx = pendingOf(recordOf(name));
+        if (s.stored !== undefined) tx.restore(s.stored, env.at);
+        else tx.replace(s.items, env.at);
       }
     }
   }

@@ -3,7 +3,7 @@ import type { Event, EventCreator } from '../events/event';
 import type { Reducer, ReducerEntry, ReducerMiddleware, SliceDef } from '../slices/reducer';
 import type { SliceView } from '../slices/slice-view';
 import type { SliceWindowPolicy } from '../slices/window-contract';
-import type { SliceStorage } from '../storage/slice-storage';
+import type { SliceStorage, StorageTransaction } from '../storage/slice-storage';
 
 /** Options of `SliceHandle.configure`. */
 export interface SliceRuntimeConfig<TItem> {
@@ -44,6 +44,10 @@ export class SliceRecord<TItem> {
   latestSubject: BehaviorSubject<TItem | undefined> | undefined;
   lastLatest: TItem | undefined;
   window: SliceWindowPolicy<TItem> | undefined;
+  /** The open transaction while an envelope is being reduced. */
+  tx: StorageTransaction<TItem> | undefined = undefined;
+  /** Items evicted by the window during the current envelope. */
+  evicted: unknown[] | undefined = undefined;
   readonly chain: readonly ReducerMiddleware[];
 
   constructor(

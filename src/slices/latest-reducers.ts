@@ -7,9 +7,11 @@ import type { SliceView } from './slice-view';
 
 /** Replaces the last item with `next` (appends when the view is empty). O(size). */
 export function replaceLatestOp<TItem>(view: SliceView<TItem>, next: TItem): SliceOp<TItem> {
-  if (view.isEmpty) return append(next);
+  const size = view.size;
+  if (size === 0) return append(next);
+  if (view.latest() === next) return none();
+  if (size === 1) return replace([next]);
   const all = view.all();
-  if (all[all.length - 1] === next) return none();
   const items = all.slice(0, all.length - 1);
   items.push(next);
   return replace(items);

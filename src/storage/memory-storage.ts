@@ -6,9 +6,11 @@ import type { SliceStorage, StorageFactory, StorageTransaction, StoredSlice } fr
 const COMPACT_MIN = 1024;
 
 /**
- * Internal state of a memory slice: the live items are `buf[start..end)`. Buffers are only
- * ever pushed to by the owner whose `end === buf.length`; indices below `end` are never
- * rewritten, so every view handed out stays valid forever.
+ * Internal state of a memory slice: the live items are `buf[start..end)`.
+ *
+ * Invariant: a buffer is only pushed to by the owner whose `end === buf.length` and only when
+ * it is not `sealed` (a sealed buffer was handed out whole, e.g. after `replace`). Indices
+ * below `end` are never rewritten, so every view handed out stays valid forever.
  */
 interface Cells<TItem> {
   buf: TItem[];
@@ -16,14 +18,19 @@ interface Cells<TItem> {
   start: number;
   end: number;
   appended: number;
+  sealed: boolean;
 }
 
 const EMPTY: readonly never[] = Object.freeze([]);
 
-/** A capture of the cells, restorable without copying (buffers below `end` never change). */
-class CellsToken<TItem> {
-  constructor(readonly cells: Readonly<Cells<TItem>>) {}
-}
+const copyCells = <TItem>(to: Cells<TItem>, from: Readonly<Cells<TItem>>): void => {
+  to.buf = from.buf;
+  to.times = from.times;
+  to.start = from.start;
+  to.end = from.end;
+  to.appended = from.appended;
+  to.sealed = from.sealed;
+};
 
 class Window<TItem> implements SliceView<TItem> {
   constructor(private readonly c: Cells<TItem>) {}
@@ -38,7 +45,8 @@ class Window<TItem> implements SliceView<TItem> {
     return c.end > c.start ? c.buf[c.end - 1] : undefined;
   }
   all(): readonly TItem[] {
-    return arrayView(this.c.buf, this.c.start, this.c.end);
+    const c = this.c;
+    return arrayView(c.buf, c.start, c.end, c.sealed);
   }
   where(predicate: (item: TItem, index: number) => boolean): TItem[] {
     const { buf, start, end } = this.c;
@@ -53,38 +61,48 @@ class Window<TItem> implements SliceView<TItem> {
   }
 }
 
+/** A capture of the cells, restorable without copying (buffers below `end` never change). */
+class CellsToken<TItem> {
+  constructor(readonly cells: Readonly<Cells<TItem>>) {}
+}
+
 class MemoryTransaction<TItem> implements StorageTransaction<TItem> {
   changed = false;
-  private readonly c: Cells<TItem>;
-  private readonly beginLength: number;
-  private viewCache: Window<TItem> | undefined;
+  open = false;
+  private readonly c: Cells<TItem> = { buf: [], times: [], start: 0, end: 0, appended: 0, sealed: false };
+  private readonly pendingView = new Window<TItem>(this.c);
+  private beginLength = 0;
 
-  constructor(private readonly owner: MemoryStorage<TItem>, committed: Cells<TItem>) {
-    this.c = { ...committed };
+  constructor(private readonly owner: MemoryStorage<TItem>) {}
+
+  /** @internal Re-arms this (reused) transaction over the committed cells. */
+  reset(committed: Cells<TItem>): void {
+    copyCells(this.c, committed);
     this.beginLength = committed.buf.length;
+    this.changed = false;
+    this.open = true;
   }
-
   get appended(): number {
     return this.c.appended;
   }
   view(): SliceView<TItem> {
-    return (this.viewCache ??= new Window(this.c));
+    return this.pendingView;
   }
   timeAt(index: number): number {
     return this.c.times[this.c.start + index] ?? 0;
   }
-  /** Makes the buffer appendable in O(1) when possible, copying the live window otherwise. */
+  /** Makes the buffer appendable: O(1) when this transaction owns its tail, else one copy. */
   private own(): void {
     const c = this.c;
-    if (c.end === c.buf.length && !Object.isFrozen(c.buf)) return;
     c.buf = c.buf.slice(c.start, c.end);
     c.times = c.times.slice(c.start, c.end);
     c.end -= c.start;
     c.start = 0;
+    c.sealed = false;
   }
   append(item: TItem, at: number): void {
     const c = this.c;
-    if (c.end !== c.buf.length || Object.isFrozen(c.buf)) this.own();
+    if (c.sealed || c.end !== c.buf.length) this.own();
     c.buf.push(item);
     c.times.push(at);
     c.end++;
@@ -93,23 +111,26 @@ class MemoryTransaction<TItem> implements StorageTransaction<TItem> {
   }
   replace(items: readonly TItem[], at: number): void {
     const c = this.c;
-    const times = new Array<number>(items.length);
-    for (let i = 0; i < items.length; i++) {
+    const n = items.length;
+    const times = new Array<number>(n);
+    for (let i = 0; i < n; i++) {
       const j = c.start + i;
       times[i] = j < c.end && c.buf[j] === items[i] ? (c.times[j] as number) : at;
     }
-    const grown = Math.max(0, items.length - (c.end - c.start));
-    c.buf = (Object.isFrozen(items) && Array.isArray(items) && !isArrayView(items) ? items : Object.freeze(Array.from(items))) as TItem[];
+    c.appended += Math.max(0, n - (c.end - c.start));
+    // The items array becomes the buffer itself; views of other buffers are copied first.
+    c.buf = (isArrayView(items) ? Array.from(items) : items) as TItem[];
+    if (this.owner.freeze && !Object.isFrozen(c.buf)) Object.freeze(c.buf);
     c.times = times;
     c.start = 0;
-    c.end = items.length;
-    c.appended += grown;
+    c.end = n;
+    c.sealed = true;
     this.changed = true;
   }
   restore(stored: StoredSlice<TItem>, at: number): void {
     const token = stored.token;
     if (token instanceof CellsToken) {
-      Object.assign(this.c, token.cells);
+      copyCells(this.c, token.cells as Cells<TItem>);
       this.changed = true;
       return;
     }
@@ -123,6 +144,7 @@ class MemoryTransaction<TItem> implements StorageTransaction<TItem> {
       c.buf = EMPTY as unknown as TItem[];
       c.times = [];
       c.start = c.end = 0;
+      c.sealed = true;
       this.changed = true;
       return;
     }
@@ -134,14 +156,9 @@ class MemoryTransaction<TItem> implements StorageTransaction<TItem> {
     const c = this.c;
     const n = Math.min(count, c.end - c.start);
     if (n <= 0) return EMPTY;
-    const dropped = c.buf.slice(c.start, c.start + n);
+    const dropped = n === 1 ? [c.buf[c.start] as TItem] : c.buf.slice(c.start, c.start + n);
     c.start += n;
-    if (c.start >= COMPACT_MIN && c.start * 2 >= c.buf.length) {
-      c.buf = c.buf.slice(c.start, c.end);
-      c.times = c.times.slice(c.start, c.end);
-      c.end -= c.start;
-      c.start = 0;
-    }
+    if (c.start >= COMPACT_MIN && c.start * 2 >= c.buf.length) this.own();
     this.changed = true;
     return dropped;
   }
@@ -153,7 +170,7 @@ class MemoryTransaction<TItem> implements StorageTransaction<TItem> {
     c.end -= n;
     // Items this transaction pushed may be truncated again; committed ones must stay.
     const floor = Math.max(c.end, this.owner.committedEnd(c.buf));
-    if (c.buf.length > floor && !Object.isFrozen(c.buf)) {
+    if (!c.sealed && c.buf.length > floor) {
       c.buf.length = floor;
       c.times.length = floor;
     }
@@ -180,37 +197,59 @@ class MemoryTransaction<TItem> implements StorageTransaction<TItem> {
     c.times = times;
     c.start = 0;
     c.end = buf.length;
-    this.changed = dropped.length > 0 || this.changed;
+    c.sealed = false;
+    if (dropped.length > 0) this.changed = true;
     return dropped;
   }
   commit(): void {
-    this.owner.settle(this, this.changed ? this.c : undefined);
+    if (!this.open) return;
+    this.open = false;
+    if (this.changed) this.owner.settle(this.c);
   }
   rollback(): void {
+    if (!this.open) return;
+    this.open = false;
     const committed = this.owner.cells;
     // Undo pushes onto the committed buffer so that its owner can keep appending in O(1).
-    if (committed.buf.length > this.beginLength && !Object.isFrozen(committed.buf)) {
+    if (!committed.sealed && committed.buf.length > this.beginLength) {
       committed.buf.length = this.beginLength;
       committed.times.length = this.beginLength;
     }
-    this.owner.settle(this, undefined);
   }
+}
+
+/** Options of {@link memory} and {@link MemoryStorage}. */
+export interface MemoryStorageOptions {
+  /** Freeze the arrays this storage hands out (items are frozen by the session). Default `true`. */
+  readonly freeze?: boolean;
 }
 
 /**
  * The default storage: items in memory. Appends are O(1) amortized (one shared growing
  * buffer, read through immutable views), front eviction is O(1) amortized (the buffer is
  * compacted once half of it is dead), `replace` and predicate `clear` are O(size).
+ *
+ * @example
+ * ```ts
+ * const s = new MemoryStorage<number>();
+ * s.append(1, Date.now());
+ * s.all(); // [1]
+ * ```
  */
 export class MemoryStorage<TItem> implements SliceStorage<TItem> {
   version = 0;
   /** @internal */
-  cells: Cells<TItem>;
-  private open: MemoryTransaction<TItem> | undefined;
+  readonly cells: Cells<TItem>;
+  /** @internal */
+  readonly freeze: boolean;
+  private readonly tx = new MemoryTransaction<TItem>(this);
   private readonly committedView: Window<TItem>;
 
-  constructor(initial: readonly TItem[] = [], at = 0) {
-    this.cells = { buf: Object.freeze([...initial]) as TItem[], times: initial.map(() => at), start: 0, end: initial.length, appended: initial.length };
+  constructor(initial: readonly TItem[] = [], at = 0, options: MemoryStorageOptions = {}) {
+    this.freeze = options.freeze ?? true;
+    const buf = [...initial];
+    if (this.freeze) Object.freeze(buf);
+    this.cells = { buf, times: initial.map(() => at), start: 0, end: initial.length, appended: initial.length, sealed: true };
     this.committedView = new Window<TItem>(this.cells);
   }
 
@@ -218,7 +257,8 @@ export class MemoryStorage<TItem> implements SliceStorage<TItem> {
     return this.cells.end - this.cells.start;
   }
   all(): readonly TItem[] {
-    return arrayView(this.cells.buf, this.cells.start, this.cells.end);
+    const c = this.cells;
+    return arrayView(c.buf, c.start, c.end, c.sealed);
   }
   latest(): TItem | undefined {
     const c = this.cells;
@@ -228,20 +268,17 @@ export class MemoryStorage<TItem> implements SliceStorage<TItem> {
     return this.committedView;
   }
   begin(): StorageTransaction<TItem> {
-    if (this.open) throw new Error('MemoryStorage: a transaction is already open on this slice.');
-    this.open = new MemoryTransaction(this, this.cells);
-    return this.open;
+    if (this.tx.open) throw new Error('MemoryStorage: a transaction is already open on this slice.');
+    this.tx.reset(this.cells);
+    return this.tx;
   }
   /** @internal The committed end when `buf` is the committed buffer, else 0. */
   committedEnd(buf: readonly TItem[]): number {
     return buf === this.cells.buf ? this.cells.end : 0;
   }
   /** @internal */
-  settle(tx: MemoryTransaction<TItem>, next: Cells<TItem> | undefined): void {
-    if (this.open !== tx) return;
-    this.open = undefined;
-    if (next === undefined) return;
-    Object.assign(this.cells, next);
+  settle(next: Cells<TItem>): void {
+    copyCells(this.cells, next);
     this.version++;
   }
   snapshot(): StoredSlice<TItem> {
@@ -274,7 +311,7 @@ export class MemoryStorage<TItem> implements SliceStorage<TItem> {
     tx.commit();
   }
   dispose(): void {
-    this.open = undefined;
+    this.tx.open = false;
   }
 }
 
@@ -285,4 +322,7 @@ export class MemoryStorage<TItem> implements SliceStorage<TItem> {
  * createSession({ slices: [Messages], storage: { log: memory() } });
  * ```
  */
-export const memory = (): StorageFactory => (slice) => new MemoryStorage(slice.initial);
+export const memory =
+  (options: MemoryStorageOptions = {}): StorageFactory =>
+  (slice) =>
+    new MemoryStorage(slice.initial, 0, options);

@@ -42,8 +42,10 @@ describe('arrayView', () => {
     expect(v.length).toBe(2);
   });
 
-  it('returns a frozen buffer itself when the window covers it', () => {
-    const frozen = Object.freeze([1, 2]);
-    expect(arrayView(frozen, 0, 2)).toBe(frozen);
+  it('returns a sealed buffer itself when the window covers it', () => {
+    const sealed = Object.freeze([1, 2]);
+    expect(arrayView(sealed, 0, 2, true)).toBe(sealed);
+    expect(arrayView(sealed, 0, 2, false)).not.toBe(sealed);
+    expect(arrayView(sealed, 0, 1, true)).toEqual([1]);
   });
 });
