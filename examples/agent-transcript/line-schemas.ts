@@ -1,0 +1,127 @@
+/**
+ * zod schemas of the raw Claude Code transcript lines, as found in real transcripts (Claude
+ * Code 2.0 to 2.1): only the fields the replay reads are declared; other fields are ignored,
+ * so new fields in later Claude Code versions do not break parsing. A line whose `type` is not
+ * listed in {@link lineSchemas} is an unknown shape (counted and skipped by the parser).
+ */
+import { z } from 'zod';
+
+const Flag = z.boolean().optional();
+const Stamp = z.string().optional();
+
+/** Any content block: the parser reads `type`, then parses the block with its own schema. */
+export const ContentBlock = z.looseObject({ type: z.string() });
+
+export const TextBlock = z.object({ type: z.literal('text'), text: z.string() });
+export const ThinkingBlock = z.object({ type: z.literal('thinking'), thinking: z.string() });
+export const RedactedThinkingBlock = z.object({ type: z.literal('redacted_thinking') });
+export const ToolUseBlock = z.object({
+  type: z.literal('tool_use'),
+  id: z.string(),
+  name: z.string(),
+  input: z.record(z.string(), z.unknown()),
+});
+/** `content` is a string or a list of blocks (text, sometimes images); `is_error` is absent, false or true. */
+export const ToolResultBlock = z.object({
+  type: z.literal('tool_result'),
+  tool_use_id: z.string(),
+  content: z.union([z.string(), z.array(ContentBlock)]).optional(),
+  is_error: z.boolean().nullish(),
+});
+
+/** `message.usage` of an assistant line (tokens). The cache fields are absent in some older lines. */
+export const UsageField = z.object({
+  input_tokens: z.number().int().nonnegative(),
+  output_tokens: z.number().int().nonnegative(),
+  cache_creation_input_tokens: z.number().int().nonnegative().optional(),
+  cache_read_input_tokens: z.number().int().nonnegative().optional(),
+});
+
+export const UserLine = z.object({
+  type: z.literal('user'),
+  uuid: z.string(),
+  timestamp: Stamp,
+  isMeta: Flag,
+  isSidechain: Flag,
+  isCompactSummary: Flag,
+  message: z.object({ content: z.union([z.string(), z.array(ContentBlock)]) }),
+});
+
+export const AssistantLine = z.object({
+  type: z.literal('assistant'),
+  uuid: z.string(),
+  timestamp: Stamp,
+  isSidechain: Flag,
+  message: z.object({
+    id: z.string(),
+    model: z.string(),
+    content: z.array(ContentBlock),
+    usage: UsageField.optional(),
+  }),
+});
+
+export const ProgressLine = z.object({
+  type: z.literal('progress'),
+  data: z.looseObject({ type: z.string() }),
+  toolUseID: z.string().optional(),
+  parentToolUseID: z.string().optional(),
+  timestamp: Stamp,
+});
+
+export const SystemLine = z.object({
+  type: z.literal('system'),
+  subtype: z.string(),
+  content: z.string().optional(),
+  level: z.string().optional(),
+  timestamp: Stamp,
+});
+
+export const SummaryLine = z.object({
+  type: z.literal('summary'),
+  summary: z.string(),
+  leafUuid: z.string().optional(),
+});
+
+export const FileHistorySnapshotLine = z.object({
+  type: z.literal('file-history-snapshot'),
+  messageId: z.string(),
+  snapshot: z.object({ trackedFileBackups: z.record(z.string(), z.unknown()), timestamp: Stamp }),
+  isSnapshotUpdate: z.boolean(),
+});
+
+export const QueueOperationLine = z.object({
+  type: z.literal('queue-operation'),
+  operation: z.string(),
+  content: z.string().optional(),
+  timestamp: Stamp,
+});
+
+/** The input of a `TodoWrite` call. */
+export const TodoWriteInput = z.object({
+  todos: z.array(
+    z.object({
+      content: z.string(),
+      status: z.enum(['pending', 'in_progress', 'completed']),
+      activeForm: z.string().optional(),
+    }),
+  ),
+});
+
+/** The input of a `Task` call (the fields the replay reads). */
+export const TaskInput = z.object({
+  subagent_type: z.string().optional(),
+  description: z.string().optional(),
+});
+
+/** The line types the parser knows, by their `type` field. */
+export const lineSchemas = {
+  user: UserLine,
+  assistant: AssistantLine,
+  progress: ProgressLine,
+  system: SystemLine,
+  summary: SummaryLine,
+  'file-history-snapshot': FileHistorySnapshotLine,
+  'queue-operation': QueueOperationLine,
+} as const;
+
+export type LineType = keyof typeof lineSchemas;
