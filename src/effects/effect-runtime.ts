@@ -1,0 +1,246 @@
+import {
+  catchError,
+  concatMap,
+  defaultIfEmpty,
+  defer,
+  EMPTY,
+  exhaustMap,
+  filter,
+  finalize,
+  forkJoin,
+  mergeMap,
+  type Observable,
+  type OperatorFunction,
+  of,
+  race,
+  Subject,
+  Subscription,
+  switchMap,
+  throwError,
+} from 'rxjs';
+import type { Event } from '../events/event';
+import type { Envelope, EnvelopeMeta } from '../events/envelope';
+import type { RxSliceError } from '../internal/errors';
+import type { Session } from '../session/create-session';
+import { SESSION_INTERNALS, type SessionInternals } from '../session/internals';
+import { isCompositeEffect } from './compose';
+import type { AnyEffectDef, Concurrency, Effect } from './define-effect';
+import type { EffectHandler } from './effect-handler';
+import { DuplicateEffectHandlerError, MissingEffectHandlerError } from './errors';
+import { executeLeaf, type EffectSink } from './execute-effect';
+import { EffectDropped } from './lifecycle-events';
+import { RetryPolicy } from './retry-policy';
+import type { RandomSource } from './seeded-random';
+
+interface Request {
+  readonly effect: Effect;
+  readonly cause: Envelope | undefined;
+}
+
+interface Registration {
+  readonly def: AnyEffectDef;
+  readonly handler: EffectHandler<any, any, any>;
+  readonly random: RandomSource;
+  readonly input: Subject<Request>;
+  readonly subscription: Subscription;
+}
+
+/** A registered handler; `stop()` removes it and cancels its effects in flight. Idempotent. */
+export interface EffectRegistration {
+  readonly effectType: string;
+  stop(): void;
+}
+
+/** Codes of errors the session reports itself when `dispatch` throws them. */
+const REPORTED_BY_SESSION = new Set(['INVALID_EVENT', 'REDUCER_FAILED']);
+
+/** @internal Calls `dispatch`, passing to `onRejected` the errors it throws that the session did not report itself. */
+export function dispatchQuietly(
+  dispatch: (event: Event, meta: EnvelopeMeta) => unknown,
+  event: Event,
+  meta: EnvelopeMeta,
+  onRejected: (error: unknown) => void,
+): void {
+  try {
+    dispatch(event, meta);
+  } catch (error) {
+    const code = (error as { code?: unknown } | null)?.code;
+    if (typeof code !== 'string' || !REPORTED_BY_SESSION.has(code)) onRejected(error);
+  }
+}
+
+function flatten(
+  mode: Concurrency,
+  project: (request: Request) => Observable<unknown>,
+  onDropped: (request: Request) => void,
+): OperatorFunction<Request, unknown> {
+  switch (mode) {
+    case 'merge':
+      return mergeMap(project);
+    case 'switch':
+      return switchMap(project);
+    case 'concat':
+      return concatMap(project);
+    case 'exhaust':
+      return (source) =>
+        defer(() => {
+          let busy = false;
+          return source.pipe(
+            filter((request) => {
+              if (busy) onDropped(request);
+              return !busy;
+            }),
+            exhaustMap((request) => {
+              busy = true;
+              return project(request).pipe(finalize(() => (busy = false)));
+            }),
+          );
+        });
+  }
+}
+
+/**
+ * @internal The effect runner of one session: the handler registry, routing of the effects
+ * carried by `committed$`, and execution (leaf effects and composites). One per session,
+ * created on first use; torn down by `session.dispose()`.
+ */
+export class EffectRuntime {
+  private readonly internals: SessionInternals;
+  private readonly handlers = new Map<string, Registration>();
+  private readonly subscription = new Subscription();
+  private nextEffectId = 0;
+  deps: unknown = undefined;
+
+  private readonly sink: EffectSink = {
+    system: (event, meta) => {
+      if (this.internals.disposed) return;
+      dispatchQuietly(this.internals.dispatchSystem, event, meta, (error) => this.report(error as RxSliceError));
+    },
+    user: (event, meta, onRejected) => {
+      if (!this.internals.disposed) dispatchQuietly(this.session.dispatch, event, meta, onRejected);
+    },
+    report: (error) => this.report(error),
+  };
+
+  constructor(private readonly session: Session) {
+    this.internals = session[SESSION_INTERNALS];
+    this.internals.onDispose(this.subscription);
+    this.subscription.add(
+      session.committed$.subscribe((committed) => {
+        for (const effect of committed.effects) this.route(effect, committed);
+      }),
+    );
+  }
+
+  private report(error: RxSliceError): void {
+    if (!this.internals.disposed) this.internals.reportError(error);
+  }
+
+  /** Registers the handler of `def`'s effects; they run under `def.options.concurrency`. */
+  handle(def: AnyEffectDef, handler: EffectHandler<any, any, any>): EffectRegistration {
+    if (this.handlers.has(def.type)) throw new DuplicateEffectHandlerError(def.type);
+    const input = new Subject<Request>();
+    const subscription = new Subscription();
+    const registration: Registration = {
+      def,
+      handler,
+      random: (def.options.retry ?? RetryPolicy.none).createRandom(),
+      input,
+      subscription,
+    };
+    const project = (request: Request): Observable<unknown> =>
+      this.runLeaf(registration, request.effect, request.cause).pipe(catchError(() => EMPTY));
+    const onDropped = (request: Request): void =>
+      this.sink.system(EffectDropped({ effectType: def.type, reason: 'exhaust' }), { source: `effect:${def.type}`, ...causation(request.cause) });
+    subscription.add(input.pipe(flatten(def.options.concurrency ?? 'merge', project, onDropped)).subscribe());
+    this.subscription.add(subscription);
+    this.handlers.set(def.type, registration);
+    return {
+      effectType: def.type,
+      stop: () => {
+        if (this.handlers.get(def.type) === registration) this.handlers.delete(def.type);
+        subscription.unsubscribe();
+        input.complete();
+      },
+    };
+  }
+
+  /** Routes an effect a reducer produced: to its type's queue, or (composites) straight to execution. */
+  private route(effect: Effect, cause: Envelope): void {
+    if (isCompositeEffect(effect)) {
+      this.subscription.add(this.execute(effect, cause).pipe(catchError(() => EMPTY)).subscribe());
+      return;
+    }
+    const registration = this.handlers.get(effect.type);
+    if (registration === undefined) this.report(new MissingEffectHandlerError(effect.type));
+    else registration.input.next({ effect, cause });
+  }
+
+  /**
+   * Runs an effect (leaf or composite) now, bypassing its type's concurrency mode. Emits the
+   * result once and completes, or errors (the failure was already reported).
+   */
+  execute(effect: Effect, cause: Envelope | undefined): Observable<unknown> {
+    if (isCompositeEffect(effect)) {
+      switch (effect.type) {
+        case 'rxslice.effect.all':
+          return forkJoin(effect.payload.effects.map((child) => this.execute(child, cause))).pipe(defaultIfEmpty([]));
+        case 'rxslice.effect.race':
+          return race(effect.payload.effects.map((child) => this.execute(child, cause)));
+        case 'rxslice.effect.sequence':
+          return effect.payload.steps.reduce<Observable<unknown>>(
+            (previous$, step) =>
+              previous$.pipe(concatMap((previous) => defer(() => this.execute(typeof step === 'function' ? step(previous) : step, cause)))),
+            of(undefined),
+          );
+      }
+    }
+    return defer(() => {
+      const registration = this.handlers.get(effect.type);
+      if (registration === undefined) {
+        const missing = new MissingEffectHandlerError(effect.type);
+        this.report(missing);
+        return throwError(() => missing);
+      }
+      return this.runLeaf(registration, effect, cause);
+    });
+  }
+
+  private runLeaf(registration: Registration, effect: Effect, cause: Envelope | undefined): Observable<unknown> {
+    return defer(() =>
+      executeLeaf(
+        {
+          effect,
+          def: registration.def,
+          handler: registration.handler,
+          random: registration.random,
+          deps: this.deps,
+          effectId: ++this.nextEffectId,
+          cause,
+          scheduler: this.session.scheduler,
+        },
+        this.sink,
+      ),
+    );
+  }
+}
+
+function causation(cause: Envelope | undefined): { causationId?: number } {
+  return cause === undefined ? {} : { causationId: cause.seq };
+}
+
+const runtimes = new WeakMap<SessionInternals, EffectRuntime>();
+
+/**
+ * @internal The effect runtime of `session`, created on first use. Kept in a WeakMap keyed by
+ * the session's internals, so it belongs to that session and is collected with it.
+ */
+export function effectRuntime(session: Session): EffectRuntime {
+  const internals = session[SESSION_INTERNALS];
+  let runtime = runtimes.get(internals);
+  if (runtime === undefined) {
+    runtime = new EffectRuntime(session);
+    runtimes.set(internals, runtime);
+  }
+  return runtime;
+}

@@ -1,0 +1,160 @@
+import { defer, Observable, of, retry, throwError } from 'rxjs';
+import type { Event } from '../events/event';
+import type { EnvelopeMeta } from '../events/envelope';
+import type { CommittedEnvelope, Session } from '../session/create-session';
+import { SessionDisposedError } from '../session/errors';
+import { SESSION_INTERNALS } from '../session/internals';
+import type { SessionReader } from '../slices/reducer';
+import { EpicFailedError, InvalidEpicOutputError } from './errors';
+import { EffectFailed, errorInfo } from './lifecycle-events';
+
+/**
+ * A long-running workflow over the committed event stream (redux-observable's epic):
+ * `(events$, state, deps) => Observable<Event>`. `events$` emits each envelope after its
+ * commit (so `state` already reflects it); every event the epic emits is dispatched.
+ */
+export type Epic<TDeps = unknown> = (
+  events$: Observable<CommittedEnvelope>,
+  state: SessionReader,
+  deps: TDeps,
+) => Observable<Event>;
+
+/** Options of {@link runEpic}. */
+export interface EpicOptions<TDeps = unknown> {
+  /** Name used in `meta.source`, errors and `rxslice.effect.failed`. Default: the function's name. */
+  readonly name?: string;
+  /** Passed as the epic's third argument. */
+  readonly deps?: TDeps;
+  /** Resubscribe after an error. Default `true`. */
+  readonly resubscribe?: boolean;
+  /** Failures in a row (no envelope handled in between) after which the epic is stopped. Default 10. */
+  readonly maxConsecutiveFailures?: number;
+}
+
+/** A running epic. `stop()` unsubscribes it (cancelling its work in flight); idempotent. */
+export interface EpicHandle {
+  readonly name: string;
+  /** True once the epic was stopped, completed, or gave up after too many failures. */
+  readonly stopped: boolean;
+  stop(): void;
+}
+
+/**
+ * Runs an epic in `session` until it completes, is stopped, or the session is disposed.
+ *
+ * @remarks
+ * - The epic subscribes to `session.committed$` when `runEpic` is called, and sees envelopes
+ *   synchronously after their commit.
+ * - Each emitted event is dispatched with `meta.source` = the epic's name and, when emitted
+ *   synchronously while the epic handles an envelope, `meta.causationId` = that envelope's `seq`
+ *   (and its `correlationId`). Dispatches from inside a commit are queued by the session (FIFO).
+ * - An emitted value the session rejects (invalid payload, reserved type, not an event) is
+ *   reported on `errors$` as {@link InvalidEpicOutputError}; the epic continues.
+ * - An error ends the current subscription: it is reported as `rxslice.effect.failed`
+ *   (`kind: 'epic'`) and an {@link EpicFailedError} on `errors$`, then the epic function is
+ *   called again and resubscribed (synchronously; the failing envelope is not redelivered),
+ *   unless `resubscribe: false` or `maxConsecutiveFailures` failures happened with no envelope
+ *   handled in between, in which case it is stopped (`stopped: true` on the error). The session,
+ *   other epics and later events are never affected. Uses RxJS `retry`.
+ * @throws {@link SessionDisposedError} after `dispose()`; `RangeError` for `maxConsecutiveFailures < 1`.
+ * @example
+ * ```ts
+ * const pong: Epic = (events$) => events$.pipe(ofType(Pinged), map((env) => Ponged({ n: env.event.payload.n })));
+ * const handle = runEpic(session, pong);
+ * session.dispatch(Pinged({ n: 1 })); // committed$: demo/pinged (seq 1), then demo/ponged (causationId 1)
+ * handle.stop();
+ * ```
+ */
+export function runEpic<TDeps>(session: Session, epic: Epic<TDeps>, options: EpicOptions<TDeps> = {}): EpicHandle {
+  const internals = session[SESSION_INTERNALS];
+  const name = options.name ?? (epic.name || 'anonymousEpic');
+  if (internals.disposed) throw new SessionDisposedError(`run epic "${name}"`);
+  const maxFailures = options.maxConsecutiveFailures ?? 10;
+  if (!(maxFailures >= 1)) throw new RangeError(`maxConsecutiveFailures of epic "${name}" must be ≥ 1 (got ${maxFailures}).`);
+  const resubscribe = options.resubscribe ?? true;
+  const reader: SessionReader = { read: (slice) => session.read(slice) };
+
+  let current: CommittedEnvelope | undefined;
+  let consecutiveFailures = 0;
+  let stopped = false;
+
+  const events$ = new Observable<CommittedEnvelope>((subscriber) =>
+    session.committed$.subscribe({
+      next: (committed) => {
+        const previous = current;
+        current = committed;
+        try {
+          subscriber.next(committed);
+        } finally {
+          current = previous;
+        }
+        if (!subscriber.closed) consecutiveFailures = 0;
+      },
+      error: (error: unknown) => subscriber.error(error),
+      complete: () => subscriber.complete(),
+    }),
+  );
+
+  const dispatchOutput = (event: Event): void => {
+    if (internals.disposed) return;
+    const meta: { source: string; causationId?: number; correlationId?: string } = { source: name };
+    if (current !== undefined) {
+      meta.causationId = current.seq;
+      if (current.meta.correlationId !== undefined) meta.correlationId = current.meta.correlationId;
+    }
+    try {
+      session.dispatch(event, meta as EnvelopeMeta);
+    } catch (error) {
+      // A reducer failure is the reducer's, already on errors$; anything else names the epic.
+      if ((error as { code?: unknown } | null)?.code !== 'REDUCER_FAILED') {
+        internals.reportError(new InvalidEpicOutputError(name, event, error));
+      }
+    }
+  };
+
+  const onFailure = (error: unknown): Observable<number> => {
+    consecutiveFailures++;
+    const stop = !resubscribe || consecutiveFailures >= maxFailures;
+    if (!internals.disposed) {
+      internals.reportError(new EpicFailedError(name, consecutiveFailures, stop, error));
+      internals.dispatchSystem(
+        EffectFailed({ kind: 'epic', epic: name, consecutiveFailures, stopped: stop, error: errorInfo(error) }),
+        { source: name },
+      );
+    }
+    return stop ? throwError(() => error) : of(0);
+  };
+
+  const subscription = defer(() => epic(events$, reader, options.deps as TDeps))
+    .pipe(retry({ delay: onFailure }))
+    .subscribe({
+      next: dispatchOutput,
+      error: () => (stopped = true),
+      complete: () => (stopped = true),
+    });
+  internals.onDispose(subscription);
+
+  return {
+    name,
+    get stopped() {
+      return stopped || subscription.closed;
+    },
+    stop() {
+      stopped = true;
+      subscription.unsubscribe();
+    },
+  };
+}
+
+/**
+ * Runs several epics with the same dependencies (what `createSession({ epics, dependencies })`
+ * does). Each epic is isolated: see {@link runEpic}.
+ * @returns One handle per epic, in order.
+ * @example
+ * ```ts
+ * const [pongHandle] = installEpics(session, [pong, audit], { api });
+ * ```
+ */
+export function installEpics<TDeps>(session: Session, epics: readonly Epic<TDeps>[], deps?: TDeps): readonly EpicHandle[] {
+  return epics.map((epic) => runEpic(session, epic, deps === undefined ? {} : { deps }));
+}

@@ -1,0 +1,125 @@
+import { RxSliceError } from '../internal/errors';
+
+const messageOf = (cause: unknown): string => (cause instanceof Error ? cause.message : String(cause));
+
+/** Where an effect failed: its handler (after the last attempt), its payload check, or one of its mapping callbacks. */
+export type EffectFailureStage = 'handler' | 'validation' | 'onSuccess' | 'compensate';
+
+/**
+ * Reported on `errors$` when an effect fails for good: its handler failed on the last attempt
+ * (`stage: 'handler'`, `cause` is the last error), its payload did not match the effect's
+ * schema (`'validation'`), or its `onSuccess` / `compensate` callback threw.
+ */
+export class EffectFailedError extends RxSliceError {
+  override readonly name = 'EffectFailedError';
+  constructor(
+    readonly effectType: string,
+    readonly effectId: number,
+    readonly stage: EffectFailureStage,
+    readonly attempts: number,
+    cause: unknown,
+  ) {
+    super(
+      'EFFECT_FAILED',
+      stage === 'handler'
+        ? `Effect "${effectType}" (#${effectId}) failed after ${attempts} attempt(s): ${messageOf(cause)}. ` +
+            `Give it a retry policy or a compensate callback in defineEffect(type, schema, { retry, compensate }).`
+        : `Effect "${effectType}" (#${effectId}) failed in its ${stage} step: ${messageOf(cause)}.`,
+      { cause },
+    );
+  }
+}
+
+/** The error an attempt fails with when it runs longer than the effect's `timeoutMs`. Retried like any handler error. */
+export class EffectTimeoutError extends RxSliceError {
+  override readonly name = 'EffectTimeoutError';
+  constructor(readonly effectType: string, readonly timeoutMs: number, readonly attempt: number) {
+    super(
+      'EFFECT_TIMEOUT',
+      `Attempt ${attempt} of effect "${effectType}" did not finish within ${timeoutMs} ms and was cancelled. ` +
+        `Raise timeoutMs in defineEffect or make the handler observe ctx.signal.`,
+    );
+  }
+}
+
+/** The reason of the `AbortSignal` of an attempt that was cancelled (switch concurrency, race loser, dispose, stop). */
+export class EffectCancelledError extends RxSliceError {
+  override readonly name = 'EffectCancelledError';
+  constructor(readonly effectType: string, readonly attempt: number) {
+    super('EFFECT_CANCELLED', `Attempt ${attempt} of effect "${effectType}" was cancelled before it finished.`);
+  }
+}
+
+/** Reported on `errors$` when an effect is requested but no handler is registered for its type. */
+export class MissingEffectHandlerError extends RxSliceError {
+  override readonly name = 'MissingEffectHandlerError';
+  constructor(readonly effectType: string) {
+    super(
+      'MISSING_EFFECT_HANDLER',
+      `No handler is registered for effect "${effectType}", so it did not run. ` +
+        `Register one with handleEffect(session, ${effectType}Effect, handler) before the event that produces it.`,
+    );
+  }
+}
+
+/** Thrown by `handleEffect` when the effect type already has a handler in this session. */
+export class DuplicateEffectHandlerError extends RxSliceError {
+  override readonly name = 'DuplicateEffectHandlerError';
+  constructor(readonly effectType: string) {
+    super(
+      'DUPLICATE_EFFECT_HANDLER',
+      `Effect "${effectType}" already has a handler in this session. Call the previous registration's stop() first.`,
+    );
+  }
+}
+
+/**
+ * Reported on `errors$` each time an epic errors. The epic is resubscribed unless `stopped`
+ * is true (resubscription disabled, or `consecutiveFailures` reached the epic's cap).
+ */
+export class EpicFailedError extends RxSliceError {
+  override readonly name = 'EpicFailedError';
+  constructor(
+    readonly epic: string,
+    readonly consecutiveFailures: number,
+    readonly stopped: boolean,
+    cause: unknown,
+  ) {
+    super(
+      'EPIC_FAILED',
+      `Epic "${epic}" failed (${consecutiveFailures} consecutive failure(s)): ${messageOf(cause)}. ` +
+        (stopped
+          ? 'It was stopped; fix the error and run it again with runEpic.'
+          : 'It was resubscribed; catch errors inside the epic (catchError) to keep its state.'),
+      { cause },
+    );
+  }
+}
+
+/** Reported on `errors$` when an epic emits something the session rejects; the epic keeps running. */
+export class InvalidEpicOutputError extends RxSliceError {
+  override readonly name = 'InvalidEpicOutputError';
+  constructor(readonly epic: string, readonly output: unknown, cause: unknown) {
+    super(
+      'INVALID_EPIC_OUTPUT',
+      `Epic "${epic}" emitted ${describe(output)}, which the session rejected: ${messageOf(cause)}. ` +
+        `Epics must emit events made by a defineEvent creator, with valid payloads.`,
+      { cause },
+    );
+  }
+}
+
+function describe(output: unknown): string {
+  if (output !== null && typeof output === 'object' && typeof (output as { type?: unknown }).type === 'string') {
+    return `"${(output as { type: string }).type}"`;
+  }
+  return output !== null && typeof output === 'object' ? 'an object without a string "type"' : String(output);
+}
+
+/** Thrown by `defineEffect` for options that make no sense (a non-positive timeout, an unknown concurrency mode). */
+export class InvalidEffectDefinitionError extends RxSliceError {
+  override readonly name = 'InvalidEffectDefinitionError';
+  constructor(readonly effectType: string, detail: string) {
+    super('INVALID_EFFECT_DEFINITION', `Effect "${effectType}" is misconfigured: ${detail}.`);
+  }
+}

@@ -1,0 +1,67 @@
+import { defineEventUnchecked } from '../events/define-event';
+
+/** An error as plain data on a lifecycle event: `name`, `message` and, for rxslice errors, `code`. */
+export interface ErrorInfo {
+  readonly name: string;
+  readonly message: string;
+  readonly code?: string;
+}
+
+/** @internal Turns any thrown value into {@link ErrorInfo}. */
+export function errorInfo(error: unknown): ErrorInfo {
+  if (error instanceof Error) {
+    const code = (error as { code?: unknown }).code;
+    return typeof code === 'string' ? { name: error.name, message: error.message, code } : { name: error.name, message: error.message };
+  }
+  return { name: 'Error', message: String(error) };
+}
+
+/** Identifies one run of an effect: `effectId` is unique per session, in start order. */
+export interface EffectRef {
+  readonly effectId: number;
+  readonly effectType: string;
+}
+
+/** Payload of `rxslice.effect.failed`: a failed effect (`kind: 'effect'`) or a failed epic (`kind: 'epic'`). */
+export type EffectFailedPayload =
+  | (EffectRef & {
+      readonly kind: 'effect';
+      /** Attempts made (the handler's last failure), or 0 when the effect never ran (invalid payload). */
+      readonly attempts: number;
+      readonly error: ErrorInfo;
+    })
+  | {
+      readonly kind: 'epic';
+      readonly epic: string;
+      readonly consecutiveFailures: number;
+      /** True when the epic was not resubscribed. */
+      readonly stopped: boolean;
+      readonly error: ErrorInfo;
+    };
+
+/**
+ * The lifecycle of effects, as library events on the session stream (dispatched with
+ * `meta.causationId` = the `seq` of the envelope whose reducer produced the effect and
+ * `meta.source` = `effect:<type>`), so the flight of an effect can be traced and tested from
+ * `committed$`:
+ *
+ * `started` (each attempt) → `retrying` (`attempt` = the attempt about to start, after
+ * `delayMs`) → ... → `succeeded` | `failed` (→ the compensation event → `compensated`).
+ * `cancelled` marks a run unsubscribed before it settled (switch, race loser, stop);
+ * `dropped` an effect ignored by `'exhaust'` concurrency while its type was busy.
+ */
+export const EffectStarted = defineEventUnchecked<EffectRef & { readonly attempt: number }>('rxslice.effect.started');
+/** See {@link EffectStarted}. */
+export const EffectSucceeded = defineEventUnchecked<EffectRef & { readonly attempt: number }>('rxslice.effect.succeeded');
+/** See {@link EffectStarted}. `attempt` is the attempt that will start after `delayMs`. */
+export const EffectRetrying = defineEventUnchecked<
+  EffectRef & { readonly attempt: number; readonly delayMs: number; readonly error: ErrorInfo }
+>('rxslice.effect.retrying');
+/** See {@link EffectStarted}. Also used for epics (`kind: 'epic'`). */
+export const EffectFailed = defineEventUnchecked<EffectFailedPayload>('rxslice.effect.failed');
+/** See {@link EffectStarted}. `compensation` is the type of the event the `compensate` callback returned. */
+export const EffectCompensated = defineEventUnchecked<EffectRef & { readonly compensation: string }>('rxslice.effect.compensated');
+/** See {@link EffectStarted}. */
+export const EffectCancelled = defineEventUnchecked<EffectRef & { readonly attempt: number }>('rxslice.effect.cancelled');
+/** See {@link EffectStarted}. Dropped effects never start, so they have no `effectId`. */
+export const EffectDropped = defineEventUnchecked<{ readonly effectType: string; readonly reason: 'exhaust' }>('rxslice.effect.dropped');
