@@ -158,20 +158,27 @@ export function createSession(options: SessionOptions): Session {
   const routes = new Map<string, Route[]>();
   const schemas = new Map<string, z.ZodType>();
 
+  const catchAll: Route[] = [];
   const addRoute = (route: Route, schema: z.ZodType | undefined): void => {
+    if (route.entry.eventType === '*') {
+      catchAll.push(route);
+      return;
+    }
     const list = routes.get(route.entry.eventType);
     if (list === undefined) routes.set(route.entry.eventType, [route]);
     else list.push(route);
     if (schema !== undefined) schemas.set(route.entry.eventType, schema);
   };
 
-  for (const def of options.slices) {
+  const addSlice = (def: SliceDef<string, any>): SliceRecord<any> => {
     if (records.has(def.name)) throw new DuplicateSliceError(def.name);
     const storage = (def.policy === 'log' ? logStorage : stateStorage)(def);
     const record = new SliceRecord(def, storage, globalMiddleware);
-    records.set(def.name, record);
     if (def.schema !== undefined) def.initial.forEach((item, i) => checkItem(record, item, i));
-  }
+    records.set(def.name, record);
+    return record;
+  };
+  for (const def of options.slices) addSlice(def);
   for (const record of records.values()) {
     for (const entry of record.def.reducers) addRoute({ record, entry }, entry.schema);
   }
@@ -419,29 +426,27 @@ export function createSession(options: SessionOptions): Session {
     let failedSlice = '(session)';
     let failedReducer = type;
     try {
-      if (type.startsWith(RESERVED_PREFIX)) {
-        reduceSystem(env);
-      } else {
-        const list = routes.get(type);
-        if (list !== undefined) {
-          for (let i = 0; i < list.length; i++) {
-            const route = list[i] as Route;
-            const record = route.record;
-            failedSlice = record.def.name;
-            failedReducer = route.entry.name;
-            const tx = pendingOf(record);
-            inReducer = true;
-            let op: SliceOp<any>;
-            try {
-              op = runReducer(tx, route, env);
-            } finally {
-              inReducer = false;
-            }
-            applyOp(record, tx, op, env);
-            if (op.effects !== undefined) (effects ??= []).push(...op.effects);
-            if (record.window !== undefined) applyWindow(record, tx, env);
-          }
+      const system = type.startsWith(RESERVED_PREFIX);
+      if (system) reduceSystem(env);
+      const list = routes.get(type);
+      const n = list === undefined ? 0 : list.length;
+      const all = system ? 0 : catchAll.length;
+      for (let i = 0; i < n + all; i++) {
+        const route = (i < n ? (list as Route[])[i] : catchAll[i - n]) as Route;
+        const record = route.record;
+        failedSlice = record.def.name;
+        failedReducer = route.entry.name;
+        const tx = pendingOf(record);
+        inReducer = true;
+        let op: SliceOp<any>;
+        try {
+          op = runReducer(tx, route, env);
+        } finally {
+          inReducer = false;
         }
+        applyOp(record, tx, op, env);
+        if (op.effects !== undefined) (effects ??= []).push(...op.effects);
+        if (record.window !== undefined) applyWindow(record, tx, env);
       }
     } catch (cause) {
       for (let i = 0; i < pendingCount; i++) {
@@ -590,11 +595,7 @@ export function createSession(options: SessionOptions): Session {
           entry: { eventType: creator.type, name: name ?? creator.type, reducer, schema: creator.schema },
         };
         addRoute(route, creator.schema);
-        return () => {
-          const list = routes.get(creator.type);
-          const i = list?.indexOf(route) ?? -1;
-          if (list !== undefined && i >= 0) list.splice(i, 1);
-        };
+        return () => removeRoute(route);
       },
       configure(config: SliceRuntimeConfig<TItem>) {
         if (config.window !== undefined) record.window = config.window ?? undefined;
@@ -604,7 +605,24 @@ export function createSession(options: SessionOptions): Session {
     return handle;
   }
 
+  function removeRoute(route: Route): void {
+    const list = route.entry.eventType === '*' ? catchAll : routes.get(route.entry.eventType);
+    const i = list?.indexOf(route) ?? -1;
+    if (list !== undefined && i >= 0) list.splice(i, 1);
+  }
+
   const internals: SessionInternals = {
+    addSlice(def) {
+      if (disposed) throw new SessionDisposedError(`add slice "${def.name}"`);
+      const record = addSlice(def);
+      for (const entry of def.reducers) addRoute({ record, entry }, entry.schema);
+    },
+    addReducer(slice, entry) {
+      const route: Route = { record: recordOf(slice), entry };
+      addRoute(route, entry.schema);
+      return () => removeRoute(route);
+    },
+    extensions: new Map(),
     onCommit(listener) {
       commitListeners.push(listener);
       return () => {

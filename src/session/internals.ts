@@ -2,6 +2,7 @@ import type { Event } from '../events/event';
 import type { Envelope, EnvelopeMeta } from '../events/envelope';
 import type { RxSliceError } from '../internal/errors';
 import type { TeardownLogic } from 'rxjs';
+import type { ReducerEntry, SliceDef } from '../slices/reducer';
 
 /** @internal Key of the hooks that other layers (computed, effects, machines) use. */
 export const SESSION_INTERNALS: unique symbol = Symbol.for('rxslice.session.internals');
@@ -20,4 +21,14 @@ export interface SessionInternals {
   dispatchSystem<TEvent extends Event>(event: TEvent, meta?: EnvelopeMeta): Envelope<TEvent>;
   readonly disposed: boolean;
   onDispose(teardown: TeardownLogic): void;
+  /** Registers a slice after creation (machines install theirs this way). @throws DuplicateSliceError */
+  addSlice(def: SliceDef<string, any>): void;
+  /**
+   * Adds a reducer to `slice` for `eventType` (library `rxslice.*` types included), or for
+   * every non-library event when `eventType` is `'*'` (run after the typed reducers).
+   * Returns a function that removes it.
+   */
+  addReducer(slice: string, entry: ReducerEntry<any>): () => void;
+  /** Per-session registry for higher layers (computed handles, installed machines, effect runners). */
+  readonly extensions: Map<unknown, unknown>;
 }
