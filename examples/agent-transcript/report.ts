@@ -62,7 +62,8 @@ export function formatReport(report: ReplayReport): string {
   const { tokens, timing, toolCalls } = report;
   const out: string[] = [report.source];
   out.push(row('lines', `${n(report.lines)} read, ${n(report.skippedLines)} gave no event`));
-  out.push(row('events', `${n(report.events)} dispatched, by type:`), ...counts(report.eventsByType));
+  if (report.events > 0) out.push(row('events', `${n(report.events)} dispatched, by type:`), ...counts(report.eventsByType));
+  else out.push(row('events', `none${report.lines > 0 ? ' (not a Claude Code transcript?)' : ''}`));
   if (report.skipped.size === 0) out.push(row('skipped', 'nothing'));
   else out.push(row('skipped', 'by reason:'), ...counts(report.skipped));
   out.push(row('tool calls', `${n(toolCalls.total)} (${n(toolCalls.errors)} errors, ${n(toolCalls.pending)} without result)`));
@@ -75,6 +76,7 @@ export function formatReport(report: ReplayReport): string {
     ),
     sub(`${n(tokens.responses)} API ${tokens.responses === 1 ? 'response' : 'responses'}, each counted once with the usage of its last line`),
   );
+  if (report.events === 0) return [...out, row('throughput', 'n/a (no event replayed)')].join('\n');
   out.push(
     row('throughput', `${n(Math.round(timing.eventsPerSecond))} events/s (replay only, parse excluded)`),
     sub(`dispatch with validation 'always': ${n(report.events)} events in ${ms(timing.replayMs)}; parse: ${ms(timing.parseMs)}`),

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Event } from '../../src/index';
+import { defineSlice, type Event } from '../../src/index';
 import {
   AssistantMessageAdded,
   FileHistorySnapshotted,
@@ -248,6 +248,23 @@ describe('slices', () => {
     ]);
     expect(session.slice(TokenUsage).latest()).toMatchObject({ input: 6, output: 47, cacheCreation: 200, cacheRead: 2000, responses: 2 });
     expect(session.slice(Messages).size).toBe(3);
+    session.dispose();
+  });
+
+  it('an event the session rejects is counted by reason and the replay goes on (extended session)', () => {
+    const Fragile = defineSlice('fragile', {
+      policy: 'log',
+      reducers: ({ on }) => [
+        on(SummaryAdded, () => {
+          throw new Error('boom');
+        }),
+      ],
+    });
+    const session = createTranscriptSession({ slices: [Fragile] });
+    const report = replayTranscript([line({ type: 'summary', summary: 's' }), user('after')], { source: 'x', session });
+    expect([...report.skipped]).toEqual([['rejected by the session (REDUCER_FAILED): transcript/summaryAdded', 1]]);
+    expect(report.events).toBe(1);
+    expect(session.slice(Messages).latest()?.text).toBe('after');
     session.dispose();
   });
 
