@@ -149,3 +149,11 @@ export class MachineNotRunningError extends RxSliceError {
     this.machine = machine;
   }
 }
+
+/** Thrown by `session.machine(def)` when the machine was not installed in that session. */
+export class MachineNotInstalledError extends RxSliceError {
+  override readonly name = 'MachineNotInstalledError';
+  constructor(readonly machine: string) {
+    super('MACHINE_NOT_INSTALLED', `Machine "${machine}" is not installed in this session. Call session.install(${machine}) first.`);
+  }
+}

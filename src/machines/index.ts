@@ -52,3 +52,6 @@ export { compileExpression } from './scxml/expression.js';
 export type { CompiledExpression } from './scxml/expression.js';
 export { fromSCXML } from './scxml/from-scxml.js';
 export type { FromScxmlOptions } from './scxml/from-scxml.js';
+export { installMachine, sessionMachine, MachineTimerFired } from './session-machine.js';
+export type { SessionMachine } from './session-machine.js';
+export { MachineNotInstalledError } from './errors.js';

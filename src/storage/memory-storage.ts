@@ -119,12 +119,15 @@ class MemoryTransaction<TItem> implements StorageTransaction<TItem> {
     }
     c.appended += Math.max(0, n - (c.end - c.start));
     // The items array becomes the buffer itself; views of other buffers are copied first.
-    c.buf = (isArrayView(items) ? Array.from(items) : items) as TItem[];
-    if (this.owner.freeze && !Object.isFrozen(c.buf)) Object.freeze(c.buf);
+    // State slices seal (and freeze) it so readers get the array itself; log slices keep it
+    // appendable so that the next append stays O(1) (readers get read-only views).
+    const adopted = (isArrayView(items) || Object.isFrozen(items) && !this.owner.sealOnReplace ? Array.from(items) : items) as TItem[];
+    c.buf = adopted;
+    c.sealed = this.owner.sealOnReplace;
+    if (c.sealed && this.owner.freeze && !Object.isFrozen(adopted)) Object.freeze(adopted);
     c.times = times;
     c.start = 0;
     c.end = n;
-    c.sealed = true;
     this.changed = true;
   }
   restore(stored: StoredSlice<TItem>, at: number): void {
@@ -222,6 +225,12 @@ class MemoryTransaction<TItem> implements StorageTransaction<TItem> {
 export interface MemoryStorageOptions {
   /** Freeze the arrays this storage hands out (items are frozen by the session). Default `true`. */
   readonly freeze?: boolean;
+  /**
+   * After `replace`, hand readers the replaced array itself (sealed: the next append copies
+   * once) instead of keeping it appendable behind read-only views. Default `true`; the
+   * `memory()` factory sets it for `'state'` slices only.
+   */
+  readonly sealOnReplace?: boolean;
 }
 
 /**
@@ -242,11 +251,14 @@ export class MemoryStorage<TItem> implements SliceStorage<TItem> {
   readonly cells: Cells<TItem>;
   /** @internal */
   readonly freeze: boolean;
+  /** @internal */
+  readonly sealOnReplace: boolean;
   private readonly tx = new MemoryTransaction<TItem>(this);
   private readonly committedView: Window<TItem>;
 
   constructor(initial: readonly TItem[] = [], at = 0, options: MemoryStorageOptions = {}) {
     this.freeze = options.freeze ?? true;
+    this.sealOnReplace = options.sealOnReplace ?? true;
     const buf = [...initial];
     if (this.freeze) Object.freeze(buf);
     this.cells = { buf, times: initial.map(() => at), start: 0, end: initial.length, appended: initial.length, sealed: true };
@@ -325,4 +337,4 @@ export class MemoryStorage<TItem> implements SliceStorage<TItem> {
 export const memory =
   (options: MemoryStorageOptions = {}): StorageFactory =>
   (slice) =>
-    new MemoryStorage(slice.initial, 0, options);
+    new MemoryStorage(slice.initial, 0, { sealOnReplace: slice.policy === 'state', ...options });

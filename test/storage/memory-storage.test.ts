@@ -47,3 +47,20 @@ describe('MemoryStorage', () => {
     expect(() => s.begin().rollback()).not.toThrow();
   });
 });
+
+describe('MemoryStorage without sealOnReplace (log slices)', () => {
+  storageConformance('memory (log)', (initial) => new MemoryStorage(initial, 0, { sealOnReplace: false }));
+
+  it('keeps appending in place after a replace: no copy of the whole log on the next append', () => {
+    const s = new MemoryStorage<number>([], 0, { sealOnReplace: false });
+    s.extend([1, 2, 3], 0);
+    s.replace([1, 20, 3], 0);
+    const buffer = (s as unknown as { cells: { buf: number[] } }).cells.buf;
+    const before = s.all();
+    s.append(4, 0);
+    expect((s as unknown as { cells: { buf: number[] } }).cells.buf).toBe(buffer);
+    expect(before).toEqual([1, 20, 3]);
+    expect(s.all()).toEqual([1, 20, 3, 4]);
+    expect(() => (before as number[]).push(9)).toThrow(TypeError);
+  });
+});
