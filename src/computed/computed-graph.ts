@@ -1,0 +1,131 @@
+import type { Session } from '../session/create-session';
+import { SliceNotRegisteredError } from '../session/errors';
+import { SESSION_INTERNALS, type SessionInternals } from '../session/internals';
+import { ComputedNode, type NodeSource } from './computed-node';
+import { isComputedDef, type ComputedDef } from './define-computed';
+
+/**
+ * @internal The computed slices of one session, and the commit hook that keeps the
+ * observed ones up to date.
+ *
+ * Glitch freedom: the session calls the hook once per commit (or once per `batch`), after
+ * every slice of it was written and notified, with the names of the changed slices. The
+ * graph collects the observed nodes downstream of those slices, sorts them by depth (a node
+ * is deeper than all its computed sources) and refreshes and emits each once. Refreshing
+ * pulls sources first, so no `project` ever sees a half-updated set of sources, also in
+ * diamonds; the depth order makes a lower node's observers hear about a change before a
+ * higher node's observers do.
+ */
+export class ComputedGraph {
+  private readonly nodes = new Map<ComputedDef<string, any>, ComputedNode<any>>();
+  private readonly bySlice = new Map<string, Set<ComputedNode<any>>>();
+  private observed = 0;
+  readonly internals: SessionInternals;
+  /** Per-session state of higher-level users (computed families), keyed by their declaration. */
+  readonly extensions = new Map<object, unknown>();
+
+  constructor(private readonly session: Session) {
+    this.internals = session[SESSION_INTERNALS];
+    const stop = this.internals.onCommit((changed) => this.propagate(changed));
+    this.internals.onDispose(() => {
+      stop();
+      for (const node of this.nodes.values()) node.changes.complete();
+    });
+  }
+
+  /** The node of `def`, created (with its computed sources) on first use. */
+  node<TValue>(def: ComputedDef<string, TValue>): ComputedNode<TValue> {
+    const existing = this.nodes.get(def);
+    if (existing !== undefined) return existing;
+    const sources: NodeSource[] = def.sources.map((source) => {
+      if (isComputedDef(source)) return { node: this.node(source) };
+      if (!this.internals.hasSlice(source.name)) throw new SliceNotRegisteredError(source.name);
+      return { slice: source };
+    });
+    const node = new ComputedNode(def, sources, this.internals, this.session);
+    for (const s of sources) {
+      if (s.node !== undefined) s.node.dependents.add(node);
+      else {
+        let set = this.bySlice.get(s.slice.name);
+        if (set === undefined) this.bySlice.set(s.slice.name, (set = new Set()));
+        set.add(node);
+      }
+    }
+    this.nodes.set(def, node);
+    return node;
+  }
+
+  /** Counts an observer of `node` (its `value$` subscription). */
+  retain(node: ComputedNode<any>): void {
+    node.observers++;
+    this.observed++;
+  }
+
+  release(node: ComputedNode<any>): void {
+    node.observers--;
+    this.observed--;
+    if (node.observers === 0 && node.orphan) this.detach(node);
+  }
+
+  /** Removes `node` from the graph (now, or when its last observer leaves). Its computed sources stay. */
+  forget(node: ComputedNode<any>): void {
+    if (node.observers > 0) node.orphan = true;
+    else this.detach(node);
+  }
+
+  private detach(node: ComputedNode<any>): void {
+    if (this.nodes.get(node.def) !== node || node.dependents.size > 0) return;
+    this.nodes.delete(node.def);
+    for (const s of node.sources) {
+      if (s.node !== undefined) s.node.dependents.delete(node);
+      else this.bySlice.get(s.slice.name)?.delete(node);
+    }
+    node.changes.complete();
+  }
+
+  /** Forgets `node`'s memo; observed nodes at or above it are recomputed and emit if they changed. */
+  invalidate(node: ComputedNode<any>): void {
+    node.invalidate();
+    if (this.observed > 0) this.update(new Set([node]));
+  }
+
+  private propagate(changed: ReadonlySet<string>): void {
+    if (this.observed === 0) return;
+    const roots = new Set<ComputedNode<any>>();
+    for (const name of changed) {
+      const set = this.bySlice.get(name);
+      if (set !== undefined) for (const node of set) roots.add(node);
+    }
+    if (roots.size > 0) this.update(roots);
+  }
+
+  /** Refreshes and emits, once each and in depth order, the observed nodes at or above `roots`. */
+  private update(roots: Set<ComputedNode<any>>): void {
+    const affected: ComputedNode<any>[] = [];
+    const visited = new Set<ComputedNode<any>>();
+    const stack = [...roots];
+    for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
+      if (visited.has(node)) continue;
+      visited.add(node);
+      if (node.observers > 0) affected.push(node);
+      for (const d of node.dependents) stack.push(d);
+    }
+    affected.sort((a, b) => a.depth - b.depth);
+    for (const node of affected) node.refresh();
+    for (const node of affected) node.emit();
+  }
+}
+
+// Computed state belongs to its session (two sessions never share nodes); the WeakMap only
+// finds it, and lets it go with the session.
+const graphs = new WeakMap<Session, ComputedGraph>();
+
+/** @internal The computed graph of `session`, created on first use. */
+export function graphOf(session: Session): ComputedGraph {
+  let graph = graphs.get(session);
+  if (graph === undefined) {
+    graph = new ComputedGraph(session);
+    graphs.set(session, graph);
+  }
+  return graph;
+}
