@@ -1,0 +1,78 @@
+/**
+ * The issue's targets for rxslice, evaluated on the medians of one run. Ratio targets are
+ * upper bounds; "by how much" is the actual value against the limit.
+ */
+import type { Results } from './results';
+import { fmt, fmtRatio } from './stats';
+
+/** One target's outcome. */
+export interface TargetOutcome {
+  readonly workload: string;
+  readonly target: string;
+  readonly status: 'met' | 'missed' | 'not measured';
+  readonly detail: string;
+}
+
+/** Describes `actual` against an upper bound `limit`: how far under or over it is. */
+function against(actual: number, limit: number, show: (v: number) => string): { status: 'met' | 'missed'; detail: string } {
+  const factor = actual / limit;
+  if (actual <= limit) {
+    return { status: 'met', detail: `${show(actual)} (limit ${show(limit)}; ${((1 - factor) * 100).toFixed(0)}% under)` };
+  }
+  const over = factor >= 2 ? `${factor.toFixed(1)}× the limit` : `${((factor - 1) * 100).toFixed(0)}% over`;
+  return { status: 'missed', detail: `${show(actual)} (limit ${show(limit)}; ${over})` };
+}
+
+/** Evaluates every target; a target whose inputs are missing is "not measured" with the reason. */
+export function evaluateTargets(results: Results): TargetOutcome[] {
+  const out: TargetOutcome[] = [];
+  const ratioTarget = (workload: string, target: string, num: [string, string], den: [string, string], limit: number): void => {
+    const a = results.median(...num);
+    const b = results.median(...den);
+    if (!Number.isFinite(a) || !Number.isFinite(b)) {
+      const missing = !Number.isFinite(a) ? num : den;
+      const cell = results.cell(...missing);
+      const why = cell.unavailable ?? cell.failed ?? (cell.timedOut ? 'timed out' : 'no value');
+      out.push({ workload, target, status: 'not measured', detail: `${missing.join('/')}: ${why}` });
+      return;
+    }
+    out.push({ workload, target, ...against(a / b, limit, fmtRatio) });
+  };
+
+  ratioTarget('1', 'rxslice at or below the plain loop', ['dispatch', 'rxslice'], ['dispatch', 'plain'], 1);
+  ratioTarget('2', 'rxslice within 1.2× of raw RxJS', ['fan-out', 'rxslice'], ['fan-out', 'rxjs'], 1.2);
+
+  const diamond = results.cell('diamond', 'rxslice');
+  if (diamond.values.length > 0) {
+    const fires = diamond.extra('firesPerUpdate');
+    out.push({
+      workload: '3',
+      target: 'rxslice glitch-free (C fires once per update)',
+      status: fires === 1 ? 'met' : 'missed',
+      detail: `${fmt(fires, 2)} calls per update`,
+    });
+  } else {
+    out.push({ workload: '3', target: 'rxslice glitch-free (C fires once per update)', status: 'not measured', detail: diamond.unavailable ?? diamond.failed ?? 'no value' });
+  }
+  ratioTarget('3', 'rxslice within 1.5× of the plain loop', ['diamond', 'rxslice'], ['diamond', 'plain'], 1.5);
+
+  const log = results.cell('log-unbounded', 'rxslice');
+  if (log.values.length > 0) {
+    out.push({ workload: '4u', target: 'rxslice: 200,000 unbounded appends in under 250 ms', ...against(log.median, 250, (v) => `${fmt(v)} ms`) });
+    out.push({ workload: '4u', target: 'rxslice: last-10% / first-10% cost under 1.5', ...against(log.extra('lastToFirst'), 1.5, fmtRatio) });
+  } else {
+    const why = log.unavailable ?? log.failed ?? (log.timedOut ? 'timed out' : 'no value');
+    out.push({ workload: '4u', target: 'rxslice: 200,000 unbounded appends in under 250 ms', status: 'not measured', detail: why });
+  }
+
+  for (const [key, kind] of [['rxslice', 'reducer'], ['rxslice-operator', 'operator']] as const) {
+    const cell = results.cell('middleware', key);
+    const target = `rxslice ${kind}-middleware overhead under 1.3×`;
+    if (Number.isFinite(cell.median)) out.push({ workload: '5', target, ...against(cell.extra('overhead'), 1.3, fmtRatio) });
+    else out.push({ workload: '5', target, status: 'not measured', detail: cell.unavailable ?? cell.failed ?? 'no value' });
+  }
+  ratioTarget('6', 'rxslice within 1.5× of the plain loop', ['effect', 'rxslice'], ['effect', 'plain'], 1.5);
+  ratioTarget('7m', 'rxslice in-memory snapshot+restore within 2× of the plain loop', ['snapshot', 'rxslice'], ['snapshot', 'plain'], 2);
+  ratioTarget('7j', 'rxslice JSON round trip within 2× of the plain loop', ['snapshot-json', 'rxslice'], ['snapshot-json', 'plain'], 2);
+  return out;
+}

@@ -1,0 +1,46 @@
+/**
+ * Workload 1 — dispatch: ten slices, one event type updating one slice chosen round-robin,
+ * 1,000,000 dispatches, no subscribers. Reports ns per dispatch. Checks every slice's count.
+ */
+import { check, checkEqual, measure, nowMs, type Impl } from '../lib/measure';
+import { SLICES, counterStores, type CounterMiddleware, type CounterStore } from './counter-stores';
+import type { Workload } from './workload';
+
+/** Dispatches in the timed run. */
+export const DISPATCHES = 1_000_000;
+
+/** Runs `ops` round-robin increments on a fresh store and checks every count. Shared with workload 5. */
+export function dispatchRun(make: () => CounterStore, ops: number): { ms: number } {
+  check(ops % SLICES === 0, `ops must be a multiple of ${SLICES}`);
+  const store = make();
+  const t0 = nowMs();
+  for (let k = 0; k < ops; k++) store.increment(k % SLICES);
+  const ms = nowMs() - t0;
+  for (let i = 0; i < SLICES; i++) checkEqual(store.count(i), ops / SLICES, `count of slice ${i}`);
+  return { ms };
+}
+
+const impl =
+  (name: keyof typeof counterStores, middleware: CounterMiddleware = 'none'): Impl =>
+  () =>
+    measure({ ops: DISPATCHES, unit: SLICES }, (ops) => dispatchRun(() => counterStores[name](middleware), ops));
+
+export const dispatchWorkload: Workload = {
+  id: 'dispatch',
+  number: '1',
+  title: 'Dispatch: 10 slices, 1,000,000 dispatches round-robin, no subscribers',
+  unit: 'ns/dispatch',
+  notes: [
+    'rxslice, raw RxJS, Redux, RTK and the plain loop route the one event type to all 10 slice reducers (9 return their state unchanged): rxslice `onLatest`, RTK `createSlice` + `extraReducers` with immer, Redux `combineReducers`, raw RxJS a subscription per BehaviorSubject.',
+    'Elf and Zustand have no events: their docs call an update function (an Elf repository function with `setProp`, a Zustand action with `set`) that touches only the store or key it changes, so they skip the routing the others do.',
+  ],
+  contenders: {
+    plain: impl('plain'),
+    rxslice: impl('rxslice'),
+    rxjs: impl('rxjs'),
+    redux: impl('redux'),
+    rtk: impl('rtk'),
+    elf: impl('elf'),
+    zustand: impl('zustand'),
+  },
+};

@@ -1,0 +1,223 @@
+/**
+ * Workload 3 — diamond: slice S holds `{ value }`; A = 2·value and B = value + 1 are derived
+ * from S, and C = A + B from A and B. 100,000 updates of S (value + 1 each), one subscriber
+ * on C. Reports ns per update, how many times C's subscriber fires per update (1 = glitch-free)
+ * and how many of those calls saw an inconsistent C (one that matches no committed S: the
+ * glitch of `combineLatest`, which sees the new A with the old B first).
+ */
+import { BehaviorSubject, Subject, combineLatest, distinctUntilChanged, map } from 'rxjs';
+import { combineReducers, legacy_createStore as createReduxStore } from 'redux';
+import { createSelector } from 'reselect';
+import { configureStore, createSelector as createRtkSelector, createSlice } from '@reduxjs/toolkit';
+import { createStore as createElfStore, enableElfProdMode, select, setProp, withProps } from '@ngneat/elf';
+import { createStore as createZustandStore } from 'zustand/vanilla';
+import { subscribeWithSelector } from 'zustand/middleware';
+import { check, checkEqual, measure, nowMs, type Impl, type RunResult } from '../lib/measure';
+import type { Workload } from './workload';
+
+/** Updates of S in the timed run. */
+export const UPDATES = 100_000;
+
+/** S's state. */
+interface Source {
+  readonly value: number;
+}
+const f = (s: Source): number => s.value * 2;
+const g = (s: Source): number => s.value + 1;
+const h = (a: number, b: number): number => a + b;
+const INCREMENTED = 'source/incremented';
+
+/** What each contender's diamond exposes to the harness. */
+export interface Diamond {
+  /** Updates S once. */
+  update(): void;
+  /** Subscribes to C; returns nothing (the harness counts calls). */
+  subscribeC(listener: (c: number) => void): void;
+  /** S's current value. */
+  source(): number;
+}
+
+/** Runs `ops` updates on a fresh diamond, counts C's calls and checks them against `expectedFires`. */
+export function diamondRun(make: () => Diamond, ops: number, expectedFires: number): RunResult {
+  const diamond = make();
+  let fires = 0;
+  let inconsistent = 0;
+  let lastC = Number.NaN;
+  diamond.subscribeC((c) => {
+    fires++;
+    lastC = c;
+    // A consistent C is 3·value + 1 for the value S holds right now.
+    if (c !== 3 * diamond.source() + 1) inconsistent++;
+  });
+  fires = 0;
+  inconsistent = 0;
+  const t0 = nowMs();
+  for (let k = 0; k < ops; k++) diamond.update();
+  const ms = nowMs() - t0;
+  checkEqual(diamond.source(), ops, 'final value of S');
+  checkEqual(lastC, 3 * ops + 1, 'last C seen by the subscriber');
+  checkEqual(fires, expectedFires * ops, `calls of C's subscriber (expected ${expectedFires} per update)`);
+  check(expectedFires > 1 || inconsistent === 0, `${inconsistent} inconsistent values of C`);
+  return { ms, extra: { firesPerUpdate: fires / ops, inconsistentPerUpdate: inconsistent / ops } };
+}
+
+const impl =
+  (make: () => Diamond, expectedFires = 1): Impl =>
+  () =>
+    measure({ ops: UPDATES }, (ops) => diamondRun(make, ops, expectedFires));
+
+function plain(): Diamond {
+  let s: Source = { value: 0 };
+  const listeners: ((c: number) => void)[] = [];
+  let lastC = h(f(s), g(s));
+  const reducer = (state: Source, event: { type: string }): Source =>
+    event.type === INCREMENTED ? { value: state.value + 1 } : state;
+  return {
+    update() {
+      const next = reducer(s, { type: INCREMENTED });
+      if (next === s) return;
+      s = next;
+      const c = h(f(s), g(s));
+      if (c !== lastC) {
+        lastC = c;
+        for (const listener of listeners) listener(c);
+      }
+    },
+    subscribeC: (listener) => void listeners.push(listener),
+    source: () => s.value,
+  };
+}
+
+/** Raw RxJS: a BehaviorSubject for S, `map` for A and B, `combineLatest` for C (glitches). */
+function rxjs(): Diamond {
+  const actions$ = new Subject<{ type: string }>();
+  const s$ = new BehaviorSubject<Source>({ value: 0 });
+  actions$.subscribe((action) => {
+    if (action.type === INCREMENTED) s$.next({ value: s$.value.value + 1 });
+  });
+  const a$ = s$.pipe(map(f), distinctUntilChanged());
+  const b$ = s$.pipe(map(g), distinctUntilChanged());
+  const c$ = combineLatest([a$, b$]).pipe(map(([a, b]) => h(a, b)));
+  return {
+    update: () => actions$.next({ type: INCREMENTED }),
+    subscribeC: (listener) => void c$.subscribe(listener),
+    source: () => s$.value.value,
+  };
+}
+
+/** Redux 5 + reselect: memoized selectors, a store listener comparing C (as useSelector does). */
+function redux(): Diamond {
+  const source = (state: Source = { value: 0 }, action: { type: string }): Source =>
+    action.type === INCREMENTED ? { value: state.value + 1 } : state;
+  const store = createReduxStore(combineReducers({ source }));
+  type State = ReturnType<typeof store.getState>;
+  const selectS = (state: State) => state.source;
+  const selectA = createSelector([selectS], f);
+  const selectB = createSelector([selectS], g);
+  const selectC = createSelector([selectA, selectB], h);
+  return {
+    update: () => void store.dispatch({ type: INCREMENTED }),
+    subscribeC: (listener) => {
+      let last = selectC(store.getState());
+      store.subscribe(() => {
+        const c = selectC(store.getState());
+        if (c !== last) {
+          last = c;
+          listener(c);
+        }
+      });
+    },
+    source: () => store.getState().source.value,
+  };
+}
+
+/** Redux Toolkit 2: createSlice, configureStore, RTK's createSelector. */
+function rtk(): Diamond {
+  const slice = createSlice({
+    name: 'source',
+    initialState: { value: 0 } as Source,
+    reducers: {
+      incremented: (state) => {
+        state.value++;
+      },
+    },
+  });
+  const store = configureStore({ reducer: { source: slice.reducer } });
+  type State = ReturnType<typeof store.getState>;
+  const selectS = (state: State) => state.source;
+  const selectA = createRtkSelector([selectS], f);
+  const selectB = createRtkSelector([selectS], g);
+  const selectC = createRtkSelector([selectA, selectB], h);
+  return {
+    update: () => void store.dispatch(slice.actions.incremented()),
+    subscribeC: (listener) => {
+      let last = selectC(store.getState());
+      store.subscribe(() => {
+        const c = selectC(store.getState());
+        if (c !== last) {
+          last = c;
+          listener(c);
+        }
+      });
+    },
+    source: () => store.getState().source.value,
+  };
+}
+
+/** Elf 2: select() for A and B, `store.combine` (one emission per store update) for C. */
+function elf(): Diamond {
+  enableElfProdMode();
+  const store = createElfStore({ name: 'source' }, withProps<Source>({ value: 0 }));
+  const a$ = store.pipe(select(f));
+  const b$ = store.pipe(select(g));
+  const c$ = store.combine({ a: a$, b: b$ }).pipe(map(({ a, b }) => h(a, b)));
+  return {
+    update: () => store.update(setProp('value', (v) => v + 1)),
+    subscribeC: (listener) => void c$.subscribe(listener),
+    source: () => store.getValue().value,
+  };
+}
+
+/** Zustand 5: a selector computing C, subscribeWithSelector (called when C changes). */
+function zustand(): Diamond {
+  interface State {
+    readonly source: Source;
+    increment(): void;
+  }
+  const store = createZustandStore<State>()(
+    subscribeWithSelector((set) => ({
+      source: { value: 0 },
+      increment: () => set((state) => ({ source: { value: state.source.value + 1 } })),
+    })),
+  );
+  const selectC = (state: State): number => h(f(state.source), g(state.source));
+  return {
+    update: () => store.getState().increment(),
+    subscribeC: (listener) => void store.subscribe(selectC, listener),
+    source: () => store.getState().source.value,
+  };
+}
+
+export const diamondWorkload: Workload = {
+  id: 'diamond',
+  number: '3',
+  title: 'Diamond: C = f(A, B), A and B from slice S, 100,000 updates of S',
+  unit: 'ns/update',
+  columns: [
+    { key: 'firesPerUpdate', label: "C's calls / update", digits: 2 },
+    { key: 'inconsistentPerUpdate', label: 'inconsistent C / update', digits: 2 },
+  ],
+  notes: [
+    'Raw RxJS uses `combineLatest([a$, b$])`: it fires twice per update and the first value mixes the new A with the old B (the glitch); the check expects exactly that.',
+    'Redux and RTK compute C with reselect `createSelector` in a store listener; Elf with `store.combine({ a: a$, b: b$ })`, which emits once per store update; Zustand with a selector on `subscribeWithSelector`.',
+  ],
+  contenders: {
+    plain: impl(plain),
+    rxslice: { unavailable: 'computed slices (src/computed, defineComputed) have not landed' },
+    rxjs: impl(rxjs, 2),
+    redux: impl(redux),
+    rtk: impl(rtk),
+    elf: impl(elf),
+    zustand: impl(zustand),
+  },
+};
