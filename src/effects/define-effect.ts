@@ -43,13 +43,13 @@ export interface EffectDef<TType extends string = string, TPayload = unknown, TR
 }
 
 /** Any effect declaration. */
-export type AnyEffectDef = EffectDef<string, any, any>;
+export type AnyEffectDef = EffectDef<any, any, any>;
 
 /** The effect type a declaration makes: `InferEffect<typeof SendEmail>`. */
-export type InferEffect<TDef> = TDef extends EffectDef<infer TType, infer TPayload, any> ? Effect<TType, TPayload> : never;
+export type InferEffect<TDef> = TDef extends EventCreator<infer TType, infer TPayload> ? Effect<TType, TPayload> : never;
 
 /** The handler result type of a declaration. */
-export type InferEffectResult<TDef> = TDef extends EffectDef<string, any, infer TResult> ? TResult : never;
+export type InferEffectResult<TDef> = TDef extends { readonly Result: infer TResult } ? TResult : never;
 
 /**
  * Defines an effect: returns a creator of plain-data effect requests plus the options the

@@ -60,12 +60,14 @@ export function dispatchQuietly(
   event: Event,
   meta: EnvelopeMeta,
   onRejected: (error: unknown) => void,
-): void {
+): boolean {
   try {
     dispatch(event, meta);
+    return true;
   } catch (error) {
     const code = (error as { code?: unknown } | null)?.code;
     if (typeof code !== 'string' || !REPORTED_BY_SESSION.has(code)) onRejected(error);
+    return false;
   }
 }
 
@@ -117,7 +119,7 @@ export class EffectRuntime {
       dispatchQuietly(this.internals.dispatchSystem, event, meta, (error) => this.report(error as RxSliceError));
     },
     user: (event, meta, onRejected) => {
-      if (!this.internals.disposed) dispatchQuietly(this.session.dispatch, event, meta, onRejected);
+      return !this.internals.disposed && dispatchQuietly(this.session.dispatch, event, meta, onRejected);
     },
     report: (error) => this.report(error),
   };

@@ -34,7 +34,8 @@ import type { RandomSource } from './seeded-random';
 /** @internal Where a run reports: library events, user events (compensation, success) and errors. */
 export interface EffectSink {
   system(event: Event, meta: EnvelopeMeta): void;
-  user(event: Event, meta: EnvelopeMeta, onRejected: (error: unknown) => void): void;
+  /** Dispatches a user event; false when the session rejected it (reported by the session or via `onRejected`). */
+  user(event: Event, meta: EnvelopeMeta, onRejected: (error: unknown) => void): boolean;
   report(error: RxSliceError): void;
 }
 
@@ -166,8 +167,9 @@ export function executeLeaf(run: LeafRun, sink: EffectSink): Observable<unknown>
             fail('compensate', attempt, thrown);
             return;
           }
-          sink.user(compensation, meta, (rejected) => fail('compensate', attempt, rejected));
-          sink.system(EffectCompensated({ ...ref, compensation: compensation.type }), meta);
+          if (sink.user(compensation, meta, (rejected) => fail('compensate', attempt, rejected))) {
+            sink.system(EffectCompensated({ ...ref, compensation: compensation.type }), meta);
+          }
         },
       }),
       finalize(() => {
