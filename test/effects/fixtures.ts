@@ -22,12 +22,13 @@ export const Requests = defineSlice('requests', {
 /** Requests an effect through the reducer path. */
 export const request = (effect: Event) => EffectRequested({ effect: effect as { type: string; payload: unknown } });
 
-/** A session with the `requests` slice and the effect layer installed. */
+/** A session with the `requests` slice, the fixture events' schemas, and the effect layer installed. */
 export function effectSession<TDeps = unknown>(
   scheduler?: TestScheduler,
   options: InstallEffectsOptions<TDeps> = {},
 ): { session: Session; fx: SessionEffects<TDeps> } {
-  const session = createSession(scheduler === undefined ? { slices: [Requests] } : { slices: [Requests], scheduler });
+  const events = [Pinged, Ponged, Saved, SaveCompensated];
+  const session = createSession(scheduler === undefined ? { slices: [Requests], events } : { slices: [Requests], events, scheduler });
   return { session, fx: installEffects(session, options) };
 }
 
