@@ -1,4 +1,5 @@
-import { InvalidComputedError } from './computed-errors';
+import { NOT_A_SLICE } from '../session/internals';
+import { ComputedReadOnlyError, InvalidComputedError } from './computed-errors';
 import { checkComputedDeclaration, type ComputedOptions, type ComputedSource, type SourceValues } from './define-computed';
 
 /** Default number of members a computed family keeps per session. */
@@ -75,5 +76,6 @@ export function defineComputedFamily<const TName extends string, const TSources 
     key: options.key ?? defaultKey,
     Arg: undefined as TArg,
     Value: undefined as TValue,
+    [NOT_A_SLICE]: (operation: string) => new ComputedReadOnlyError(name, operation),
   });
 }

@@ -1,4 +1,5 @@
-import { InvalidComputedError } from './computed-errors';
+import { NOT_A_SLICE } from '../session/internals';
+import { ComputedReadOnlyError, InvalidComputedError } from './computed-errors';
 import type { SliceDef } from '../slices/reducer';
 
 /** What a computed slice may derive from: slices and other computed slices. */
@@ -80,6 +81,7 @@ export function defineComputed<const TName extends string, const TSources extend
     project: project as (...values: any[]) => TValue,
     equals: options.equals ?? Object.is,
     Value: undefined as TValue,
+    [NOT_A_SLICE]: (operation: string) => new ComputedReadOnlyError(name, operation),
   });
 }
 

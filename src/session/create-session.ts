@@ -22,7 +22,7 @@ import {
 } from './errors';
 import { SliceRecord, type Route, type SliceHandle, type SliceRuntimeConfig } from './slice-handle';
 import { SessionReset, SessionRestored, SliceCleared, SliceSeeded } from './system-events';
-import { SESSION_INTERNALS, type CommitListener, type SessionInternals } from './internals';
+import { rejectNotASlice, SESSION_INTERNALS, type CommitListener, type SessionInternals } from './internals';
 
 /** When event payloads (and reducer output) are validated against their schemas. */
 export type ValidationMode = 'always' | 'dev' | 'off';
@@ -171,6 +171,7 @@ export function createSession(options: SessionOptions): Session {
   };
 
   const addSlice = (def: SliceDef<string, any>): SliceRecord<any> => {
+    rejectNotASlice(def, 'register as a slice');
     if (records.has(def.name)) throw new DuplicateSliceError(def.name);
     const storage = (def.policy === 'log' ? logStorage : stateStorage)(def);
     const record = new SliceRecord(def, storage, globalMiddleware);
@@ -230,6 +231,7 @@ export function createSession(options: SessionOptions): Session {
     const name = typeof def === 'string' ? def : def.name;
     const record = records.get(name);
     if (record === undefined || (typeof def !== 'string' && record.def !== def && record.def.name !== def.name)) {
+      if (typeof def !== 'string') rejectNotASlice(def, 'use as a slice');
       throw new SliceNotRegisteredError(name);
     }
     return record;

@@ -7,6 +7,18 @@ import type { ReducerEntry, SliceDef } from '../slices/reducer';
 /** @internal Key of the hooks that other layers (computed, effects, machines) use. */
 export const SESSION_INTERNALS: unique symbol = Symbol.for('rxslice.session.internals');
 
+/**
+ * @internal Declarations that look like slices but are not (computed slices) carry this key:
+ * a function making the error to throw when one is registered or read as a slice.
+ */
+export const NOT_A_SLICE: unique symbol = Symbol.for('rxslice.notASlice');
+
+/** @internal Throws the declaration's own error when `def` carries {@link NOT_A_SLICE}. */
+export function rejectNotASlice(def: object, operation: string): void {
+  const reject = (def as { readonly [NOT_A_SLICE]?: (operation: string) => Error })[NOT_A_SLICE];
+  if (reject !== undefined) throw reject(operation);
+}
+
 /** @internal Called once per publish with the names of the slices that changed. */
 export type CommitListener = (changed: ReadonlySet<string>) => void;
 

@@ -2,7 +2,7 @@ import { combineLatest, map } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { createSession, isRxSliceError, SliceNotRegisteredError, type RxSliceError } from '../../src/index';
 import { computed } from '../../src/computed/computed';
-import { ComputedError, InvalidComputedError } from '../../src/computed/computed-errors';
+import { ComputedError, ComputedReadOnlyError, InvalidComputedError } from '../../src/computed/computed-errors';
 import { defineComputed, type ComputedDef } from '../../src/computed/define-computed';
 import { Both, Bumped, Count, counted, Noted, Notes } from './computed-fixtures';
 
@@ -317,5 +317,26 @@ describe('computed: failures, invalidation and lifecycle', () => {
     expect(events).toEqual(['n0', 'done']);
     computed(session, Double).value$.subscribe({ complete: () => events.push('late') });
     expect(events).toEqual(['n0', 'done', 'late']);
+  });
+});
+
+describe('computed: read-only', () => {
+  const Double = defineComputed('double', [Count], (count) => n(count) * 2);
+
+  it('cannot be registered as a slice of a session', () => {
+    expect(() => createSession({ slices: [Count, Double as never] })).toThrow(ComputedReadOnlyError);
+  });
+
+  it('cannot be opened as a writable slice (so no reducer can be registered on it)', () => {
+    const session = createSession({ slices: [Count] });
+    try {
+      session.slice(Double as never);
+      expect.unreachable();
+    } catch (e) {
+      expect(e).toBeInstanceOf(ComputedReadOnlyError);
+      expect((e as ComputedReadOnlyError).code).toBe('COMPUTED_READ_ONLY');
+      expect((e as Error).message).toMatch(/computed slice, which is read-only/);
+    }
+    expect(() => session.read(Double as never)).toThrow(ComputedReadOnlyError);
   });
 });
