@@ -12,6 +12,9 @@ import { configureStore, createSelector as createRtkSelector, createSlice } from
 import { createStore as createElfStore, enableElfProdMode, select, setProp, withProps } from '@ngneat/elf';
 import { createStore as createZustandStore } from 'zustand/vanilla';
 import { subscribeWithSelector } from 'zustand/middleware';
+import { createSession, defineEvent, defineSlice } from '../../src/index';
+import { computed } from '../../src/computed/computed';
+import { defineComputed } from '../../src/computed/define-computed';
 import { check, checkEqual, measure, nowMs, type Impl, type RunResult } from '../lib/measure';
 import type { Workload } from './workload';
 
@@ -85,6 +88,28 @@ function plain(): Diamond {
     },
     subscribeC: (listener) => void listeners.push(listener),
     source: () => s.value,
+  };
+}
+
+const Incremented = defineEvent(INCREMENTED);
+const SourceSlice = defineSlice('source', {
+  policy: 'state',
+  initial: [{ value: 0 }] as Source[],
+  reducers: ({ onLatest }) => [onLatest(Incremented, (s) => ({ value: (s?.value ?? 0) + 1 }))],
+});
+const A = defineComputed('a', [SourceSlice], (items) => f(items[items.length - 1]!));
+const B = defineComputed('b', [SourceSlice], (items) => g(items[items.length - 1]!));
+const C = defineComputed('c', [A, B], h);
+
+/** rxslice: a state slice S, computed slices A and B from S, C from A and B; subscriber on `value$`. */
+function rxslice(): Diamond {
+  const session = createSession({ slices: [SourceSlice] });
+  const s = session.slice(SourceSlice);
+  const c = computed(session, C);
+  return {
+    update: () => void session.dispatch(Incremented()),
+    subscribeC: (listener) => void c.value$.subscribe(listener),
+    source: () => s.latest()!.value,
   };
 }
 
@@ -208,12 +233,13 @@ export const diamondWorkload: Workload = {
     { key: 'inconsistentPerUpdate', label: 'inconsistent C / update', digits: 2 },
   ],
   notes: [
+    'rxslice: `defineComputed` for A, B (from S) and C (from A and B), `computed(session, C).value$` subscribed.',
     'Raw RxJS uses `combineLatest([a$, b$])`: it fires twice per update and the first value mixes the new A with the old B (the glitch); the check expects exactly that.',
     'Redux and RTK compute C with reselect `createSelector` in a store listener; Elf with `store.combine({ a: a$, b: b$ })`, which emits once per store update; Zustand with a selector on `subscribeWithSelector`.',
   ],
   contenders: {
     plain: impl(plain),
-    rxslice: { unavailable: 'computed slices (src/computed, defineComputed) have not landed' },
+    rxslice: impl(rxslice),
     rxjs: impl(rxjs, 2),
     redux: impl(redux),
     rtk: impl(rtk),

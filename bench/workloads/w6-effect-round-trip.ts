@@ -4,14 +4,17 @@
  * 200,000 round trips; checks both counts and the last id answered. Each contender uses its
  * documented effect mechanism (see the functions below).
  */
-import { BehaviorSubject, Subject, filter, map, skip } from 'rxjs';
+import { BehaviorSubject, Subject, filter, map, of, skip } from 'rxjs';
 import { applyMiddleware, combineReducers, legacy_createStore as createReduxStore, type Middleware } from 'redux';
 import { configureStore, createAction, createListenerMiddleware, createSlice } from '@reduxjs/toolkit';
 import { createStore as createElfStore, enableElfProdMode, select, withProps } from '@ngneat/elf';
 import { createStore as createZustandStore } from 'zustand/vanilla';
 import { subscribeWithSelector } from 'zustand/middleware';
 import { z } from 'zod';
-import { createSession, defineEvent, defineSlice, ofType } from '../../src/index';
+import { createSession, defineEvent, defineSlice, ofType, replace, withEffects } from '../../src/index';
+import { defineEffect } from '../../src/effects/define-effect';
+import { runEpic, type Epic } from '../../src/effects/epic';
+import { handleEffect } from '../../src/effects/handle-effect';
 import { checkEqual, measure, nowMs, type Impl, type RunResult } from '../lib/measure';
 import type { Workload } from './workload';
 
@@ -78,13 +81,39 @@ const Pongs = defineSlice('pongs', {
 });
 
 /**
- * rxslice until its effects layer lands: a `committed$` subscriber dispatches the follow-up
- * (queued by the session and run after the current commit).
+ * rxslice with an epic (`runEpic`): `(events$) => events$.pipe(ofType(Ping), map(...))` over the
+ * committed stream; the session dispatches what it emits (queued, run after the current commit).
  */
 function rxslice(): RoundTrip {
   const session = createSession({ slices: [Pings, Pongs] });
-  session.committed$.pipe(ofType(Ping)).subscribe((env) => session.dispatch(Pong({ id: env.event.payload.id })));
+  const answer: Epic = (events$) => events$.pipe(ofType(Ping), map((env) => Pong({ id: env.event.payload.id })));
+  runEpic(session, answer);
   const pings = session.slice(Pings);
+  const pongs = session.slice(Pongs);
+  return { ping: (id) => void session.dispatch(Ping({ id })), pings: () => pings.latest()!, pongs: () => pongs.latest()! };
+}
+
+const AnswerPing = defineEffect('ping/answer', z.object({ id: z.number() }), {
+  onSuccess: (effect, _result: number) => Pong({ id: effect.payload.id }),
+});
+const PingsWithEffect = defineSlice('pings', {
+  policy: 'state',
+  initial: [EMPTY],
+  reducers: ({ on }) => [
+    on(Ping, (view, e) => withEffects(replace([tally(view.latest() ?? EMPTY, e.payload.id)]), [AnswerPing({ id: e.payload.id })])),
+  ],
+});
+
+/**
+ * rxslice with effects as data: the ping reducer returns `withEffects(op, [AnswerPing])`, a
+ * handler registered with `handleEffect` answers (a synchronous observable), and the effect's
+ * `onSuccess` event is the follow-up. Each round trip also dispatches the effect's lifecycle
+ * events (`rxslice.effect.started`, `rxslice.effect.succeeded`).
+ */
+function rxsliceEffect(): RoundTrip {
+  const session = createSession({ slices: [PingsWithEffect, Pongs] });
+  handleEffect(session, AnswerPing, (effect) => of(effect.payload.id));
+  const pings = session.slice(PingsWithEffect);
   const pongs = session.slice(Pongs);
   return { ping: (id) => void session.dispatch(Ping({ id })), pings: () => pings.latest()!, pongs: () => pongs.latest()! };
 }
@@ -209,12 +238,13 @@ export const effectWorkload: Workload = {
   title: 'Effect round trip: an event whose effect dispatches a follow-up, 200,000 round trips',
   unit: 'ns/round trip',
   notes: [
-    'rxslice: a `committed$.pipe(ofType(Ping))` subscriber dispatches the follow-up (the session queues it and runs it after the current commit) until the effects layer (src/effects) lands.',
+    'rxslice: an epic, `runEpic(session, (events$) => events$.pipe(ofType(Ping), map(...)))` (the session queues what it emits and runs it after the current commit). `rxslice (effect as data)`: the reducer returns `withEffects(op, [AnswerPing(...)])`, `handleEffect` runs a synchronous observable handler, and the effect\'s `onSuccess` event is the follow-up; this path also dispatches `rxslice.effect.started` and `rxslice.effect.succeeded` per round trip.',
     'Redux: a custom effect middleware; RTK: `createListenerMiddleware` (its recommended effect API; each effect run allocates an AbortController and promises); raw RxJS: an effect stream fed back into the actions Subject; Elf (no effect layer in its core; `@ngneat/effects` is not installed) and Zustand: a subscription to the pings state calling the follow-up update.',
   ],
   contenders: {
     plain: impl(plain),
     rxslice: impl(rxslice),
+    'rxslice-effect': impl(rxsliceEffect),
     rxjs: impl(rxjs),
     redux: impl(redux),
     rtk: impl(rtk),

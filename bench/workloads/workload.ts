@@ -9,6 +9,7 @@ export const CONTENDER_LABELS: Readonly<Record<string, string>> = {
   rxslice: 'rxslice',
   'rxslice-operator': 'rxslice (operator mw)',
   'rxslice-noschema': 'rxslice (no schema)',
+  'rxslice-effect': 'rxslice (effect as data)',
   rxjs: 'raw RxJS',
   redux: 'Redux 5 + reselect',
   rtk: 'Redux Toolkit 2',
