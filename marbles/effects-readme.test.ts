@@ -1,0 +1,54 @@
+// The example of docs/effects.md, verified. Keep the two in sync: the docs use the session
+// methods (`session.handle`), which delegate to `handleEffect(session, ...)` used here.
+import { filter, map } from 'rxjs';
+import { TestScheduler } from 'rxjs/testing';
+import { beforeEach, expect, it } from 'vitest';
+import { z } from 'zod';
+import { defineEffect } from '../src/effects/define-effect';
+import { handleEffect } from '../src/effects/handle-effect';
+import { RetryPolicy } from '../src/effects/retry-policy';
+import { append, createSession, defineEvent, defineSlice, withEffects } from '../src/index';
+
+const OrderPlaced = defineEvent('order/placed', z.object({ orderId: z.string(), amountCents: z.number() }));
+const OrderPaid = defineEvent('order/paid', z.object({ orderId: z.string(), chargeId: z.string() }));
+const OrderCancelled = defineEvent('order/cancelled', z.object({ orderId: z.string(), reason: z.string() }));
+
+const ChargeCard = defineEffect('payment/charge', z.object({ orderId: z.string(), amountCents: z.number() }), {
+  retry: RetryPolicy.exponential({ maxAttempts: 3, initialDelayMs: 10, factor: 2 }),
+  timeoutMs: 1_000,
+  concurrency: 'merge',
+  onSuccess: (effect, chargeId: string) => OrderPaid({ orderId: effect.payload.orderId, chargeId }),
+  compensate: (effect, error) => OrderCancelled({ orderId: effect.payload.orderId, reason: String(error) }),
+});
+
+const Orders = defineSlice('orders', {
+  policy: 'log',
+  reducers: ({ on }) => [on(OrderPlaced, (_view, e) => withEffects(append(e.payload), [ChargeCard(e.payload)]))],
+});
+
+let scheduler: TestScheduler;
+beforeEach(() => {
+  scheduler = new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
+});
+
+it('charges the card, retrying 10 then 20 ms after each failure, and marks the order paid', () => {
+  scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+    const session = createSession({ slices: [Orders], events: [OrderPaid, OrderCancelled], scheduler });
+    const declined$ = cold<string>('-#', undefined, new Error('gateway busy'));
+    const charged$ = cold('--c|', { c: 'ch_1' });
+    handleEffect(session, ChargeCard, (_effect, { attempt }) => (attempt < 3 ? declined$ : charged$));
+
+    const orderEvents$ = session.committed$.pipe(
+      map((c) => c.event),
+      filter((e) => e.type.startsWith('order/')),
+    );
+    expectObservable(orderEvents$).toBe('p 34ms d', {
+      p: OrderPlaced({ orderId: 'o1', amountCents: 500 }),
+      d: OrderPaid({ orderId: 'o1', chargeId: 'ch_1' }),
+    });
+    scheduler.schedule(() => session.dispatch(OrderPlaced({ orderId: 'o1', amountCents: 500 })), 0);
+
+    expectSubscriptions(declined$.subscriptions).toBe(['^!', '11ms ^!']);
+    expectSubscriptions(charged$.subscriptions).toBe('32ms ^--!');
+  });
+});
