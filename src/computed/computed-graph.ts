@@ -2,7 +2,8 @@ import type { Session } from '../session/create-session';
 import { SliceNotRegisteredError } from '../session/errors';
 import { SESSION_INTERNALS, type SessionInternals } from '../session/internals';
 import { ComputedNode, type NodeSource } from './computed-node';
-import { isComputedDef, type ComputedDef } from './define-computed';
+import { isComputedDef } from './computed-declaration';
+import type { ComputedDef } from './define-computed';
 
 /**
  * @internal The computed slices of one session, and the commit hook that keeps the

@@ -4,7 +4,8 @@ import { SessionDisposedError } from '../session/errors';
 import { graphOf, type ComputedGraph } from './computed-graph';
 import type { ComputedNode } from './computed-node';
 import { InvalidComputedError } from './computed-errors';
-import { isComputedDef, type ComputedDef } from './define-computed';
+import { isComputedDef } from './computed-declaration';
+import type { ComputedDef } from './define-computed';
 
 /**
  * A session's live accessor for one computed slice. Read-only: there is nothing to seed,

@@ -1,6 +1,9 @@
-import { NOT_A_SLICE } from '../session/internals';
+import type { Session } from '../session/create-session';
+import { ATTACH, NOT_A_SLICE } from '../session/internals';
 import { ComputedReadOnlyError, InvalidComputedError } from './computed-errors';
-import { checkComputedDeclaration, type ComputedOptions, type ComputedSource, type SourceValues } from './define-computed';
+import { computedFamily, type ComputedFamily } from './computed-family';
+import { checkComputedDeclaration } from './computed-declaration';
+import type { ComputedOptions, ComputedSource, SourceValues } from './define-computed';
 
 /** Default number of members a computed family keeps per session. */
 export const DEFAULT_FAMILY_CACHE_SIZE = 100;
@@ -31,6 +34,8 @@ export interface ComputedFamilyDef<TName extends string = string, TArg = unknown
   /** Phantom fields carrying the argument and value types. Always `undefined` at run time. */
   readonly Arg: TArg;
   readonly Value: TValue;
+  /** @internal Opens the family in a session: `session.computed(def)`. */
+  readonly [ATTACH]: (session: Session) => ComputedFamily<TArg, TValue>;
 }
 
 const defaultKey = (arg: unknown): FamilyKey =>
@@ -66,7 +71,7 @@ export function defineComputedFamily<const TName extends string, const TSources 
   if (!Number.isSafeInteger(cacheSize) || cacheSize < 1) {
     throw new InvalidComputedError(name, `cacheSize must be an integer >= 1, got ${String(cacheSize)}.`);
   }
-  return Object.freeze({
+  const def: ComputedFamilyDef<TName, TArg, TValue> = Object.freeze({
     kind: 'computedFamily',
     name,
     sources: Object.freeze([...sources]),
@@ -77,5 +82,7 @@ export function defineComputedFamily<const TName extends string, const TSources 
     Arg: undefined as TArg,
     Value: undefined as TValue,
     [NOT_A_SLICE]: (operation: string) => new ComputedReadOnlyError(name, operation),
+    [ATTACH]: (session: Session) => computedFamily(session, def),
   });
+  return def;
 }

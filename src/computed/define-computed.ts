@@ -1,5 +1,8 @@
-import { NOT_A_SLICE } from '../session/internals';
-import { ComputedReadOnlyError, InvalidComputedError } from './computed-errors';
+import type { Session } from '../session/create-session';
+import { ATTACH, NOT_A_SLICE } from '../session/internals';
+import { computed, type ComputedHandle } from './computed';
+import { checkComputedDeclaration } from './computed-declaration';
+import { ComputedReadOnlyError } from './computed-errors';
 import type { SliceDef } from '../slices/reducer';
 
 /** What a computed slice may derive from: slices and other computed slices. */
@@ -35,14 +38,12 @@ export interface ComputedDef<TName extends string = string, TValue = unknown> {
   readonly equals: (previous: TValue, next: TValue) => boolean;
   /** Phantom field carrying the value type: `typeof Progress.Value`. Always `undefined` at run time. */
   readonly Value: TValue;
+  /** @internal Opens the computed slice in a session: `session.computed(def)`. */
+  readonly [ATTACH]: (session: Session) => ComputedHandle<TValue>;
 }
 
 /** The value type of a computed slice definition: `InferComputed<typeof Progress>`. */
 export type InferComputed<TDef> = TDef extends ComputedDef<string, infer TValue> ? TValue : never;
-
-/** @internal True when `value` is a computed slice declaration. */
-export const isComputedDef = (value: unknown): value is ComputedDef<string, unknown> =>
-  typeof value === 'object' && value !== null && (value as { kind?: unknown }).kind === 'computed';
 
 /**
  * Declares a computed slice: a read-only value derived from slices and other computed
@@ -74,7 +75,7 @@ export function defineComputed<const TName extends string, const TSources extend
   options: ComputedOptions<TValue> = {},
 ): ComputedDef<TName, TValue> {
   checkComputedDeclaration(name, sources);
-  return Object.freeze({
+  const def: ComputedDef<TName, TValue> = Object.freeze({
     kind: 'computed',
     name,
     sources: Object.freeze([...sources]),
@@ -82,23 +83,7 @@ export function defineComputed<const TName extends string, const TSources extend
     equals: options.equals ?? Object.is,
     Value: undefined as TValue,
     [NOT_A_SLICE]: (operation: string) => new ComputedReadOnlyError(name, operation),
+    [ATTACH]: (session: Session) => computed(session, def),
   });
-}
-
-/** @internal Validates a computed (or computed family) name and sources. */
-export function checkComputedDeclaration(name: string, sources: readonly unknown[]): void {
-  if (typeof name !== 'string' || name.length === 0) {
-    throw new InvalidComputedError(String(name), 'the name must be a non-empty string.');
-  }
-  sources.forEach((source, i) => {
-    const ok =
-      isComputedDef(source) ||
-      (typeof source === 'object' && source !== null && typeof (source as { name?: unknown }).name === 'string' && Array.isArray((source as { reducers?: unknown }).reducers));
-    if (!ok) {
-      throw new InvalidComputedError(
-        name,
-        `source ${i} is neither a slice (defineSlice) nor a computed slice (defineComputed). Pass the declarations themselves.`,
-      );
-    }
-  });
+  return def;
 }

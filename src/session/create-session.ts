@@ -22,7 +22,7 @@ import {
 } from './errors';
 import { SliceRecord, type Route, type SliceHandle, type SliceRuntimeConfig } from './slice-handle';
 import { SessionReset, SessionRestored, SliceCleared, SliceSeeded } from './system-events';
-import { rejectNotASlice, SESSION_INTERNALS, type CommitListener, type SessionInternals } from './internals';
+import { ATTACH, rejectNotASlice, SESSION_INTERNALS, type Attachable, type CommitListener, type SessionInternals } from './internals';
 
 /** When event payloads (and reducer output) are validated against their schemas. */
 export type ValidationMode = 'always' | 'dev' | 'off';
@@ -82,6 +82,8 @@ export interface Session extends SessionReader {
   dispatch<TEvent extends Event>(event: TEvent, meta?: EnvelopeMeta): Envelope<TEvent>;
   /** The live accessor of a slice. @throws {@link SliceNotRegisteredError} */
   slice<TItem>(def: SliceDef<string, TItem>): SliceHandle<TItem>;
+  /** The live handle of a computed slice (`defineComputed`) or accessor of a computed family (`defineComputedFamily`). */
+  computed<THandle>(def: Attachable<THandle>): THandle;
   /** Returns every slice to its `initial` items, as one `rxslice.session.reset` event. */
   reset(): void;
   /** Runs `fn`; slice, computed and `committed$` notifications are held until it returns, then each changed slice emits once. */
@@ -645,6 +647,7 @@ export function createSession(options: SessionOptions): Session {
   const session: Session = {
     dispatch: (event, meta) => dispatchEnvelope(accept(event, meta, false)),
     slice: <TItem>(def: SliceDef<string, TItem>) => handleOf(recordOf(def) as SliceRecord<TItem>),
+    computed: (def) => def[ATTACH](session),
     read: <TItem>(def: SliceDef<string, TItem> | string) => recordOf(def as SliceDef<string, TItem>).storage.all() as readonly TItem[],
     reset() {
       dispatchEnvelope(accept(SessionReset(), { source: 'rxslice' }, true));

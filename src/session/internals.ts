@@ -2,6 +2,7 @@ import type { Event } from '../events/event';
 import type { Envelope, EnvelopeMeta } from '../events/envelope';
 import type { RxSliceError } from '../internal/errors';
 import type { TeardownLogic } from 'rxjs';
+import type { Session } from './create-session';
 import type { ReducerEntry, SliceDef } from '../slices/reducer';
 
 /** @internal Key of the hooks that other layers (computed, effects, machines) use. */
@@ -12,6 +13,17 @@ export const SESSION_INTERNALS: unique symbol = Symbol.for('rxslice.session.inte
  * a function making the error to throw when one is registered or read as a slice.
  */
 export const NOT_A_SLICE: unique symbol = Symbol.for('rxslice.notASlice');
+
+/**
+ * @internal Declarations that a session can open without knowing their layer (computed slices
+ * and families) carry this key: `def[ATTACH](session)` returns their live handle in `session`.
+ */
+export const ATTACH: unique symbol = Symbol.for('rxslice.attach');
+
+/** A declaration that `session.computed(def)` can open: made by `defineComputed` or `defineComputedFamily`. */
+export interface Attachable<THandle> {
+  readonly [ATTACH]: (session: Session) => THandle;
+}
 
 /** @internal Throws the declaration's own error when `def` carries {@link NOT_A_SLICE}. */
 export function rejectNotASlice(def: object, operation: string): void {

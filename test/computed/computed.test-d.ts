@@ -1,7 +1,7 @@
 import { describe, expectTypeOf, it } from 'vitest';
 import { createSession, type SliceHandle } from '../../src/index';
 import { computed, type ComputedHandle } from '../../src/computed/computed';
-import { computedFamily } from '../../src/computed/computed-family';
+import { computedFamily, type ComputedFamily } from '../../src/computed/computed-family';
 import { defineComputed, type ComputedDef, type InferComputed } from '../../src/computed/define-computed';
 import { defineComputedFamily } from '../../src/computed/define-computed-family';
 import { Count, Notes } from './computed-fixtures';
@@ -21,6 +21,7 @@ describe('computed types', () => {
     expectTypeOf<InferComputed<typeof Summary>>().toEqualTypeOf<{ total: number; notes: number }>();
     const session = createSession({ slices: [Count, Notes] });
     expectTypeOf(computed(session, Summary)).toEqualTypeOf<ComputedHandle<{ total: number; notes: number }>>();
+    expectTypeOf(session.computed(Summary)).toEqualTypeOf<ComputedHandle<{ total: number; notes: number }>>();
     // @ts-expect-error -- project takes one argument per source, not more
     defineComputed('bad', [Count], (_count, _extra: number) => 0);
   });
@@ -40,6 +41,9 @@ describe('computed types', () => {
     const session = createSession({ slices: [Notes] });
     const longer = computedFamily(session, Longer);
     expectTypeOf(longer(3)).toEqualTypeOf<ComputedHandle<{ text: string }[]>>();
+    expectTypeOf(session.computed(Longer)).toEqualTypeOf<ComputedFamily<number, { text: string }[]>>();
+    // @ts-expect-error -- a slice is opened with session.slice, not session.computed
+    session.computed(Notes);
     // @ts-expect-error -- the argument is a number
     longer('3');
   });

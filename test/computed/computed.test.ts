@@ -2,6 +2,8 @@ import { combineLatest, map } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { createSession, isRxSliceError, SliceNotRegisteredError, type RxSliceError } from '../../src/index';
 import { computed } from '../../src/computed/computed';
+import { computedFamily } from '../../src/computed/computed-family';
+import { defineComputedFamily } from '../../src/computed/define-computed-family';
 import { ComputedError, ComputedReadOnlyError, InvalidComputedError } from '../../src/computed/computed-errors';
 import { defineComputed, type ComputedDef } from '../../src/computed/define-computed';
 import { Both, Bumped, Count, counted, Noted, Notes } from './computed-fixtures';
@@ -338,5 +340,18 @@ describe('computed: read-only', () => {
       expect((e as Error).message).toMatch(/computed slice, which is read-only/);
     }
     expect(() => session.read(Double as never)).toThrow(ComputedReadOnlyError);
+  });
+});
+
+describe('session.computed', () => {
+  it('opens computed slices and families through the session', () => {
+    const Double = defineComputed('double', [Count], (count) => n(count) * 2);
+    const Plus = defineComputedFamily('plus', [Count], (k: number) => (count) => n(count) + k);
+    const session = createSession({ slices: [Count] });
+    expect(session.computed(Double)).toBe(computed(session, Double));
+    expect(session.computed(Plus)).toBe(computedFamily(session, Plus));
+    session.dispatch(Bumped({ by: 4 }));
+    expect(session.computed(Double).latest()).toBe(8);
+    expect(session.computed(Plus)(1).latest()).toBe(5);
   });
 });
