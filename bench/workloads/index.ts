@@ -5,6 +5,7 @@ import { logUnboundedWorkload, logWindowedWorkload } from './w4-log-append';
 import { middlewareWorkload } from './w5-middleware';
 import { effectWorkload } from './w6-effect-round-trip';
 import { snapshotJsonWorkload, snapshotWorkload } from './w7-snapshot-restore';
+import { replayWorkload } from './w8-replay';
 import type { Workload } from './workload';
 
 /** Every workload, in report order. */
@@ -18,4 +19,5 @@ export const WORKLOADS: readonly Workload[] = [
   effectWorkload,
   snapshotWorkload,
   snapshotJsonWorkload,
+  replayWorkload,
 ];

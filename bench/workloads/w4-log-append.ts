@@ -15,7 +15,8 @@ import { configureStore, createSlice, type PayloadAction } from '@reduxjs/toolki
 import { createStore as createElfStore, enableElfProdMode, setProp, withProps } from '@ngneat/elf';
 import { createStore as createZustandStore } from 'zustand/vanilla';
 import { z } from 'zod';
-import { createSession, defineEvent, defineSlice, append, type SliceWindowPolicy } from '../../src/index';
+import { createSession, defineEvent, defineSlice, append } from '../../src/index';
+import { SliceWindow } from '../../src/windows/slice-window';
 import { checkEqual, measure, nowMs, type Impl, type RunResult } from '../lib/measure';
 import type { Workload } from './workload';
 
@@ -93,18 +94,12 @@ function plain(window: number | undefined): Log {
 
 const Appended = defineEvent('log/appended', z.object({ id: z.number(), text: z.string() }));
 
-/** A FIFO count window through the session's window contract. */
-const countWindow = (maxItems: number): SliceWindowPolicy<Item> => ({
-  description: `count(${maxItems})`,
-  evict: (view) => (view.size > maxItems ? { kind: 'front', count: view.size - maxItems } : { kind: 'none' }),
-});
-
 function rxslice(window: number | undefined): Log {
   const Messages = defineSlice('log', {
     policy: 'log',
     schema: z.object({ id: z.number(), text: z.string() }),
     reducers: ({ on }) => [on(Appended, (_view, e) => append(e.payload))],
-    ...(window !== undefined ? { window: countWindow(window) } : {}),
+    ...(window !== undefined ? { window: SliceWindow.count<Item>(window) } : {}),
   });
   const session = createSession({ slices: [Messages] });
   const handle = session.slice(Messages);
@@ -219,7 +214,7 @@ const columns = [
 const notes = [
   'Reads: rxslice `handle.all()` (an immutable array view) then `items[items.length - 1]` and `items.length`; peers read the same from their state arrays; the plain loop reads its mutable array.',
   'Peers copy the array on each append (spread; RTK: immer `push`/`splice` on a draft), which is O(size) per append. Elf uses `withProps` holding an array (`withEntities` would also copy an id array and an entity map per append).',
-  'rxslice\'s window is a `SliceWindowPolicy` dropping the oldest items past 1,000 (the window contract of src/slices/window-contract.ts).',
+  'rxslice\'s window is `SliceWindow.count(1000)` (FIFO eviction).',
 ];
 
 const contenders = (window: number | undefined) => ({

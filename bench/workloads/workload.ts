@@ -10,6 +10,7 @@ export const CONTENDER_LABELS: Readonly<Record<string, string>> = {
   'rxslice-operator': 'rxslice (operator mw)',
   'rxslice-noschema': 'rxslice (no schema)',
   'rxslice-effect': 'rxslice (effect as data)',
+  'rxslice-novalidation': 'rxslice (validation off)',
   rxjs: 'raw RxJS',
   redux: 'Redux 5 + reselect',
   rtk: 'Redux Toolkit 2',
