@@ -22,7 +22,7 @@ export class ComputedGraph {
   private readonly bySlice = new Map<string, Set<ComputedNode<any>>>();
   private observed = 0;
   readonly internals: SessionInternals;
-  /** Per-session state of higher-level users (computed families), keyed by their declaration. */
+  /** Per-session objects built over the graph: handles (keyed by node) and families (keyed by declaration). */
   readonly extensions = new Map<object, unknown>();
 
   constructor(private readonly session: Session) {
@@ -77,6 +77,7 @@ export class ComputedGraph {
   private detach(node: ComputedNode<any>): void {
     if (this.nodes.get(node.def) !== node || node.dependents.size > 0) return;
     this.nodes.delete(node.def);
+    this.extensions.delete(node);
     for (const s of node.sources) {
       if (s.node !== undefined) s.node.dependents.delete(node);
       else this.bySlice.get(s.slice.name)?.delete(node);
@@ -117,16 +118,16 @@ export class ComputedGraph {
   }
 }
 
-// Computed state belongs to its session (two sessions never share nodes); the WeakMap only
-// finds it, and lets it go with the session.
-const graphs = new WeakMap<Session, ComputedGraph>();
+/** Key of the graph in the session's extension registry. */
+const GRAPH = Symbol('rxslice.computed.graph');
 
-/** @internal The computed graph of `session`, created on first use. */
+/** @internal The computed graph of `session` (kept in its extension registry), created on first use. */
 export function graphOf(session: Session): ComputedGraph {
-  let graph = graphs.get(session);
+  const extensions = session[SESSION_INTERNALS].extensions;
+  let graph = extensions.get(GRAPH) as ComputedGraph | undefined;
   if (graph === undefined) {
     graph = new ComputedGraph(session);
-    graphs.set(session, graph);
+    extensions.set(GRAPH, graph);
   }
   return graph;
 }

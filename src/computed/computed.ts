@@ -82,8 +82,6 @@ export function handleOf<TValue>(graph: ComputedGraph, node: ComputedNode<TValue
   };
 }
 
-const handles = new WeakMap<ComputedNode<any>, ComputedHandle<any>>();
-
 /**
  * Reads a computed slice in a session: returns its live handle (the same one on every call).
  * Nothing is computed until `latest()` is called or `value$` is subscribed.
@@ -113,10 +111,10 @@ export function computed<TValue>(session: Session, def: ComputedDef<string, TVal
   }
   const graph = graphOf(session);
   const node = graph.node<TValue>(def);
-  let handle = handles.get(node) as ComputedHandle<TValue> | undefined;
+  let handle = graph.extensions.get(node) as ComputedHandle<TValue> | undefined;
   if (handle === undefined) {
     handle = handleOf(graph, node);
-    handles.set(node, handle);
+    graph.extensions.set(node, handle);
   }
   return handle;
 }
