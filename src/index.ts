@@ -37,10 +37,11 @@ export type { Snapshot, SnapshotSlice, SnapshotJSON } from './snapshots/snapshot
 export { snapshotFromJSON, InvalidSnapshotError, UnknownSliceError } from './snapshots/codec';
 export type { SnapshotReadLimits } from './snapshots/codec';
 
-export { createSession } from './session/create-session';
+export { createSession } from './store/create-session';
+export type { Session, SessionOptions } from './store/create-session';
 export type {
-  Session,
-  SessionOptions,
+  Session as CoreSession,
+  SessionOptions as CoreSessionOptions,
   ValidationMode,
   CommittedEnvelope,
   EvictedItems,
@@ -57,3 +58,115 @@ export {
   InvalidSliceItemError,
 } from './session/errors';
 export { SliceSeeded, SliceCleared, SessionReset, SessionRestored } from './session/system-events';
+
+export { SliceWindow } from './windows/slice-window';
+export type { BoundedWindowOptions } from './windows/slice-window';
+export { EvictionPolicy } from './windows/eviction-policy';
+export type { EvictionKind } from './windows/eviction-policy';
+export { InvalidWindowError } from './windows/invalid-window-error';
+
+export { defineComputed } from './computed/define-computed';
+export type { ComputedDef, ComputedOptions, ComputedSource, InferComputed, SourceValue, SourceValues } from './computed/define-computed';
+export { defineComputedFamily, DEFAULT_FAMILY_CACHE_SIZE } from './computed/define-computed-family';
+export type { ComputedFamilyDef, ComputedFamilyOptions, FamilyKey } from './computed/define-computed-family';
+export { computed } from './computed/computed';
+export type { ComputedHandle } from './computed/computed';
+export { computedFamily } from './computed/computed-family';
+export type { ComputedFamily } from './computed/computed-family';
+export { ComputedReadOnlyError, ComputedError, InvalidComputedError } from './computed/computed-errors';
+
+export { defineEffect } from './effects/define-effect';
+export type { Effect, EffectDef, AnyEffectDef, EffectOptions, Concurrency, InferEffect, InferEffectResult } from './effects/define-effect';
+export { RetryPolicy, InvalidRetryPolicyError } from './effects/retry-policy';
+export type { ExponentialRetryOptions, Jitter } from './effects/retry-policy';
+export { seededRandom } from './effects/seeded-random';
+export type { RandomSource } from './effects/seeded-random';
+export type { EffectContext, EffectHandler } from './effects/effect-handler';
+export type { EffectRegistration } from './effects/effect-runtime';
+export { handleEffect, runEffect, effects$ } from './effects/handle-effect';
+export { all, race, sequence, isCompositeEffect } from './effects/compose';
+export type { AllEffect, RaceEffect, SequenceEffect, CompositeEffect, SequenceStep } from './effects/compose';
+export { runEpic, installEpics } from './effects/epic';
+export type { Epic, EpicOptions, EpicHandle } from './effects/epic';
+export { installEffects } from './effects/install-effects';
+export type { InstallEffectsOptions, SessionEffects } from './effects/install-effects';
+export {
+  EffectStarted,
+  EffectSucceeded,
+  EffectRetrying,
+  EffectFailed,
+  EffectCompensated,
+  EffectCancelled,
+  EffectDropped,
+} from './effects/lifecycle-events';
+export type { ErrorInfo, EffectRef, EffectFailedPayload } from './effects/lifecycle-events';
+export {
+  EffectFailedError,
+  EffectTimeoutError,
+  EffectCancelledError,
+  MissingEffectHandlerError,
+  DuplicateEffectHandlerError,
+  EpicFailedError,
+  InvalidEpicOutputError,
+  InvalidEffectDefinitionError,
+} from './effects/errors';
+export type { EffectFailureStage } from './effects/errors';
+
+export {
+  assign,
+  block,
+  cancel,
+  effect,
+  log,
+  raise,
+  send,
+  availableTransitions,
+  canTransition,
+  defineMachine,
+  InvalidExpressionError,
+  InvalidMachineError,
+  InvalidTransitionError,
+  MachineNotRunningError,
+  MachineNotInstalledError,
+  ScxmlInvalidError,
+  ScxmlUnsupportedError,
+  eventMatches,
+  createMachineActor,
+  matches,
+  advanceTime,
+  initialTransition,
+  transition,
+  toMermaid,
+  compileExpression,
+  fromSCXML,
+  installMachine,
+  sessionMachine,
+  MachineTimerFired,
+} from './machines/index';
+export type {
+  ActionArgs,
+  MachineAction,
+  Guard,
+  SendOptions,
+  AvailableTransition,
+  ScxmlLocation,
+  MachineLog,
+  MachineActor,
+  MachineActorOptions,
+  InvalidTransitionPolicy,
+  MachineConfig,
+  StateConfig,
+  TransitionConfig,
+  ContextOf,
+  EventTypeOf,
+  MachineDefinition,
+  StateIdOf,
+  MachineEffect,
+  MachineEvent,
+  DelayedSend,
+  MachineSnapshot,
+  TransitionOptions,
+  TransitionResult,
+  FromScxmlOptions,
+  SessionMachine,
+} from './machines/index';

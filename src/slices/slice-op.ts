@@ -1,6 +1,12 @@
 import type { Event } from '../events/event';
 
 /**
+ * A predicate over items, declared in method form so that ops stay covariant in their item
+ * type (an op of a narrower item type is usable where a wider one is expected).
+ */
+type ItemPredicate<TItem> = { bivarianceHack(item: TItem): boolean }['bivarianceHack'];
+
+/**
  * What a reducer returns: a description of the change, applied by the session to a pending
  * copy of the slice and committed with the rest of the event (all or nothing).
  *
@@ -15,7 +21,7 @@ export type SliceOp<TItem> =
   | { readonly kind: 'append'; readonly item: TItem; readonly effects?: readonly Event[] }
   | { readonly kind: 'extend'; readonly items: readonly TItem[]; readonly effects?: readonly Event[] }
   | { readonly kind: 'replace'; readonly items: readonly TItem[]; readonly effects?: readonly Event[] }
-  | { readonly kind: 'clear'; readonly predicate?: (item: TItem) => boolean; readonly effects?: readonly Event[] }
+  | { readonly kind: 'clear'; readonly predicate?: ItemPredicate<TItem>; readonly effects?: readonly Event[] }
   | { readonly kind: 'none'; readonly effects?: readonly Event[] };
 
 /**

@@ -272,7 +272,8 @@ describe('effects as data', () => {
     session.dispatch(request(Save({ id: 1 })));
     session.dispatch(request(Save({ id: 2 })));
     expect(requested).toEqual([Save({ id: 1 }), Save({ id: 2 })]);
-    expect(errors).toEqual([]); // no runtime installed: nothing runs, nothing is missing
+    // createSession wires the effect runtime: an effect without a handler is reported, never silently dropped
+    expect(errors.map((e) => e.code)).toEqual(['MISSING_EFFECT_HANDLER', 'MISSING_EFFECT_HANDLER']);
   });
 
   it('the committed envelope carries the effects its reducers returned', () => {

@@ -1,0 +1,88 @@
+import type { Observable } from 'rxjs';
+import type { AnyEffectDef, Effect, InferEffect, InferEffectResult } from '../effects/define-effect';
+import type { EffectHandler } from '../effects/effect-handler';
+import type { Epic, EpicHandle, EpicOptions } from '../effects/epic';
+import type { EffectRegistration } from '../effects/effect-runtime';
+import { runEffect } from '../effects/handle-effect';
+import { installEffects } from '../effects/install-effects';
+import type { MachineDefinition } from '../machines/machine-definition';
+import { installMachine, sessionMachine, type SessionMachine } from '../machines/session-machine';
+import { createSession as createCoreSession, type Session as CoreSession, type SessionOptions as CoreSessionOptions } from '../session/create-session';
+
+/** Options of {@link createSession}: the core options plus epics and their dependencies. */
+export interface SessionOptions<TDeps = unknown> extends CoreSessionOptions {
+  /** Epics started with the session, in order (see `runEpic`). */
+  readonly epics?: readonly Epic<TDeps>[];
+  /** Passed to every epic (third argument) and every effect handler (`ctx.deps`). */
+  readonly dependencies?: TDeps;
+}
+
+/**
+ * A live session with every layer wired in: the core store (dispatch, slices, snapshots,
+ * computed slices through `session.computed`), effects and epics, and statecharts.
+ */
+export interface Session<TDeps = unknown> extends CoreSession {
+  /** Starts an epic with the session's dependencies; returns a handle to stop it. See `runEpic`. */
+  run(epic: Epic<TDeps>, options?: EpicOptions<TDeps>): EpicHandle;
+  /** Registers the handler of an effect type. See `handleEffect`. */
+  handle<TDef extends AnyEffectDef>(def: TDef, handler: EffectHandler<InferEffect<TDef>, InferEffectResult<TDef>, TDeps>): EffectRegistration;
+  /** Runs an effect (or a composite of effects) now, outside any reducer. See `runEffect`. */
+  runEffect(effect: Effect): Observable<unknown>;
+  /** The effects reducers request, as data, in commit order (without running them). */
+  readonly effects$: Observable<Effect>;
+  /** Installs a statechart: its snapshot becomes the slice `machine/<name>`. See `installMachine`. */
+  install<TContext, TEventType extends string, TStateId extends string>(
+    machine: MachineDefinition<TContext, TEventType, TStateId>,
+  ): SessionMachine<TContext, TEventType, TStateId>;
+  /** The installed machine of a definition. See `sessionMachine`. */
+  machine<TContext, TEventType extends string, TStateId extends string>(
+    machine: MachineDefinition<TContext, TEventType, TStateId>,
+  ): SessionMachine<TContext, TEventType, TStateId>;
+}
+
+/**
+ * Creates a session: the live store of the given slices, with computed slices, effects,
+ * epics and statecharts available on it.
+ *
+ * @remarks The dispatch pipeline (DESIGN.md): validate → envelope (`seq`, `at`) → `events$`
+ * → operator middleware → reducers of every listening slice in registration order, each
+ * wrapped in reducer middleware (global, then per slice) and followed by the slice's window
+ * → commit, all or nothing → notify changed slices, then computed slices (once each), then
+ * `committed$`, which effects and epics observe.
+ *
+ * - Synchronous, run to completion: when `dispatch` returns, the event is reduced and every
+ *   subscriber was told (unless an operator middleware delays it on the scheduler).
+ * - A throwing reducer or middleware leaves every slice unchanged, is reported on `errors$`
+ *   and makes `dispatch` throw `ReducerError` (its `cause` is the original error).
+ * - A dispatch from a subscriber, effect or epic while another event is processed is queued
+ *   (FIFO); a dispatch from inside a reducer throws `DispatchInReducerError`.
+ * - An effect requested with no registered handler is reported on `errors$`
+ *   (`MissingEffectHandlerError`), never silently dropped.
+ *
+ * @throws `DuplicateSliceError` when two slices share a name.
+ * @example
+ * ```ts
+ * const session = createSession({ slices: [Messages] });
+ * session.slice(Messages).all$.subscribe((m) => console.log(m.length)); // Logs: 0
+ * session.dispatch(MessageAdded({ text: 'hi' }));                       // Logs: 1
+ * ```
+ */
+export function createSession<TDeps = unknown>(options: SessionOptions<TDeps>): Session<TDeps> {
+  const { epics, dependencies, ...core } = options;
+  const session = createCoreSession(core) as Session<TDeps>;
+  const fx = installEffects<TDeps>(session, {
+    ...(epics === undefined ? {} : { epics }),
+    ...(dependencies === undefined ? {} : { dependencies }),
+  });
+  Object.assign(session, {
+    run: fx.run,
+    handle: fx.handle,
+    runEffect: (effect: Effect) => runEffect(session, effect),
+    effects$: fx.effects$,
+    install: <TContext, TEventType extends string, TStateId extends string>(machine: MachineDefinition<TContext, TEventType, TStateId>) =>
+      installMachine(session, machine),
+    machine: <TContext, TEventType extends string, TStateId extends string>(machine: MachineDefinition<TContext, TEventType, TStateId>) =>
+      sessionMachine(session, machine),
+  });
+  return session;
+}
