@@ -138,6 +138,8 @@ function sampling<TItem>(options: { readonly seed: number }): EvictionPolicy<TIt
  * - `lifo()`: evicts the newest items (a full window keeps its first items and refuses newcomers). O(1).
  * - `priority(fn)`: evicts the items with the lowest `fn(item, index)`; ties evict the oldest
  *   first. O(n) per eviction of one item, O(n log n) when several are evicted at once.
+ *   Annotate the parameter (`(c: Call) => ...`) when the policy sits inside a window inside
+ *   `defineSlice`: TypeScript does not infer it through two generic calls.
  * - `sampling({ seed })`: reservoir sampling (Vitter's Algorithm R, "Random sampling with a
  *   reservoir", ACM TOMS 1985): after `N` appends the window holds a uniform random sample
  *   of `maxItems` of them. The random choice for the n-th appended item is a pure function
