@@ -33,6 +33,9 @@ export function toMermaid(def: MachineDefinition<unknown, string, string>): stri
   const declare = (s: StateNode, indent: string) => {
     if (s.kind === 'history') lines.push(`${indent}state "${s.historyType === 'deep' ? 'H*' : 'H'}" as ${safeId(s.id)}`);
     else if (safeId(s.id) !== s.id) lines.push(`${indent}state "${s.id}" as ${safeId(s.id)}`);
+    // Mermaid binds a state to the block where it first appears: declare atomic and final
+    // states inside their parent's block so that nesting survives top-level arrows.
+    else if (s.kind === 'atomic' || s.kind === 'final') lines.push(`${indent}${s.id}`);
   };
   const body = (parent: StateNode, indent: string) => {
     if (parent.initial) for (const t of parent.initial.targets) if (t.parent === parent) lines.push(`${indent}[*] --> ${safeId(t.id)}`);
