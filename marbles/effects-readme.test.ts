@@ -1,11 +1,10 @@
-// The example of docs/effects.md, verified. Keep the two in sync: the docs use the session
-// methods (`session.handle`), which delegate to `handleEffect(session, ...)` used here.
+// The marble example of the README's "Effects and epics" section, verified word for word:
+// keep the two in sync.
 import { filter, map } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { beforeEach, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineEffect } from '../src/effects/define-effect';
-import { handleEffect } from '../src/effects/handle-effect';
 import { RetryPolicy } from '../src/effects/retry-policy';
 import { append, createSession, defineEvent, defineSlice, withEffects } from '../src/index';
 
@@ -36,7 +35,7 @@ it('charges the card, retrying 10 then 20 ms after each failure, and marks the o
     const session = createSession({ slices: [Orders], events: [OrderPaid, OrderCancelled], scheduler });
     const declined$ = cold<string>('-#', undefined, new Error('gateway busy'));
     const charged$ = cold('--c|', { c: 'ch_1' });
-    handleEffect(session, ChargeCard, (_effect, { attempt }) => (attempt < 3 ? declined$ : charged$));
+    session.handle(ChargeCard, (_effect, { attempt }) => (attempt < 3 ? declined$ : charged$));
 
     const orderEvents$ = session.committed$.pipe(
       map((c) => c.event),
