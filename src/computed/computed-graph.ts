@@ -112,7 +112,7 @@ export class ComputedGraph {
       if (node.observers > 0) affected.push(node);
       for (const d of node.dependents) stack.push(d);
     }
-    affected.sort((a, b) => a.depth - b.depth);
+    if (affected.length > 1) affected.sort((a, b) => a.depth - b.depth);
     for (const node of affected) node.refresh();
     for (const node of affected) node.emit();
   }

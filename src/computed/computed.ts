@@ -31,7 +31,11 @@ export interface ComputedHandle<TValue> {
    * and emits if the value changed.
    */
   invalidate(): void;
-  /** True when the next read will call `project` (never computed, invalidated, or a source changed). */
+  /**
+   * True when the value may be out of date: never computed, invalidated, or a source's version
+   * changed since the last computation. The next read then re-checks and calls `project` unless
+   * every changed computed source recomputed to an equal value.
+   */
   readonly isStale: boolean;
   /** Increases each time the value changes (starts at 0 before the first computation). */
   readonly version: number;
