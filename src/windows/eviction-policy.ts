@@ -159,8 +159,8 @@ function sampling<TItem>(options: { readonly seed: number }): EvictionPolicy<TIt
  * ```
  */
 export const EvictionPolicy = {
-  fifo: <TItem = any>(): EvictionPolicy<TItem> => FIFO,
-  lifo: <TItem = any>(): EvictionPolicy<TItem> => LIFO,
+  fifo: <TItem = unknown>(): EvictionPolicy<TItem> => FIFO,
+  lifo: <TItem = unknown>(): EvictionPolicy<TItem> => LIFO,
   priority,
   sampling,
 } as const;

@@ -11,7 +11,7 @@ export interface BoundedWindowOptions<TItem> {
 
 const NONE: EvictionDecision = { kind: 'none' };
 
-function count<TItem = any>(maxItems: number, options: BoundedWindowOptions<TItem> = {}): SliceWindowPolicy<TItem> {
+function count<TItem = unknown>(maxItems: number, options: BoundedWindowOptions<TItem> = {}): SliceWindowPolicy<TItem> {
   const eviction = options.eviction ?? EvictionPolicy.fifo<TItem>();
   const description = `count(${String(maxItems)}, ${eviction.description})`;
   checkCount(description, 'maxItems', maxItems);
@@ -24,7 +24,7 @@ function count<TItem = any>(maxItems: number, options: BoundedWindowOptions<TIte
   };
 }
 
-function time<TItem = any>(maxAgeMs: number): SliceWindowPolicy<TItem> {
+function time<TItem = unknown>(maxAgeMs: number): SliceWindowPolicy<TItem> {
   const description = `time(${String(maxAgeMs)}ms)`;
   if (!(maxAgeMs >= 0) || !Number.isFinite(maxAgeMs)) {
     throw new InvalidWindowError(description, `maxAgeMs must be a finite number >= 0, got ${String(maxAgeMs)}.`);
@@ -41,7 +41,7 @@ function time<TItem = any>(maxAgeMs: number): SliceWindowPolicy<TItem> {
   };
 }
 
-function predicate<TItem = any>(
+function predicate<TItem = unknown>(
   keep: (item: TItem, index: number) => boolean,
   maxItems: number,
   options: BoundedWindowOptions<TItem> = {},
@@ -64,7 +64,7 @@ function predicate<TItem = any>(
   };
 }
 
-function composite<TItem = any>(...windows: readonly SliceWindowPolicy<TItem>[]): SliceWindowPolicy<TItem> {
+function composite<TItem = unknown>(...windows: readonly SliceWindowPolicy<TItem>[]): SliceWindowPolicy<TItem> {
   const description = `composite(${windows.map((w) => w.description).join(', ')})`;
   return {
     description,
