@@ -5,6 +5,9 @@
  * in Chrome DevTools or VS Code) and prints the functions with the most self time, mapped back
  * to their TypeScript source lines through the bundle's source map.
  *
+ * Set `BENCH_PROFILE_NO_INLINING=1` to profile with V8's inlining off (`--max-inlined-bytecode-size=0`):
+ * slower, but the self time of small functions is no longer folded into their callers.
+ *
  * (Profiling under `tsx` directly is misleading: tsx compiles with esbuild's `keepNames`, which
  * adds a `__name(...)` call for every closure created at run time.)
  */
@@ -38,7 +41,8 @@ const dir = join(benchDir, '.tmp', `profile-${workload}-${contender}`);
 rmSync(dir, { recursive: true, force: true });
 mkdirSync(dir, { recursive: true });
 const command = await buildWorker();
-const run = spawnSync(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${dir}`, ...command.args, workload, contender], {
+const noInlining = process.env['BENCH_PROFILE_NO_INLINING'] === '1' ? ['--max-inlined-bytecode-size=0'] : [];
+const run = spawnSync(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${dir}`, ...noInlining, ...command.args, workload, contender], {
   env: { ...process.env, NODE_ENV: 'production' },
   encoding: 'utf8',
 });

@@ -7,7 +7,7 @@
  * - `--only=1,4u,snapshot` / `BENCH_ONLY` — workload numbers or ids to run;
  * - `--contenders=plain,rxslice` / `BENCH_CONTENDERS` — contender keys to run;
  * - `--no-write` — print only, leave RESULTS.md alone;
- * - `BENCH_BUDGET_MS` (default 1000) and `BENCH_LOG_DEADLINE_MS` (default 10000), see lib/measure.ts.
+ * - `BENCH_BUDGET_MS` (default 500) and `BENCH_LOG_DEADLINE_MS` (default 5000), see lib/measure.ts.
  *
  * Exits with code 1 when any workload's check FAILED.
  */
@@ -15,7 +15,7 @@ import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_BUDGET_MS } from './lib/measure';
-import { libraryVersions, loadAverage, machineInfo } from './lib/machine';
+import { gitInfo, libraryVersions, loadAverage, machineInfo } from './lib/machine';
 import { renderReport } from './lib/report';
 import { Results } from './lib/results';
 import { fmt } from './lib/stats';
@@ -41,6 +41,7 @@ const workloads = WORKLOADS.filter((w) => only === undefined || only.includes(w.
 async function main(): Promise<void> {
   const started = Date.now();
   const loadBefore = loadAverage();
+  const git = gitInfo();
   const command = await buildWorker();
   const results = new Results();
   console.log(`rxslice bench: ${workloads.length} workloads, ${rounds} rounds, worker: ${command.description}`);
@@ -84,6 +85,7 @@ async function main(): Promise<void> {
     libraries: libraryVersions(),
     loadBefore,
     loadAfter: loadAverage(),
+    git,
     worker: command.description.replace(/node \S*\/bench\//, 'node bench/'),
     budgetMs: DEFAULT_BUDGET_MS,
     logDeadlineMs: LOG_DEADLINE_MS,

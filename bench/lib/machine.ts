@@ -1,4 +1,5 @@
 /** The machine, runtime and library versions a run was measured on. */
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
@@ -34,3 +35,20 @@ export function machineInfo(): Record<string, string> {
 
 /** The 1-minute load average, formatted. */
 export const loadAverage = (): string => os.loadavg().map((l) => l.toFixed(2)).join(' / ');
+
+/**
+ * The commit measured, and the measured sources (`src/`, `examples/`, `bench/`) that differ
+ * from it (other engineers may be editing the checkout during a run).
+ */
+export function gitInfo(): string {
+  try {
+    const git = (...args: string[]): string => execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim();
+    const head = git('log', '-1', '--format=%h %s');
+    const dirty = git('status', '--porcelain', '--', 'src', 'examples', 'bench')
+      .split('\n')
+      .filter((l) => l.trim() !== '' && !l.includes('bench/RESULTS.md'));
+    return dirty.length === 0 ? `${head} (clean)` : `${head}, plus ${dirty.length} uncommitted change(s): ${dirty.map((l) => l.trim()).join(', ')}`;
+  } catch {
+    return 'unknown (git not available)';
+  }
+}

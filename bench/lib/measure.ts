@@ -61,9 +61,9 @@ export interface MeasureOptions {
 }
 
 /** Default time budget of one timed run, in ms (override with `BENCH_BUDGET_MS`). */
-export const DEFAULT_BUDGET_MS = Number(process.env['BENCH_BUDGET_MS'] ?? 1000);
+export const DEFAULT_BUDGET_MS = Number(process.env['BENCH_BUDGET_MS'] ?? 500);
 /** Warm-up stops after 3 runs or this many ms, whichever comes first. */
-const WARMUP_BUDGET_MS = 500;
+const WARMUP_BUDGET_MS = 300;
 
 /** What one run of a workload returns: its elapsed time and optional extra numbers. */
 export interface RunResult {

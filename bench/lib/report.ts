@@ -14,6 +14,7 @@ export interface RunInfo {
   readonly loadBefore: string;
   readonly loadAfter: string;
   readonly worker: string;
+  readonly git: string;
   readonly budgetMs: number;
   readonly logDeadlineMs: number;
 }
@@ -94,6 +95,7 @@ export function renderReport(workloads: readonly Workload[], results: Results, t
   for (const [k, v] of Object.entries(info.machine)) out.push(`- ${k}: ${v}`);
   out.push(`- Load average (1/5/15 min) before: ${info.loadBefore}; after: ${info.loadAfter}`);
   out.push(`- Libraries: ${Object.entries(info.libraries).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+  out.push(`- Commit: ${info.git}`);
   out.push(`- Worker: ${info.worker}`);
   out.push(
     `- Time budget per timed run: ${fmt(info.budgetMs, 0)} ms (a contender slower than that runs fewer operations; see "Ops timed"); log deadline ${fmt(info.logDeadlineMs, 0)} ms`,

@@ -6,7 +6,7 @@
  *
  * Peers keep the log as an immutable array and copy it on each append (their docs' way:
  * spread, or immer's `push`), which is quadratic; a run that passes the deadline
- * (`BENCH_LOG_DEADLINE_MS`, default 10 s) stops and reports how far it got. The plain loop
+ * (`BENCH_LOG_DEADLINE_MS`, default 5 s) stops and reports how far it got. The plain loop
  * is the floor: a mutable array (`push`, and `shift` past the window), not immutable.
  */
 import { BehaviorSubject, Subject } from 'rxjs';
@@ -25,7 +25,7 @@ export const APPENDS = 200_000;
 /** The count window of variant 4w. */
 export const WINDOW = 1_000;
 /** A run of a log workload stops once it has taken this long (ms). */
-export const LOG_DEADLINE_MS = Number(process.env['BENCH_LOG_DEADLINE_MS'] ?? 10_000);
+export const LOG_DEADLINE_MS = Number(process.env['BENCH_LOG_DEADLINE_MS'] ?? 5_000);
 
 /** One log item. */
 interface Item {
