@@ -58,6 +58,7 @@ export {
   InvalidSliceItemError,
 } from './session/errors';
 export { SliceSeeded, SliceCleared, SessionReset, SessionRestored } from './session/system-events';
+export type { Attachable } from './session/internals';
 
 export { SliceWindow } from './windows/slice-window';
 export type { BoundedWindowOptions } from './windows/slice-window';

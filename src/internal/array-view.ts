@@ -9,8 +9,6 @@
  * are never written again (the storage copies before it would), so a view never changes.
  */
 
-const viewTargets = new WeakSet<object>();
-
 /**
  * The proxies' target class: a real array (so `Array.isArray` holds) whose species is plain
  * `Array` (so `map`/`filter` return plain arrays) and which tells Node's `util.inspect` (which
@@ -99,10 +97,9 @@ export function arrayView<T>(buffer: readonly T[], start: number, end: number, s
   function* iterator(): IterableIterator<T> {
     for (let i = start; i < end; i++) yield buffer[i] as T;
   }
-  const proxy = new Proxy(target, handler);
-  viewTargets.add(proxy);
-  return proxy;
+  return new Proxy(target, handler);
 }
 
-/** True when `value` is a view made by {@link arrayView} (a proxy that cannot be frozen). */
-export const isArrayView = (value: unknown): boolean => typeof value === 'object' && value !== null && viewTargets.has(value);
+/** True when `value` is a view made by {@link arrayView} (its prototype is the views' own). */
+export const isArrayView = (value: unknown): boolean =>
+  typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === ViewArray.prototype;

@@ -49,3 +49,13 @@ describe('arrayView', () => {
     expect(arrayView(sealed, 0, 1, true)).toEqual([1]);
   });
 });
+
+describe('isArrayView', () => {
+  it('recognises views, and only views', async () => {
+    const { isArrayView } = await import('../../src/internal/array-view');
+    expect(isArrayView(arrayView([1, 2, 3], 0, 2))).toBe(true);
+    expect(isArrayView([1, 2])).toBe(false);
+    expect(isArrayView(Object.freeze([1]))).toBe(false);
+    expect(isArrayView(null)).toBe(false);
+  });
+});
