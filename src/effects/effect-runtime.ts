@@ -128,7 +128,7 @@ export class EffectRuntime {
     this.internals = session[SESSION_INTERNALS];
     this.internals.onDispose(this.subscription);
     this.subscription.add(
-      session.committed$.subscribe((committed) => {
+      this.internals.onCommitted((committed) => {
         for (const effect of committed.effects) this.route(effect, committed);
       }),
     );

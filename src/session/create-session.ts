@@ -7,6 +7,7 @@ import { toIssues, type RxSliceError } from '../internal/errors';
 import { deepFreeze } from '../internal/freeze';
 import type { Reducer, ReducerContext, ReducerMiddleware, SessionReader, SliceDef } from '../slices/reducer';
 import type { SliceOp } from '../slices/slice-op';
+import type { SliceView } from '../slices/slice-view';
 import { makeSnapshot, type Snapshot, type SnapshotSlice } from '../snapshots/snapshot';
 import { UnknownSliceError } from '../snapshots/codec';
 import { memory } from '../storage/memory-storage';
@@ -192,6 +193,7 @@ export function createSession(options: SessionOptions): Session {
   const errors$ = new Subject<RxSliceError>();
   const evicted$ = new Subject<EvictedItems>();
   const commitListeners: CommitListener[] = [];
+  const committedListeners: ((committed: CommittedEnvelope) => void)[] = [];
 
   let seq = 0;
   let lastSeq = 0;
@@ -381,8 +383,7 @@ export function createSession(options: SessionOptions): Session {
     }
   }
 
-  function runReducer(tx: StorageTransaction<any>, route: Route, env: Envelope): SliceOp<any> {
-    const view = tx.view();
+  function runReducer(view: SliceView<any>, route: Route, env: Envelope): SliceOp<any> {
     const ctx: ReducerContext<any> = {
       event: env.event,
       eventType: env.event.type,
@@ -440,14 +441,20 @@ export function createSession(options: SessionOptions): Session {
         const record = route.record;
         failedSlice = record.def.name;
         failedReducer = route.entry.name;
-        const tx = pendingOf(record);
+        // The first reducer of a slice for this envelope reads the committed view; a
+        // transaction opens only when an op actually changes something.
         inReducer = true;
         let op: SliceOp<any>;
         try {
-          op = runReducer(tx, route, env);
+          op = runReducer(record.tx === undefined ? record.storage.view() : record.tx.view(), route, env);
         } finally {
           inReducer = false;
         }
+        if (op !== null && typeof op === 'object' && op.kind === 'none') {
+          if (op.effects !== undefined) (effects ??= []).push(...op.effects);
+          continue;
+        }
+        const tx = pendingOf(record);
         applyOp(record, tx, op, env);
         if (op.effects !== undefined) (effects ??= []).push(...op.effects);
         if (record.window !== undefined) applyWindow(record, tx, env);
@@ -507,6 +514,7 @@ export function createSession(options: SessionOptions): Session {
       }
     }
     if (evicted !== undefined) for (const e of evicted) evicted$.next(e);
+    for (let i = 0; i < committedListeners.length; i++) (committedListeners[i] as (c: CommittedEnvelope) => void)(committed);
     if (committed$.observed) committed$.next(committed);
   }
 
@@ -522,6 +530,7 @@ export function createSession(options: SessionOptions): Session {
     }
     for (const c of commits) {
       for (const e of c.evicted) evicted$.next(e);
+      for (const listener of [...committedListeners]) listener(c.committed);
       committed$.next(c.committed);
     }
   }
@@ -627,6 +636,13 @@ export function createSession(options: SessionOptions): Session {
       return () => removeRoute(route);
     },
     extensions: new Map(),
+    onCommitted(listener) {
+      committedListeners.push(listener);
+      return () => {
+        const i = committedListeners.indexOf(listener);
+        if (i >= 0) committedListeners.splice(i, 1);
+      };
+    },
     onCommit(listener) {
       commitListeners.push(listener);
       return () => {

@@ -4,6 +4,7 @@ import type { RxSliceError } from '../internal/errors';
 import type { TeardownLogic } from 'rxjs';
 import type { Session } from './create-session';
 import type { ReducerEntry, SliceDef } from '../slices/reducer';
+import type { CommittedEnvelope } from './create-session';
 
 /** @internal Key of the hooks that other layers (computed, effects, machines) use. */
 export const SESSION_INTERNALS: unique symbol = Symbol.for('rxslice.session.internals');
@@ -53,6 +54,11 @@ export interface SessionInternals {
    * Returns a function that removes it.
    */
   addReducer(slice: string, entry: ReducerEntry<any>): () => void;
+  /**
+   * Calls `listener` with every committed envelope, just before `committed$` emits it (cheaper
+   * than a `committed$` subscription on the hot path). Returns a function that removes it.
+   */
+  onCommitted(listener: (committed: CommittedEnvelope) => void): () => void;
   /** Per-session registry for higher layers (computed handles, installed machines, effect runners). */
   readonly extensions: Map<unknown, unknown>;
 }
