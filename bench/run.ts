@@ -7,7 +7,7 @@
  * - `--only=1,4u,snapshot` / `BENCH_ONLY` — workload numbers or ids to run;
  * - `--contenders=plain,rxslice` / `BENCH_CONTENDERS` — contender keys to run;
  * - `--no-write` — print only, leave RESULTS.md alone;
- * - `BENCH_BUDGET_MS` (default 500) and `BENCH_LOG_DEADLINE_MS` (default 5000), see lib/measure.ts.
+ * - `BENCH_BUDGET_MS` (default 600) and `BENCH_LOG_DEADLINE_MS` (default 5000), see lib/measure.ts.
  *
  * Exits with code 1 when any workload's check FAILED.
  */

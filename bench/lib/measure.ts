@@ -50,18 +50,21 @@ export interface MeasureOptions {
   /** The timed run's operation count is kept a multiple of this (e.g. the slice count). Default 1. */
   readonly unit?: number;
   /**
-   * Time budget of the timed run in ms. When the warm-up shows that `ops` operations would take
-   * longer, the timed run does fewer (never fewer than one warm-up run's worth) and reports the
-   * count it did as `extra.ops`. Workloads whose per-operation cost grows with the operation
-   * count (the log) pass `Infinity`. Default {@link DEFAULT_BUDGET_MS}.
+   * Time budget of all timed runs together, in ms. When the warm-up shows that `ops` operations
+   * would take longer than the budget's share of one run, each timed run does fewer (never fewer
+   * than one warm-up run's worth) and the count is reported as `extra.ops`. Workloads whose
+   * per-operation cost grows with the operation count (the log) pass `Infinity`.
+   * Default {@link DEFAULT_BUDGET_MS}.
    */
   readonly budgetMs?: number;
+  /** Timed runs (each on a fresh store); the median is reported. Default 3. */
+  readonly timedRuns?: number;
   /** Operations in each warm-up run. Default `ops / 20`. */
   readonly warmupOps?: number;
 }
 
-/** Default time budget of one timed run, in ms (override with `BENCH_BUDGET_MS`). */
-export const DEFAULT_BUDGET_MS = Number(process.env['BENCH_BUDGET_MS'] ?? 500);
+/** Default time budget of the timed runs of one measurement, in ms (override with `BENCH_BUDGET_MS`). */
+export const DEFAULT_BUDGET_MS = Number(process.env['BENCH_BUDGET_MS'] ?? 600);
 /** Warm-up stops after 3 runs or this many ms, whichever comes first. */
 const WARMUP_BUDGET_MS = 300;
 
@@ -75,8 +78,9 @@ const roundDown = (n: number, unit: number): number => Math.max(unit, Math.floor
 
 /**
  * Warms `run` up on smaller runs (each checked, as `run` checks its own result; at most 3
- * runs or {@link WARMUP_BUDGET_MS}), collects garbage, then times one run and reports ns per
- * operation. `extra.ops` is the number of operations timed.
+ * runs or {@link WARMUP_BUDGET_MS}), then times `timedRuns` runs (garbage collected before
+ * each) and reports the median ns per operation, with the extra numbers of that median run.
+ * `extra.ops` is the number of operations per timed run.
  */
 export async function measure(
   options: MeasureOptions,
@@ -90,11 +94,17 @@ export async function measure(
     perOpMs = (await run(warmupOps)).ms / warmupOps;
     if (nowMs() - warmupStart > WARMUP_BUDGET_MS) break;
   }
-  const budgetMs = options.budgetMs ?? DEFAULT_BUDGET_MS;
+  const runs = options.timedRuns ?? 3;
+  const budgetMs = (options.budgetMs ?? DEFAULT_BUDGET_MS) / runs;
   const ops = perOpMs * options.ops <= budgetMs ? options.ops : Math.max(warmupOps, roundDown(budgetMs / perOpMs, unit));
-  collectGarbage();
-  const result = await run(ops);
-  return { value: (result.ms * 1e6) / ops, extra: { ...result.extra, ops } };
+  const results: RunResult[] = [];
+  for (let i = 0; i < runs; i++) {
+    collectGarbage();
+    results.push(await run(ops));
+  }
+  results.sort((a, b) => a.ms - b.ms);
+  const mid = results[(results.length - 1) >> 1] as RunResult;
+  return { value: (mid.ms * 1e6) / ops, extra: { ...mid.extra, ops } };
 }
 
 /**

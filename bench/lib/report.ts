@@ -36,7 +36,7 @@ function cellText(cell: Cell, unit: string): string {
     return `> ${fmt(t.elapsedMs / 1000, 0)} s: stopped at ${fmt(t.done, 0)} of ${fmt(t.total, 0)}`;
   }
   if (cell.values.length === 0) return 'not run';
-  return `${fmt(cell.median)} ${unit}`;
+  return unit === '' ? fmt(cell.median) : `${fmt(cell.median)} ${unit}`;
 }
 
 function workloadTable(w: Workload, results: Results): string[] {
@@ -98,7 +98,7 @@ export function renderReport(workloads: readonly Workload[], results: Results, t
   out.push(`- Commit: ${info.git}`);
   out.push(`- Worker: ${info.worker}`);
   out.push(
-    `- Time budget per timed run: ${fmt(info.budgetMs, 0)} ms (a contender slower than that runs fewer operations; see "Ops timed"); log deadline ${fmt(info.logDeadlineMs, 0)} ms`,
+    `- Per measurement: warm-up, then 3 timed runs (median) sharing a budget of ${fmt(info.budgetMs, 0)} ms (a contender too slow for the issue's count in that time runs fewer operations: see "Ops timed"); log and replay workloads: one timed run of the full count, log deadline ${fmt(info.logDeadlineMs, 0)} ms`,
   );
   out.push(`- Whole run: ${fmt(info.elapsedS, 0)} s`, '');
   out.push('## Summary (median, and ratio to the plain loop)', '', ...summaryTable(workloads, results), '');
