@@ -7,23 +7,21 @@
  * read-only `Proxy` over the window: O(1) to make, `Array.isArray` is true, every array
  * method works, and writes throw a `TypeError` as on a frozen array. Indices below `end`
  * are never written again (the storage copies before it would), so a view never changes.
+ *
+ * The handler is shared by every view (a per-view handler with closures costs ~20x more to
+ * make); each view's window sits on its target under a private symbol.
  */
 
-/**
- * The proxies' target class: a real array (so `Array.isArray` holds) whose species is plain
- * `Array` (so `map`/`filter` return plain arrays) and which tells Node's `util.inspect` (which
- * looks at a proxy's target, not through its traps) to print the view's items.
- */
-class ViewArray<T> extends Array<T> {
-  static override get [Symbol.species](): ArrayConstructor {
-    return Array;
-  }
+const WINDOW = Symbol('rxslice.view');
+const INSPECT = Symbol.for('nodejs.util.inspect.custom');
+
+interface ViewWindow {
+  readonly buffer: readonly unknown[];
+  readonly start: number;
+  readonly length: number;
 }
-Object.defineProperty(ViewArray.prototype, Symbol.for('nodejs.util.inspect.custom'), {
-  value(this: readonly unknown[], _depth: number, options: object, inspect: (v: unknown, o: object) => string) {
-    return inspect(Array.from(this), options);
-  },
-});
+
+type Target = unknown[] & { [WINDOW]: ViewWindow };
 
 const readOnly = (): never => {
   throw new TypeError('Slice items are immutable: return a SliceOp from a reducer instead of mutating the array.');
@@ -36,70 +34,88 @@ function canonicalIndex(key: string): number {
   return Number.isInteger(n) && String(n) === key ? n : -1;
 }
 
+const windowOf = (view: unknown): ViewWindow => (view as Target)[WINDOW];
+
+function at(this: readonly unknown[], index: number): unknown {
+  const w = windowOf(this);
+  const i = index < 0 ? w.length + index : index;
+  return i >= 0 && i < w.length ? w.buffer[w.start + i] : undefined;
+}
+
+function slice(this: readonly unknown[], from?: number, to?: number): unknown[] {
+  const w = windowOf(this);
+  const n = w.length;
+  const s = from === undefined ? 0 : from < 0 ? Math.max(n + from, 0) : Math.min(from, n);
+  const e = to === undefined ? n : to < 0 ? Math.max(n + to, 0) : Math.min(to, n);
+  return w.buffer.slice(w.start + s, w.start + Math.max(s, e));
+}
+
+function* values(this: readonly unknown[]): IterableIterator<unknown> {
+  const w = windowOf(this);
+  for (let i = w.start, end = w.start + w.length; i < end; i++) yield w.buffer[i];
+}
+
+/** Node's `util.inspect` looks at a proxy's target, not through its traps: print the items. */
+function inspect(this: readonly unknown[], _depth: number, options: object, format: (v: unknown, o: object) => string): string {
+  return format(Array.from(this), options);
+}
+
+const handler: ProxyHandler<Target> = {
+  get(t, key, receiver) {
+    const w = t[WINDOW];
+    if (typeof key === 'string') {
+      if (key === 'length') return w.length;
+      const i = canonicalIndex(key);
+      if (i >= 0) return i < w.length ? w.buffer[w.start + i] : undefined;
+      if (key === 'at') return at;
+      if (key === 'slice') return slice;
+      if (key === 'constructor') return Array;
+    } else if (key === Symbol.iterator) {
+      return values;
+    }
+    return Reflect.get(t, key, receiver);
+  },
+  has(t, key) {
+    if (typeof key === 'string') {
+      const i = canonicalIndex(key);
+      if (i >= 0) return i < t[WINDOW].length;
+    }
+    return Reflect.has(t, key);
+  },
+  ownKeys(t) {
+    const keys: string[] = [];
+    for (let i = 0; i < t[WINDOW].length; i++) keys.push(String(i));
+    keys.push('length');
+    return keys;
+  },
+  getOwnPropertyDescriptor(t, key) {
+    const w = t[WINDOW];
+    if (key === 'length') return { value: w.length, writable: true, enumerable: false, configurable: false };
+    if (typeof key === 'string') {
+      const i = canonicalIndex(key);
+      if (i >= 0 && i < w.length) return { value: w.buffer[w.start + i], writable: false, enumerable: true, configurable: true };
+      return undefined;
+    }
+    return Reflect.getOwnPropertyDescriptor(t, key);
+  },
+  set: readOnly,
+  defineProperty: readOnly,
+  deleteProperty: readOnly,
+  setPrototypeOf: readOnly,
+};
+
 /**
  * Returns a read-only array holding `buffer[start..end)`. When the window is the whole of a
  * `sealed` buffer (one that is never written again), the buffer itself is returned (no proxy).
  */
 export function arrayView<T>(buffer: readonly T[], start: number, end: number, sealed = false): readonly T[] {
   if (sealed && start === 0 && end === buffer.length) return buffer;
-  const length = end - start;
-  const target: T[] = new ViewArray<T>();
-  const handler: ProxyHandler<T[]> = {
-    get(t, key, receiver) {
-      if (typeof key === 'string') {
-        if (key === 'length') return length;
-        const i = canonicalIndex(key);
-        if (i >= 0) return i < length ? buffer[start + i] : undefined;
-        if (key === 'at') return at;
-        if (key === 'slice') return slice;
-      } else if (key === Symbol.iterator) {
-        return iterator;
-      }
-      return Reflect.get(t, key, receiver);
-    },
-    has(t, key) {
-      if (typeof key === 'string') {
-        const i = canonicalIndex(key);
-        if (i >= 0) return i < length;
-      }
-      return Reflect.has(t, key);
-    },
-    ownKeys() {
-      const keys: string[] = [];
-      for (let i = 0; i < length; i++) keys.push(String(i));
-      keys.push('length');
-      return keys;
-    },
-    getOwnPropertyDescriptor(t, key) {
-      if (key === 'length') return { value: length, writable: true, enumerable: false, configurable: false };
-      if (typeof key === 'string') {
-        const i = canonicalIndex(key);
-        if (i >= 0 && i < length) {
-          return { value: buffer[start + i], writable: false, enumerable: true, configurable: true };
-        }
-      }
-      return Reflect.getOwnPropertyDescriptor(t, key);
-    },
-    set: readOnly,
-    defineProperty: readOnly,
-    deleteProperty: readOnly,
-    setPrototypeOf: readOnly,
-  };
-  function at(index: number): T | undefined {
-    const i = index < 0 ? length + index : index;
-    return i >= 0 && i < length ? buffer[start + i] : undefined;
-  }
-  function slice(from?: number, to?: number): T[] {
-    const s = from === undefined ? 0 : from < 0 ? Math.max(length + from, 0) : Math.min(from, length);
-    const e = to === undefined ? length : to < 0 ? Math.max(length + to, 0) : Math.min(to, length);
-    return buffer.slice(start + s, start + Math.max(s, e));
-  }
-  function* iterator(): IterableIterator<T> {
-    for (let i = start; i < end; i++) yield buffer[i] as T;
-  }
-  return new Proxy(target, handler);
+  const target = [] as unknown as Target;
+  target[WINDOW] = { buffer, start, length: end - start };
+  (target as unknown as Record<symbol, unknown>)[INSPECT] = inspect;
+  return new Proxy(target, handler) as unknown as readonly T[];
 }
 
-/** True when `value` is a view made by {@link arrayView} (its prototype is the views' own). */
+/** True when `value` is a view made by {@link arrayView}. */
 export const isArrayView = (value: unknown): boolean =>
-  typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === ViewArray.prototype;
+  Array.isArray(value) && (value as unknown as Partial<Target>)[WINDOW] !== undefined;
