@@ -297,7 +297,6 @@ export class MemoryStorage<TItem> implements SliceStorage<TItem> {
     const c = this.cells;
     return {
       items: this.all(),
-      times: arrayView(c.times, c.start, c.end),
       appended: c.appended,
       token: new CellsToken({ ...c }),
     };

@@ -3,11 +3,10 @@ import type { SliceView } from '../slices/slice-view';
 
 /**
  * The captured content of one slice: its items (an immutable array shared with the
- * storage, never copied) and the time (ms) each item entered the slice.
+ * storage, never copied).
  */
 export interface StoredSlice<TItem> {
   readonly items: readonly TItem[];
-  readonly times: readonly number[];
   /** How many items were ever appended (drives seeded sampling windows). */
   readonly appended: number;
   /** @internal Backend-private capture that lets the same backend restore without copying. */
