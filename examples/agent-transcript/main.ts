@@ -3,6 +3,7 @@
  *
  *   npm run demo                       replays every bundled transcript in examples/data/
  *   npm run demo -- a.jsonl dir/ ...   replays the given files (a directory: its *.jsonl files)
+ *   npm run demo -- --diagram [...]    also prints the agent-phase statechart as a Mermaid diagram
  *
  * Exit code 0 when every transcript was replayed; 1 (with a message on stderr, nothing
  * replayed) when a path is missing or unreadable, or a directory holds no .jsonl file.
@@ -11,11 +12,14 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { splitLines } from './parse';
+import { toMermaid } from '../../src/index';
+import { AgentPhases } from './phases';
 import { formatReport } from './report';
 import { replayTranscript } from './replay';
 
 const DATA_DIR = fileURLToPath(new URL('../data/', import.meta.url));
-const USAGE = 'usage: npm run demo [-- <transcript.jsonl | directory>...]   (no argument: the bundled transcripts)';
+const USAGE =
+  'usage: npm run demo [-- [--diagram] <transcript.jsonl | directory>...]   (no path: the bundled transcripts; --diagram: print the phase statechart in Mermaid)';
 
 interface Input {
   readonly label: string;
@@ -58,11 +62,13 @@ function readInputs(args: readonly string[]): { inputs: Input[]; problems: strin
   return { inputs, problems };
 }
 
-function main(args: readonly string[]): number {
-  if (args.includes('--help') || args.includes('-h')) {
+function main(argv: readonly string[]): number {
+  if (argv.includes('--help') || argv.includes('-h')) {
     console.log(USAGE);
     return 0;
   }
+  const diagram = argv.includes('--diagram');
+  const args = argv.filter((a) => a !== '--diagram');
   const { inputs, problems } = readInputs(args);
   if (problems.length > 0) {
     for (const p of problems) console.error(`agent-transcript: ${p}`);
@@ -80,6 +86,8 @@ function main(args: readonly string[]): number {
   if (inputs.length > 1) {
     console.log(`\nreplayed ${inputs.length} transcripts: ${lines.toLocaleString('en-US')} lines, ${events.toLocaleString('en-US')} events`);
   }
+  if (diagram) console.log(`\nphase statechart "${AgentPhases.name}" (Mermaid):\n${toMermaid(AgentPhases)}`);
+  else console.log(`phase statechart "${AgentPhases.name}": npm run demo -- --diagram prints it as a Mermaid diagram`);
   return 0;
 }
 

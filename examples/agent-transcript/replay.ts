@@ -3,52 +3,83 @@
  * Pure: no printing, no file access (the CLI in `main.ts` reads files, `report.ts` formats).
  */
 import { performance } from 'node:perf_hooks';
-import { createSession, isRxSliceError, type Event, type Session, type SessionOptions } from '../../src/index';
+import { createSession, isRxSliceError, type Event, type Session, type SessionOptions, type SliceDef } from '../../src/index';
+import { TranscriptClock, timestampOf } from './clock';
+import { TaskSummary, TokenSummary, ToolCallTotals, ToolNames, ToolStatsOf, type ToolStatistics } from './computed';
 import { transcriptEvents } from './events';
+import {
+  deliverNotification,
+  NotificationChannel,
+  notificationEvents,
+  Notifications,
+  Notify,
+  type NotificationRecord,
+  type TranscriptDeps,
+} from './notifications';
 import { parseTranscript } from './parse';
-import { Plan, TokenUsage, ToolCalls, transcriptSlices, type TokenTotals } from './slices';
-import type { Todo } from './events';
+import { AgentPhases, phaseDurations, type PhaseDurations } from './phases';
+import { Messages, ToolCalls, transcriptSlices } from './slices';
 
-/** Options of {@link createTranscriptSession}: any session option; `slices` are added after the example's. */
-export type TranscriptSessionOptions = Partial<SessionOptions>;
+/** A session made by {@link createTranscriptSession}. */
+export type TranscriptSession = Session<TranscriptDeps>;
 
 /**
- * Creates a session holding the example's slices (messages, toolCalls, plan, tokenUsage),
- * validating every event against its schema (`validation: 'always'`) unless overridden.
+ * Options of {@link createTranscriptSession}: any session option; `slices` and `events` are
+ * added after the example's. Defaults: `validation: 'always'`, `scheduler: new TranscriptClock()`,
+ * `dependencies: { channel: new NotificationChannel() }`.
+ */
+export type TranscriptSessionOptions = Partial<SessionOptions<TranscriptDeps>>;
+
+/**
+ * Creates a session holding the example's slices (messages and toolCalls logs with windows;
+ * plan, tokenUsage and toolStats state; the notifications log), the `agentPhase` statechart
+ * (`session.machine(AgentPhases)`) and the handler of the `transcript/notify` effect, validating
+ * every event against its schema (`validation: 'always'`) unless overridden.
  *
- * @remarks Extra `slices` and `events` are registered after the example's, so their reducers
- * run after the example's for the same event. The caller owns the session (`dispose()` it).
+ * @remarks Its scheduler is a {@link TranscriptClock} unless one is given: time stands still
+ * until the replay moves it, so nothing runs behind the caller's back (effect retries wait for
+ * `clock.advanceTo` / `clock.finish`). Extra `slices` and `events` are registered after the
+ * example's, so their reducers run after the example's for the same event (the machine's last).
+ * The caller owns the session (`dispose()` it).
  * @example
  * ```ts
  * const session = createTranscriptSession({ slices: [MyToolStats] });
  * session.dispatch(ToolCalled({ toolUseId: 't1', name: 'Bash', input: {}, messageId: 'm1', timestamp: null }));
- * session.slice(ToolCalls).latest()?.status; // 'pending'
+ * session.slice(ToolCalls).latest()?.status;                   // 'pending'
+ * session.machine(AgentPhases).matches('executing');           // true
  * ```
  */
-export function createTranscriptSession(options: TranscriptSessionOptions = {}): Session {
-  return createSession({
+export function createTranscriptSession(options: TranscriptSessionOptions = {}): TranscriptSession {
+  const session = createSession<TranscriptDeps>({
     validation: 'always',
+    scheduler: new TranscriptClock(),
+    dependencies: { channel: new NotificationChannel() },
     ...options,
     slices: [...transcriptSlices, ...(options.slices ?? [])],
-    events: [...transcriptEvents, ...(options.events ?? [])],
+    events: [...transcriptEvents, ...notificationEvents, ...(options.events ?? [])],
   });
+  session.install(AgentPhases);
+  session.handle(Notify, deliverNotification);
+  return session;
 }
 
-/** Calls and failures of one tool. `pending` calls never got a result. */
-export interface ToolStats {
-  readonly name: string;
-  readonly calls: number;
-  readonly errors: number;
-  readonly pending: number;
+/** A windowed log: its window, what it holds now, and what it evicted during the replay. */
+export interface WindowReport {
+  readonly slice: string;
+  readonly window: string;
+  readonly size: number;
+  readonly evicted: number;
 }
 
-/** The final plan and its progress; `undefined` in the report when no `TodoWrite` was made. */
-export interface PlanReport {
-  readonly todos: readonly Todo[];
-  readonly completed: number;
-  readonly inProgress: number;
-  readonly pending: number;
-  readonly updatedAt: string | null;
+/** The notifications of the replay's failed tool calls. */
+export interface NotificationReport {
+  /** `transcript/toolFailed` events dispatched: one notification each. */
+  readonly failedCalls: number;
+  readonly delivered: readonly NotificationRecord[];
+  /** Compensated: every attempt was rejected. */
+  readonly abandoned: readonly NotificationRecord[];
+  /** Not settled when the report was read (0 with the `TranscriptClock`, which runs every retry before). */
+  readonly inFlight: number;
 }
 
 /** How fast the session took the events. */
@@ -73,10 +104,19 @@ export interface ReplayReport {
   readonly eventsByType: ReadonlyMap<string, number>;
   /** Skip reasons (lines and parts of lines, and events the session rejected) with their counts. */
   readonly skipped: ReadonlyMap<string, number>;
-  readonly tools: readonly ToolStats[];
-  readonly toolCalls: { readonly total: number; readonly errors: number; readonly pending: number };
-  readonly plan: PlanReport | undefined;
-  readonly tokens: Omit<TokenTotals, 'lastMessageId' | 'lastUsage'>;
+  /** Per-tool statistics (computed family `ToolStatsOf`), by calls descending. */
+  readonly tools: readonly ToolStatistics[];
+  /** Computed `ToolCallTotals`. */
+  readonly toolCalls: ToolCallTotals;
+  /** Computed `TaskSummary` of the latest todo list. */
+  readonly task: TaskSummary;
+  /** Computed `TokenSummary`. */
+  readonly tokens: TokenSummary;
+  /** The windowed logs (`messages`, `toolCalls`). */
+  readonly windows: readonly WindowReport[];
+  readonly notifications: NotificationReport;
+  /** Time per phase of the `agentPhase` statechart, in transcript time. */
+  readonly phases: PhaseDurations;
   readonly timing: ReplayTiming;
 }
 
@@ -85,25 +125,30 @@ export interface ReplayOptions {
   /** Name of the transcript in the report (a file name). */
   readonly source: string;
   /** A session to replay into (created with {@link createTranscriptSession}); the caller disposes it. Default: a new one, disposed after the report is read. */
-  readonly session?: Session;
+  readonly session?: TranscriptSession;
 }
 
 const byCountDesc = (counts: Map<string, number>): ReadonlyMap<string, number> =>
   new Map([...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)));
 
-const bump = (counts: Map<string, number>, key: string): void => {
-  counts.set(key, (counts.get(key) ?? 0) + 1);
+const bump = (counts: Map<string, number>, key: string, by = 1): void => {
+  counts.set(key, (counts.get(key) ?? 0) + by);
 };
 
 /**
  * Parses the transcript's lines into events, dispatches them one by one into a session and
- * reads the report from its slices.
+ * reads the report from its computed slices, its logs and its statechart.
  *
  * @remarks Synchronous. Never throws on bad input: unparseable lines are counted by reason
  * (see `parseLine`), and an event the session rejects (`InvalidEventError`, `ReducerError`) is
  * counted as `rejected by the session (<code>): <event type>` and the replay goes on.
- * Throughput: `performance.now()` is read around the dispatch loop only, so `eventsPerSecond`
- * covers validation, reducers and commits, and excludes parsing (reported as `parseMs`).
+ * When the session's scheduler is a {@link TranscriptClock}, the clock is moved to each event's
+ * timestamp before it is dispatched (running the effect retries due by then), and after the
+ * last event every retry still waiting is run ({@link TranscriptClock.finish}), so every
+ * notification is settled when the report is read.
+ * Throughput: `performance.now()` is read around the dispatch loop only (retries included), so
+ * `eventsPerSecond` covers validation, reducers, commits, effects and the statechart, and
+ * excludes parsing (reported as `parseMs`).
  * @param lines - The transcript's lines (see `splitLines`).
  * @example
  * ```ts
@@ -117,10 +162,16 @@ export function replayTranscript(lines: readonly string[], options: ReplayOption
   const parseMs = performance.now() - t0;
 
   const session = options.session ?? createTranscriptSession();
+  const clock = session.scheduler instanceof TranscriptClock ? session.scheduler : undefined;
   const skipped = new Map(parsed.skipped);
+  const evicted = new Map<string, number>();
+  const eviction = session.evicted$.subscribe((e) => bump(evicted, e.slice, e.items.length));
+  const notificationsBefore = session.slice(Notifications).size;
   const dispatched: Event[] = [];
   const start = performance.now();
   for (const event of parsed.events) {
+    const at = clock === undefined ? undefined : timestampOf(event);
+    if (at !== undefined) clock?.advanceTo(at);
     try {
       session.dispatch(event);
       dispatched.push(event);
@@ -129,7 +180,9 @@ export function replayTranscript(lines: readonly string[], options: ReplayOption
       bump(skipped, `rejected by the session (${code}): ${event.type}`);
     }
   }
+  clock?.finish();
   const replayMs = performance.now() - start;
+  eviction.unsubscribe();
 
   const eventsByType = new Map<string, number>();
   for (const event of dispatched) bump(eventsByType, event.type);
@@ -140,53 +193,32 @@ export function replayTranscript(lines: readonly string[], options: ReplayOption
     events: dispatched.length,
     eventsByType: byCountDesc(eventsByType),
     skipped: byCountDesc(skipped),
-    ...readToolStats(session),
-    plan: readPlan(session),
-    tokens: readTokens(session),
+    tools: readTools(session),
+    toolCalls: session.computed(ToolCallTotals).latest(),
+    task: session.computed(TaskSummary).latest(),
+    tokens: session.computed(TokenSummary).latest(),
+    windows: [windowOf(session, Messages, evicted), windowOf(session, ToolCalls, evicted)],
+    notifications: readNotifications(session, notificationsBefore, eventsByType.get('transcript/toolFailed') ?? 0),
+    phases: phaseDurations(session.machine(AgentPhases).current),
     timing: { parseMs, replayMs, eventsPerSecond: replayMs > 0 ? dispatched.length / (replayMs / 1000) : 0 },
   };
   if (options.session === undefined) session.dispose();
   return report;
 }
 
-function readToolStats(session: Session): Pick<ReplayReport, 'tools' | 'toolCalls'> {
-  const stats = new Map<string, { calls: number; errors: number; pending: number }>();
-  let errors = 0;
-  let pending = 0;
-  const calls = session.slice(ToolCalls).all();
-  for (const call of calls) {
-    let s = stats.get(call.name);
-    if (s === undefined) stats.set(call.name, (s = { calls: 0, errors: 0, pending: 0 }));
-    s.calls++;
-    if (call.status === 'error') {
-      s.errors++;
-      errors++;
-    } else if (call.status === 'pending') {
-      s.pending++;
-      pending++;
-    }
-  }
-  const tools = [...stats]
-    .map(([name, s]) => ({ name, ...s }))
-    .sort((a, b) => b.calls - a.calls || (a.name < b.name ? -1 : 1));
-  return { tools, toolCalls: { total: calls.length, errors, pending } };
+function windowOf<TItem>(session: TranscriptSession, def: SliceDef<string, TItem>, evicted: ReadonlyMap<string, number>): WindowReport {
+  return { slice: def.name, window: def.window?.description ?? 'none', size: session.slice(def).size, evicted: evicted.get(def.name) ?? 0 };
 }
 
-function readPlan(session: Session): PlanReport | undefined {
-  const plan = session.slice(Plan).latest();
-  if (plan === undefined || plan.toolUseId === null) return undefined;
-  const count = (status: Todo['status']): number => plan.todos.filter((t) => t.status === status).length;
-  return {
-    todos: plan.todos,
-    completed: count('completed'),
-    inProgress: count('in_progress'),
-    pending: count('pending'),
-    updatedAt: plan.updatedAt,
-  };
+/** Every tool's statistics, read from the computed family, in the order of the computed `ToolNames`. */
+function readTools(session: TranscriptSession): ToolStatistics[] {
+  const statsOf = session.computed(ToolStatsOf);
+  return session.computed(ToolNames).latest().map((name) => statsOf(name).latest());
 }
 
-function readTokens(session: Session): ReplayReport['tokens'] {
-  const t = session.slice(TokenUsage).latest();
-  if (t === undefined) return { input: 0, output: 0, cacheCreation: 0, cacheRead: 0, responses: 0 };
-  return { input: t.input, output: t.output, cacheCreation: t.cacheCreation, cacheRead: t.cacheRead, responses: t.responses };
+function readNotifications(session: TranscriptSession, before: number, failedCalls: number): NotificationReport {
+  const settled = session.slice(Notifications).all().slice(before);
+  const delivered = settled.filter((n) => n.status === 'delivered');
+  const abandoned = settled.filter((n) => n.status === 'abandoned');
+  return { failedCalls, delivered, abandoned, inFlight: failedCalls - settled.length };
 }

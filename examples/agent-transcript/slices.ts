@@ -1,10 +1,12 @@
 /**
- * The slices of a replayed transcript: messages and tool calls (logs), the current plan and
- * the token usage (state). Extend the example by adding slices (or computed slices) next to
- * these and passing them to `createTranscriptSession({ slices })` in `replay.ts`.
+ * The slices of a replayed transcript: messages and tool calls (windowed logs), the current
+ * plan, the token usage and the per-tool counters (state). Computed slices over them are in
+ * `computed.ts`. Extend the example by adding slices (or computed slices) next to these and
+ * passing them to `createTranscriptSession({ slices })` in `replay.ts`.
  */
 import { z } from 'zod';
-import { append, defineSlice, none, replace, type SliceOp, type SliceView } from '../../src/index';
+import { append, defineSlice, none, replace, SliceWindow, withEffects, type SliceOp, type SliceView } from '../../src/index';
+import { Notifications, Notify } from './notifications';
 import {
   AssistantMessageAdded,
   TodosUpdated,
@@ -30,10 +32,14 @@ export const Message = z.object({
 });
 export type Message = z.infer<typeof Message>;
 
-/** Messages in transcript order, one item per user text line or assistant line. */
+/** How many messages the `messages` log keeps (the newest). */
+export const MESSAGES_KEPT = 500;
+
+/** Messages in transcript order, one item per user text line or assistant line; the newest {@link MESSAGES_KEPT} are kept. */
 export const Messages = defineSlice('messages', {
   policy: 'log',
   schema: Message,
+  window: SliceWindow.count(MESSAGES_KEPT),
   reducers: ({ on }) => [
     on(UserMessageAdded, (_view, { payload: p }) =>
       append<Message>({
@@ -95,7 +101,8 @@ export function summarizeToolInput(input: Readonly<Record<string, unknown>>): st
   return '';
 }
 
-const firstLine = (text: string): string => oneLine(text.split('\n').find((l) => l.trim() !== '') ?? '', 160);
+/** The first non-empty line of a tool's error result, on one line, at most 160 characters. */
+export const firstLine = (text: string): string => oneLine(text.split('\n').find((l) => l.trim() !== '') ?? '', 160);
 
 /**
  * Settles the newest call with the result's `toolUseId` (scanning from the newest item, where
@@ -127,10 +134,28 @@ function settle(
   });
 }
 
-/** Tool calls in call order, each settled (`ok`/`error`) when its result arrives. */
+/** How many failed calls the `toolCalls` log keeps (the newest). */
+export const FAILED_CALLS_KEPT = 100;
+/** How many other calls (pending or ok) the `toolCalls` log keeps (the newest). */
+export const OTHER_CALLS_KEPT = 900;
+
+function failed(call: ToolCall): boolean {
+  return call.status === 'error';
+}
+function notFailed(call: ToolCall): boolean {
+  return call.status !== 'error';
+}
+
+/**
+ * Tool calls in call order, each settled (`ok`/`error`) when its result arrives. Windowed:
+ * every failed call is kept (up to {@link FAILED_CALLS_KEPT}, then the newest) plus the newest
+ * {@link OTHER_CALLS_KEPT} others, so at most 1,000 items. Counts are kept exactly, over the
+ * whole transcript, by {@link ToolStats}, not read from this log.
+ */
 export const ToolCalls = defineSlice('toolCalls', {
   policy: 'log',
   schema: ToolCall,
+  window: SliceWindow.composite(SliceWindow.predicate(failed, FAILED_CALLS_KEPT), SliceWindow.predicate(notFailed, OTHER_CALLS_KEPT)),
   reducers: ({ on }) => [
     on(ToolCalled, (_view, { payload: p }) =>
       append<ToolCall>({
@@ -211,5 +236,71 @@ export const TokenUsage = defineSlice('tokenUsage', {
   ],
 });
 
+/** Calls of one tool: `calls` made, `ok` and `errors` results (`calls - ok - errors` are still pending). */
+export const ToolCounter = z.object({
+  name: z.string(),
+  calls: z.number().int().nonnegative(),
+  ok: z.number().int().nonnegative(),
+  errors: z.number().int().nonnegative(),
+});
+export type ToolCounter = z.infer<typeof ToolCounter>;
+
+/**
+ * Exact tool counters over the whole transcript (the `toolCalls` log is windowed): one counter
+ * per tool name in order of first call, and the calls still waiting for their result
+ * (`toolUseId` → tool name; a settled call leaves this list, so it stays small).
+ */
+export const ToolStatsItem = z.object({
+  tools: z.array(ToolCounter),
+  open: z.array(z.object({ toolUseId: z.string(), name: z.string() })),
+});
+export type ToolStatsItem = z.infer<typeof ToolStatsItem>;
+
+type Counts = Partial<Omit<ToolCounter, 'name'>>;
+
+/** The tools with `counts` added to tool `name`'s counter (a new counter at the end for a new name). */
+function bump(tools: readonly ToolCounter[], name: string, counts: Counts): ToolCounter[] {
+  const next = tools.slice();
+  const i = next.findIndex((t) => t.name === name);
+  const old = i < 0 ? { name, calls: 0, ok: 0, errors: 0 } : (next[i] as ToolCounter);
+  const counter = { name, calls: old.calls + (counts.calls ?? 0), ok: old.ok + (counts.ok ?? 0), errors: old.errors + (counts.errors ?? 0) };
+  if (i < 0) next.push(counter);
+  else next[i] = counter;
+  return next;
+}
+
+/**
+ * Counts a result: its call leaves `open` and its tool gets `ok` or `errors` + 1. A result
+ * matching no open call counts as a call and a result of {@link UNMATCHED_TOOL}, as in the `toolCalls` log.
+ */
+function settleStats(stats: ToolStatsItem, toolUseId: string, field: 'ok' | 'errors'): { stats: ToolStatsItem; tool: string } {
+  const at = stats.open.findIndex((c) => c.toolUseId === toolUseId);
+  if (at < 0) return { stats: { tools: bump(stats.tools, UNMATCHED_TOOL, { calls: 1, [field]: 1 }), open: stats.open }, tool: UNMATCHED_TOOL };
+  const tool = (stats.open[at] as { readonly name: string }).name;
+  return { stats: { tools: bump(stats.tools, tool, { [field]: 1 }), open: stats.open.filter((_, i) => i !== at) }, tool };
+}
+
+/**
+ * One item: the exact per-tool counters (see {@link ToolStatsItem}). A failed result also asks
+ * for a `transcript/notify` effect (`withEffects`), run by the notification handler after the commit.
+ */
+export const ToolStats = defineSlice('toolStats', {
+  policy: 'state',
+  schema: ToolStatsItem,
+  initial: [{ tools: [], open: [] }],
+  reducers: ({ on }) => [
+    on(ToolCalled, (view, { payload: p }) => {
+      const stats = view.latest() as ToolStatsItem;
+      return replace([{ tools: bump(stats.tools, p.name, { calls: 1 }), open: [...stats.open, { toolUseId: p.toolUseId, name: p.name }] }]);
+    }),
+    on(ToolSucceeded, (view, { payload: p }) => replace([settleStats(view.latest() as ToolStatsItem, p.toolUseId, 'ok').stats])),
+    on(ToolFailed, (view, { payload: p }) => {
+      const { stats, tool } = settleStats(view.latest() as ToolStatsItem, p.toolUseId, 'errors');
+      const notify = Notify({ toolUseId: p.toolUseId, tool, error: firstLine(p.error), failedAt: p.timestamp });
+      return withEffects(replace([stats]), [notify]);
+    }),
+  ],
+});
+
 /** The example's slices, in registration order (pass them to `createSession({ slices })`). */
-export const transcriptSlices = [Messages, ToolCalls, Plan, TokenUsage] as const;
+export const transcriptSlices = [Messages, ToolCalls, Plan, TokenUsage, ToolStats, Notifications] as const;

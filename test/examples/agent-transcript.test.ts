@@ -345,7 +345,8 @@ describe.each([
     expect(report.toolCalls.errors).toBe(expected.errors);
     expect(report.eventsByType.get('transcript/toolFailed')).toBe(expected.errors);
     expect(report.toolCalls.pending).toBe(0);
-    expect(report.tokens).toEqual({ ...expected.tokens, responses: expected.responses });
+    const total = expected.tokens.input + expected.tokens.output + expected.tokens.cacheCreation + expected.tokens.cacheRead;
+    expect(report.tokens).toEqual({ ...expected.tokens, total, responses: expected.responses });
   });
 
   it('nothing is skipped, and the lines of each message.id are consecutive (so both token rules agree)', () => {

@@ -1,0 +1,247 @@
+/**
+ * The agent's phase as a statechart, installed in the transcript session
+ * (`session.install(AgentPhases)`), with the time spent in each phase kept in its context.
+ *
+ * ```
+ * transcript
+ *   idle                 before the first prompt
+ *   working              the agent's turn, from a prompt to the end of the turn
+ *     thinking           waiting for the model: after a prompt, a tool result or a thinking block
+ *     responding         the model wrote text (in transcripts without end-of-turn lines,
+ *                        this also holds the wait for the next prompt)
+ *     planning           a TodoWrite call is in flight
+ *     executing          other tool calls are in flight (a Task call: its subagent's whole run)
+ *   waitingForUser       the turn ended (system `stop_hook_summary` / `turn_duration`, an interruption,
+ *                        a local command), until the next prompt
+ * ```
+ *
+ * Transitions (document order decides; deeper states first, as SCXML selects them):
+ * - a prompt (`userMessageAdded` that is not meta, a compaction summary or a sidechain) → thinking, from anywhere;
+ *   an interruption (`[Request interrupted by user…`) or a local command (`<command-name>…`,
+ *   `<local-command-stdout>…`) → waitingForUser (the user has the keyboard; all calls in flight are dropped);
+ * - `toolCalled` → planning (TodoWrite) or executing; while calls are in flight, more calls
+ *   stay where they are (a non-TodoWrite call moves planning to executing), and the result of
+ *   the last call in flight → thinking;
+ * - an assistant line with a text block → responding; with a thinking block → thinking
+ *   (lines of a response whose calls are in flight, and `tool_use` lines, change nothing: the
+ *   `toolCalled` that follows decides);
+ * - `systemMessageAdded` `stop_hook_summary` or `turn_duration` while working → waitingForUser;
+ * - any other event with a timestamp only moves the machine's clock (the `*` transition).
+ *
+ * Time: the machine reads each event's own `timestamp` (actions do not see the envelope's
+ * time). Its clock is the running maximum of the timestamps it has seen, because transcripts
+ * sometimes step back (see `clock.ts`). A phase's time runs from the clock when it was entered
+ * to the clock when it is left, so the phases' times add up exactly to
+ * `clockMs - firstMs`: the latest timestamp minus the first one, over every timestamped event
+ * (see {@link phaseDurations}, which closes the current phase at `clockMs`).
+ */
+import { assign, defineMachine, type ActionArgs, type MachineSnapshot } from '../../src/index';
+import { timestampOf } from './clock';
+import type { Event } from '../../src/index';
+
+/** The atomic phases, in chart order. */
+export const PHASES = ['idle', 'thinking', 'responding', 'planning', 'executing', 'waitingForUser'] as const;
+export type Phase = (typeof PHASES)[number];
+
+/** The machine's context: the phase clock and the tool calls in flight. All times in ms since the epoch. */
+export interface PhaseContext {
+  /** The first timestamp seen; `null` before any. */
+  readonly firstMs: number | null;
+  /** The running maximum of the timestamps seen. */
+  readonly clockMs: number | null;
+  /** When the current phase was entered (the clock then). */
+  readonly sinceMs: number | null;
+  /** Time spent in each phase before the current visit of the current phase. */
+  readonly msIn: Readonly<Record<Phase, number>>;
+  /** Prompts seen (turns started). */
+  readonly turns: number;
+  /** Tool calls made and not answered yet. */
+  readonly inFlight: number;
+}
+
+type Args = ActionArgs<PhaseContext>;
+
+const zeroes = (): Record<Phase, number> => ({ idle: 0, thinking: 0, responding: 0, planning: 0, executing: 0, waitingForUser: 0 });
+
+const payloadOf = (args: Args): Record<string, unknown> => (args.event.payload ?? {}) as Record<string, unknown>;
+
+/** The clock after the event: the later of the clock and the event's timestamp. */
+function clockAfter({ context, event }: Args): number | null {
+  const t = timestampOf(event as Event);
+  if (t === undefined) return context.clockMs;
+  return context.clockMs === null ? t : Math.max(context.clockMs, t);
+}
+
+/** Moves the clock to the event's timestamp (the first timestamp also starts the first phase). */
+function ticked(args: Args): Partial<PhaseContext> {
+  const now = clockAfter(args);
+  const { context } = args;
+  if (now === null || now === context.clockMs) return {};
+  return { clockMs: now, firstMs: context.firstMs ?? now, sinceMs: context.sinceMs ?? now };
+}
+
+const tick = assign<PhaseContext>(ticked);
+
+/** Exit action of a phase: adds the time since it was entered and restarts the phase clock. */
+const leave = (phase: Phase) =>
+  assign<PhaseContext>((args) => {
+    const moved = ticked(args);
+    const now = moved.clockMs ?? args.context.clockMs;
+    const since = moved.sinceMs ?? args.context.sinceMs;
+    if (now === null || since === null) return moved;
+    return { ...moved, msIn: { ...args.context.msIn, [phase]: args.context.msIn[phase] + (now - since) }, sinceMs: now };
+  });
+
+function hasTimestamp(args: Args): boolean {
+  return timestampOf(args.event as Event) !== undefined;
+}
+/** User text that Claude Code writes itself: not meta, a compaction summary or a sidechain (subagent) line. */
+function fromTheUser(args: Args): boolean {
+  const p = payloadOf(args);
+  return p['isMeta'] !== true && p['isCompactSummary'] !== true && p['isSidechain'] !== true;
+}
+const LOCAL_COMMAND = /^\s*<(command-name|local-command-stdout|local-command-caveat)>/;
+const INTERRUPTED = /^\s*\[Request interrupted by user/;
+/** User text that hands control back to the user: an interruption, or a local command (`/model`, `/mcp`, ...) and its output. */
+function handsBackToUser(args: Args): boolean {
+  const text = payloadOf(args)['text'];
+  return fromTheUser(args) && typeof text === 'string' && (INTERRUPTED.test(text) || LOCAL_COMMAND.test(text));
+}
+/** A prompt: user text for the model (not meta, compaction summary, sidechain, interruption or local command). */
+function isPrompt(args: Args): boolean {
+  return fromTheUser(args) && !handsBackToUser(args);
+}
+function isTodoWrite(args: Args): boolean {
+  return payloadOf(args)['name'] === 'TodoWrite';
+}
+function isOtherTool(args: Args): boolean {
+  return !isTodoWrite(args);
+}
+const blocks = (args: Args): readonly string[] => {
+  const p = payloadOf(args);
+  return p['isSidechain'] === true ? [] : ((p['blockTypes'] as readonly string[] | undefined) ?? []);
+};
+function wroteText(args: Args): boolean {
+  return blocks(args).includes('text');
+}
+function wroteThinking(args: Args): boolean {
+  return blocks(args).includes('thinking');
+}
+function endsTurn(args: Args): boolean {
+  const subtype = payloadOf(args)['subtype'];
+  return subtype === 'stop_hook_summary' || subtype === 'turn_duration';
+}
+function lastCallAnswered({ context }: Args): boolean {
+  return context.inFlight <= 1;
+}
+
+const startTurn = assign<PhaseContext>((args) => ({ ...ticked(args), turns: args.context.turns + 1, inFlight: 0 }));
+const handBack = assign<PhaseContext>((args) => ({ ...ticked(args), inFlight: 0 }));
+const callMade = assign<PhaseContext>((args) => ({ ...ticked(args), inFlight: args.context.inFlight + 1 }));
+const callAnswered = assign<PhaseContext>((args) => ({ ...ticked(args), inFlight: Math.max(0, args.context.inFlight - 1) }));
+
+const RESULT = 'transcript/toolSucceeded transcript/toolFailed';
+
+/** While calls are in flight: more calls, lines of the same response, and results. */
+const inFlightTransitions = {
+  'transcript/assistantMessageAdded': { guard: hasTimestamp, actions: tick },
+  [RESULT]: [
+    { target: 'thinking', guard: lastCallAnswered, actions: callAnswered },
+    { actions: callAnswered },
+  ],
+} as const;
+
+/** The agent's phases (see the module comment for the chart and how time is counted). */
+export const AgentPhases = defineMachine('agentPhase', {
+  context: {
+    firstMs: null,
+    clockMs: null,
+    sinceMs: null,
+    msIn: zeroes(),
+    turns: 0,
+    inFlight: 0,
+  } as PhaseContext,
+  // Events the chart has no transition for in the current phase change nothing.
+  invalidTransitions: 'ignore',
+  initial: 'transcript',
+  states: {
+    transcript: {
+      initial: 'idle',
+      on: {
+        'transcript/userMessageAdded': [
+          { target: 'thinking', guard: isPrompt, actions: startTurn },
+          { target: 'waitingForUser', guard: handsBackToUser, actions: handBack },
+        ],
+        'transcript/toolCalled': [
+          { target: 'planning', guard: isTodoWrite, actions: callMade },
+          { target: 'executing', actions: callMade },
+        ],
+        'transcript/assistantMessageAdded': [
+          { target: 'responding', guard: wroteText, actions: tick },
+          { target: 'thinking', guard: wroteThinking, actions: tick },
+        ],
+        [RESULT]: { actions: callAnswered },
+        '*': { guard: hasTimestamp, actions: tick },
+      },
+      states: {
+        idle: { exit: leave('idle') },
+        working: {
+          initial: 'thinking',
+          on: { 'transcript/systemMessageAdded': { target: 'waitingForUser', guard: endsTurn, actions: tick } },
+          states: {
+            thinking: { exit: leave('thinking') },
+            responding: { exit: leave('responding') },
+            planning: {
+              exit: leave('planning'),
+              on: {
+                'transcript/toolCalled': [{ target: 'executing', guard: isOtherTool, actions: callMade }, { actions: callMade }],
+                ...inFlightTransitions,
+              },
+            },
+            executing: {
+              exit: leave('executing'),
+              on: { 'transcript/toolCalled': { actions: callMade }, ...inFlightTransitions },
+            },
+          },
+        },
+        waitingForUser: { exit: leave('waitingForUser') },
+      },
+    },
+  },
+});
+
+/** Time per phase, the current phase, and the span they add up to. */
+export interface PhaseDurations {
+  /** ms per phase, the current visit of the current phase included (closed at `clockMs`). */
+  readonly msIn: Readonly<Record<Phase, number>>;
+  readonly current: Phase;
+  /** Latest minus first timestamp seen (ms); equals the sum of `msIn`. 0 before any timestamp. */
+  readonly spanMs: number;
+  readonly firstMs: number | null;
+  readonly lastMs: number | null;
+  readonly turns: number;
+}
+
+/**
+ * Reads the time per phase from a snapshot of {@link AgentPhases}: the context's totals plus
+ * the current phase's visit so far (up to the machine's clock).
+ *
+ * @example
+ * ```ts
+ * const d = phaseDurations(session.machine(AgentPhases).current);
+ * Object.values(d.msIn).reduce((a, b) => a + b, 0) === d.spanMs; // true
+ * ```
+ */
+export function phaseDurations(snapshot: MachineSnapshot<PhaseContext, string>): PhaseDurations {
+  const c = snapshot.context;
+  const current = (snapshot.basicConfiguration.find((id) => (PHASES as readonly string[]).includes(id)) ?? 'idle') as Phase;
+  const open = c.clockMs !== null && c.sinceMs !== null ? c.clockMs - c.sinceMs : 0;
+  return {
+    msIn: { ...c.msIn, [current]: c.msIn[current] + open },
+    current,
+    spanMs: c.clockMs !== null && c.firstMs !== null ? c.clockMs - c.firstMs : 0,
+    firstMs: c.firstMs,
+    lastMs: c.clockMs,
+    turns: c.turns,
+  };
+}
