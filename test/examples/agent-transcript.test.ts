@@ -367,8 +367,8 @@ describe('demo CLI', () => {
       timeout: 60_000,
     });
 
-  it('replays every bundled transcript and exits 0', () => {
-    const r = run([]);
+  it('replays every bundled transcript and exits 0; --diagram adds the statechart in Mermaid', () => {
+    const r = run(['--diagram']);
     expect(r.stderr).not.toMatch(/agent-transcript:/);
     expect(r.status).toBe(0);
     const bundled = readdirSync(DATA).filter((f) => f.endsWith('.jsonl'));
@@ -376,6 +376,11 @@ describe('demo CLI', () => {
     for (const file of bundled) expect(r.stdout).toContain(`\n${file}\n`.trimStart());
     expect(r.stdout).toContain('events/s (replay only, parse excluded)');
     expect(r.stdout).toMatch(/tool calls {3}242 \(12 errors, 0 without result\)/);
+    expect(r.stdout).toMatch(/notify {7}5 failed calls: 4 delivered, 1 compensated/);
+    expect(r.stdout).toMatch(/windows {6}messages {3}258 kept, 0 evicted {2}count\(500, fifo\)/);
+    expect(r.stdout).toMatch(/phases {7}5h 01m 09s from the first to the last timestamp, 3 prompts; ends in waitingForUser/);
+    expect(r.stdout).toContain('\nphase statechart "agentPhase" (Mermaid):\nstateDiagram-v2\n');
+    expect(r.stdout).toContain('working --> waitingForUser : transcript/systemMessageAdded [endsTurn]');
   });
 
   it('a nonexistent path: a clear message on stderr and exit code 1', () => {
