@@ -22,6 +22,7 @@ import {
 import { parseLine, parseTranscript, splitLines } from '../../examples/agent-transcript/parse';
 import { createTranscriptSession, replayTranscript } from '../../examples/agent-transcript/replay';
 import { Messages, Plan, TokenUsage, ToolCalls, UNMATCHED_TOOL } from '../../examples/agent-transcript/slices';
+import { scanTranscript } from './transcript-scan';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const DATA = path.join(ROOT, 'examples/data');
@@ -280,56 +281,13 @@ describe('slices', () => {
   });
 });
 
-/**
- * Independent plain JSON scan (no zod, no session): tool_use blocks and tool_result blocks with
- * is_error true in any line's message.content, and token sums over assistant lines following
- * the example's documented rule (slices.ts, TokenTotals): each message.id counts once, with the
- * usage of its last line. Here the rule is applied with a Map keyed by message.id.
- */
-function scan(text: string) {
-  let toolUse = 0;
-  let errors = 0;
-  const lastUsage = new Map<string, Record<string, number>>();
-  let runs = 0;
-  let previousId: string | undefined;
-  for (const raw of text.split('\n')) {
-    if (raw === '') continue;
-    const o = JSON.parse(raw);
-    const content = o.message?.content;
-    if (Array.isArray(content)) {
-      for (const b of content) {
-        if (b.type === 'tool_use') toolUse++;
-        if (b.type === 'tool_result' && b.is_error === true) errors++;
-      }
-    }
-    if (o.type === 'assistant' && o.message.usage) {
-      lastUsage.set(o.message.id, o.message.usage);
-      if (o.message.id !== previousId) runs++;
-      previousId = o.message.id;
-    }
-  }
-  const sum = (field: string) => [...lastUsage.values()].reduce((acc, u) => acc + (u[field] ?? 0), 0);
-  return {
-    toolUse,
-    errors,
-    responses: lastUsage.size,
-    runs,
-    tokens: {
-      input: sum('input_tokens'),
-      output: sum('output_tokens'),
-      cacheCreation: sum('cache_creation_input_tokens'),
-      cacheRead: sum('cache_read_input_tokens'),
-    },
-  };
-}
-
 describe.each([
   [BIG_A, 1512, 150, 5],
   [BIG_B, 2385, 242, 12],
 ])('replay of %s against a plain JSON scan', (file, lines, knownToolUse, knownErrors) => {
   const text = readFileSync(path.join(DATA, file), 'utf8');
   const report = replayTranscript(splitLines(text), { source: file });
-  const expected = scan(text);
+  const expected = scanTranscript(text); // independent plain JSON scan: see transcript-scan.ts
 
   it('matches the numbers stated in the transcripts README', () => {
     expect(report.lines).toBe(lines);
