@@ -54,7 +54,7 @@ async function main(): Promise<void> {
       const order = [...keys.slice(shift), ...keys.slice(0, shift)];
       for (const key of order) {
         const cell = results.cell(w.id, key);
-        if (cell.settled) continue;
+        if (cell.settled || cell.values.length >= (w.maxRounds ?? Infinity)) continue;
         const outcome = await runWorker(command, w.id, key, CHILD_TIMEOUT_MS);
         cell.add(outcome);
         const prefix = `[round ${round + 1}/${rounds}] ${w.number} ${w.id} · ${CONTENDER_LABELS[key] ?? key}:`;

@@ -31,6 +31,8 @@ export interface Workload {
   readonly contenders: Readonly<Record<string, Impl | Unavailable>>;
   /** Extra numbers (keys of `Measurement.extra`, medians over rounds) shown as table columns. */
   readonly columns?: readonly { readonly key: string; readonly label: string; readonly digits?: number }[];
+  /** At most this many rounds (for workloads whose one run takes tens of seconds). Default: every round. */
+  readonly maxRounds?: number;
   /** Notes printed under the workload's table (how a contender was written, what is not measured). */
   readonly notes?: readonly string[];
 }
