@@ -8,7 +8,7 @@ import { none, replace, withEffects } from '../slices/slice-op';
 import { SESSION_INTERNALS, type SessionInternals } from '../session/internals';
 import type { Session } from '../session/create-session';
 import { availableTransitions, canTransition, type AvailableTransition } from './available-transitions.js';
-import { MachineNotInstalledError } from './errors.js';
+import { InvalidTransitionError, MachineNotInstalledError } from './errors.js';
 import { eventMatches } from './event-descriptor.js';
 import type { MachineDefinition } from './machine-definition.js';
 import type { MachineEvent } from './machine-event.js';
@@ -68,6 +68,13 @@ function descriptorsOf(def: MachineDefinition<any, any, any>): string[] {
   return [...out];
 }
 
+/** The event descriptors of each state's own transitions, by state id. */
+function descriptorsByState(def: MachineDefinition<any, any, any>): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const [id, state] of def.states) out.set(id, [...new Set(state.transitions.flatMap((t) => t.events))]);
+  return out;
+}
+
 /**
  * Installs a machine in a session (what `session.install(machine)` does): adds the state
  * slice `machine/<name>` holding its snapshot (entered at install time, its initial
@@ -101,6 +108,16 @@ export function installMachine<TContext, TEventType extends string, TStateId ext
   const slice = defineSlice<Snap>(`machine/${def.name}`, { policy: 'state', initial: [initial.snapshot] });
   internals.addSlice(slice);
   const descriptors = descriptorsOf(def);
+  const byState = descriptorsByState(def);
+  /**
+   * True when some active state has a transition whose descriptor matches: otherwise the event
+   * enables nothing (SCXML 3.13 selectTransitions only looks at active states), and the costly
+   * macrostep can be skipped.
+   */
+  const mayEnable = (snap: Snap, type: string): boolean => {
+    for (const id of snap.configuration) if (eventMatches(byState.get(id) ?? [], type)) return true;
+    return false;
+  };
 
   const settle = (result: TransitionResult<TContext, TStateId>, previous: Snap) => {
     for (const error of result.errors) {
@@ -115,6 +132,13 @@ export function installMachine<TContext, TEventType extends string, TStateId ext
   const onEvent: Reducer<Snap> = (view, event, ctx) => {
     const snap = view.latest() as Snap;
     if (snap.done || !eventMatches(descriptors, event.type)) return none();
+    if (!mayEnable(snap, event.type)) {
+      if (def.invalidTransitions === 'ignore') return none();
+      const error = new InvalidTransitionError(def.name, event.type, snap.configuration);
+      if (def.invalidTransitions === 'throw') throw error;
+      internals.reportError(error);
+      return none();
+    }
     const machineEvent: MachineEvent = event.payload === undefined ? { type: event.type } : { type: event.type, payload: event.payload };
     const result = transition(def, snap, machineEvent as MachineEvent<TEventType>, { nowMs: ctx.at });
     return settle(result, snap);
