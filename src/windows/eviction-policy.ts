@@ -61,32 +61,32 @@ function priority<TItem>(priorityOf: (item: TItem, index: number) => number): Ev
     kind: 'priority',
     description: 'priority',
     select(view, candidates, excess) {
-      const items = view.all();
-      const count = candidates?.length ?? items.length;
+      const items = view; // view.at reads the storage directly (no array view)
+      const count = candidates?.length ?? view.size;
       const indexAt = (k: number): number => (candidates === undefined ? k : (candidates[k] as number));
       if (excess === 1) {
         // One eviction per append is the common case: a linear scan, ties keep the first (oldest) minimum.
         let best = indexAt(0);
-        let bestPriority = priorityOf(items[best] as TItem, best);
+        let bestPriority = priorityOf(items.at(best) as TItem, best);
         for (let k = 1; k < count; k++) {
           const i = indexAt(k);
-          const p = priorityOf(items[i] as TItem, i);
+          const p = priorityOf(items.at(i) as TItem, i);
           if (p < bestPriority) {
             best = i;
             bestPriority = p;
           }
         }
-        return toDecision([best], items.length);
+        return toDecision([best], view.size);
       }
       const ranked: { i: number; p: number }[] = [];
       for (let k = 0; k < count; k++) {
         const i = indexAt(k);
-        ranked.push({ i, p: priorityOf(items[i] as TItem, i) });
+        ranked.push({ i, p: priorityOf(items.at(i) as TItem, i) });
       }
       ranked.sort((a, b) => a.p - b.p || a.i - b.i);
       const chosen = ranked.slice(0, excess).map((r) => r.i);
       chosen.sort((a, b) => a - b);
-      return toDecision(chosen, items.length);
+      return toDecision(chosen, view.size);
     },
   };
 }

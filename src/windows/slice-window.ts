@@ -55,9 +55,9 @@ function predicate<TItem = unknown>(
   return {
     description,
     evict(view, ctx) {
-      const items = view.all();
+      // view.at reads the storage directly (no array view to go through).
       const matching: number[] = [];
-      for (let i = 0; i < items.length; i++) if (keep(items[i] as TItem, i)) matching.push(i);
+      for (let i = 0, n = view.size; i < n; i++) if (keep(view.at(i) as TItem, i)) matching.push(i);
       const excess = matching.length - maxItems;
       return excess > 0 ? eviction.select(view, matching, excess, ctx) : NONE;
     },
