@@ -4,12 +4,26 @@ import { defineEventUnchecked } from '../events/define-event';
  * The library's own events for changes that do not come from user reducers. They go through
  * the same pipeline (envelope, operator middleware, commit, `committed$`), so every change
  * to a slice is auditable from the event stream.
+ *
+ * `rxslice.slice.seeded`: `session.slice(def).seed(items)` replaced the slice's items (already
+ * validated with its schema).
+ * @example
+ * ```ts
+ * session.committed$.pipe(ofType(SliceSeeded)).subscribe((c) => console.log(c.event.payload.slice)); // Logs: messages
+ * session.slice(Messages).seed([{ text: 'hi' }]);
+ * ```
  */
 export const SliceSeeded = defineEventUnchecked<{ readonly slice: string; readonly items: readonly unknown[] }>(
   'rxslice.slice.seeded',
 );
+/** `rxslice.slice.cleared`: `session.slice(def).clear()` removed every item. See {@link SliceSeeded}. */
 export const SliceCleared = defineEventUnchecked<{ readonly slice: string }>('rxslice.slice.cleared');
+/** `rxslice.session.reset`: `session.reset()` returned every slice to its `initial` items. See {@link SliceSeeded}. */
 export const SessionReset = defineEventUnchecked<void>('rxslice.session.reset');
+/**
+ * `rxslice.session.restored`: `session.restore(snapshot)` replaced the named slices with the
+ * snapshot's items, as one event (`fromSeq` is the snapshot's `seq`). See {@link SliceSeeded}.
+ */
 export const SessionRestored = defineEventUnchecked<{
   readonly slices: readonly string[];
   readonly fromSeq: number;

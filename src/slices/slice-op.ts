@@ -51,7 +51,13 @@ export const clear = <TItem>(predicate?: (item: TItem) => boolean): SliceOp<TIte
 
 const NONE: SliceOp<never> = Object.freeze({ kind: 'none' });
 
-/** Leaves the slice unchanged (no new version, no emission). */
+/**
+ * Leaves the slice unchanged (no new version, no emission, no transaction opened).
+ * @example
+ * ```ts
+ * on(Touched, (view) => (view.isEmpty ? append(initialItem) : none()));
+ * ```
+ */
 export const none = <TItem = never>(): SliceOp<TItem> => NONE;
 
 /**
