@@ -5,7 +5,7 @@ import type { Event, EventCreator } from '../events/event';
 import type { Envelope, EnvelopeMeta } from '../events/envelope';
 import { toIssues, type RxSliceError } from '../internal/errors';
 import { deepFreeze } from '../internal/freeze';
-import type { Reducer, ReducerContext, ReducerMiddleware, SessionReader, SliceDef } from '../slices/reducer';
+import type { Reducer, ReducerEntry, ReducerMiddleware, SessionReader, SliceDef } from '../slices/reducer';
 import type { SliceOp } from '../slices/slice-op';
 import type { SliceView } from '../slices/slice-view';
 import { makeSnapshot, type Snapshot, type SnapshotSlice } from '../snapshots/snapshot';
@@ -173,6 +173,7 @@ export function createSession(options: SessionOptions): Session {
     if (schema !== undefined) schemas.set(route.entry.eventType, schema);
   };
 
+  const reader: SessionReader = { read: (def) => recordOf(def as SliceDef<string, any>).storage.all() };
   const addSlice = (def: SliceDef<string, any>): SliceRecord<any> => {
     rejectNotASlice(def, 'register as a slice');
     if (records.has(def.name)) throw new DuplicateSliceError(def.name);
@@ -184,7 +185,7 @@ export function createSession(options: SessionOptions): Session {
   };
   for (const def of options.slices) addSlice(def);
   for (const record of records.values()) {
-    for (const entry of record.def.reducers) addRoute({ record, entry }, entry.schema);
+    for (const entry of record.def.reducers) addRoute(makeRoute(record, entry), entry.schema);
   }
   for (const creator of options.events ?? []) if (creator.schema) schemas.set(creator.type, creator.schema);
 
@@ -311,7 +312,6 @@ export function createSession(options: SessionOptions): Session {
 
   // ---- reduce and commit --------------------------------------------------------------
 
-  const reader: SessionReader = { read: (def) => recordOf(def as SliceDef<string, any>).storage.all() };
 
   function applyOp(record: SliceRecord<any>, tx: StorageTransaction<any>, op: SliceOp<any>, env: Envelope): void {
     if (op === null || typeof op !== 'object') notASliceOp(op);
@@ -384,33 +384,39 @@ export function createSession(options: SessionOptions): Session {
   }
 
   function runReducer(view: SliceView<any>, route: Route, env: Envelope): SliceOp<any> {
-    const ctx: ReducerContext<any> = {
-      event: env.event,
-      eventType: env.event.type,
-      slice: route.record.def.name,
-      previous: view,
-      reducerName: route.entry.name,
-      session: reader,
-      metadata: env.meta,
-      seq: env.seq,
-      at: env.at,
-    };
-    const reducer = route.entry.reducer as Reducer<any>;
-    const chain = route.record.chain;
-    if (chain.length === 0) return reducer(view, env.event, ctx);
-    return callChain(chain, 0, ctx, reducer, view, env.event);
+    // One context object per route, refilled for each call: no allocation per reducer call
+    // (reduce is never re-entered). Its TSDoc says it is only valid during the call.
+    const ctx = route.ctx;
+    ctx.event = env.event;
+    ctx.eventType = env.event.type;
+    ctx.previous = view;
+    ctx.metadata = env.meta;
+    ctx.seq = env.seq;
+    ctx.at = env.at;
+    return route.invoke();
   }
 
-  function callChain(
-    chain: readonly ReducerMiddleware[],
-    i: number,
-    ctx: ReducerContext<any>,
-    reducer: Reducer<any>,
-    view: ReducerContext<any>['previous'],
-    event: Event,
-  ): SliceOp<any> {
-    if (i === chain.length) return reducer(view, event, ctx);
-    return (chain[i] as ReducerMiddleware)(ctx, () => callChain(chain, i + 1, ctx, reducer, view, event));
+  /** Builds a route: its reusable context and its reducer composed with the middleware chain once. */
+  function makeRoute(record: SliceRecord<any>, entry: ReducerEntry<any>): Route {
+    const ctx: Route['ctx'] = {
+      event: { type: entry.eventType, payload: undefined },
+      eventType: entry.eventType,
+      slice: record.def.name,
+      previous: record.storage.view(),
+      reducerName: entry.name,
+      session: reader,
+      metadata: EMPTY_META,
+      seq: 0,
+      at: 0,
+    };
+    const reducer = entry.reducer as Reducer<any>;
+    let invoke = (): SliceOp<any> => reducer(ctx.previous, ctx.event, ctx);
+    for (let i = record.chain.length - 1; i >= 0; i--) {
+      const middleware = record.chain[i] as ReducerMiddleware;
+      const next = invoke;
+      invoke = () => middleware(ctx, next);
+    }
+    return { record, entry, ctx, invoke };
   }
 
   /** Records with an open transaction for the envelope being reduced (reused; reduce is never re-entered). */
@@ -603,10 +609,7 @@ export function createSession(options: SessionOptions): Session {
       },
       register(creator, reducer, name) {
         if (disposed) throw new SessionDisposedError('register a reducer');
-        const route: Route = {
-          record,
-          entry: { eventType: creator.type, name: name ?? creator.type, reducer, schema: creator.schema },
-        };
+        const route = makeRoute(record, { eventType: creator.type, name: name ?? creator.type, reducer, schema: creator.schema });
         addRoute(route, creator.schema);
         return () => removeRoute(route);
       },
@@ -628,10 +631,10 @@ export function createSession(options: SessionOptions): Session {
     addSlice(def) {
       if (disposed) throw new SessionDisposedError(`add slice "${def.name}"`);
       const record = addSlice(def);
-      for (const entry of def.reducers) addRoute({ record, entry }, entry.schema);
+      for (const entry of def.reducers) addRoute(makeRoute(record, entry), entry.schema);
     },
     addReducer(slice, entry) {
-      const route: Route = { record: recordOf(slice), entry };
+      const route = makeRoute(recordOf(slice), entry);
       addRoute(route, entry.schema);
       return () => removeRoute(route);
     },

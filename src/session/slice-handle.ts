@@ -1,6 +1,7 @@
 import { BehaviorSubject, type Observable } from 'rxjs';
 import type { Event, EventCreator } from '../events/event';
-import type { Reducer, ReducerEntry, ReducerMiddleware, SliceDef } from '../slices/reducer';
+import type { Reducer, ReducerContext, ReducerEntry, ReducerMiddleware, SliceDef } from '../slices/reducer';
+import type { SliceOp } from '../slices/slice-op';
 import type { SliceView } from '../slices/slice-view';
 import type { SliceWindowPolicy } from '../slices/window-contract';
 import type { SliceStorage, StorageTransaction } from '../storage/slice-storage';
@@ -96,4 +97,8 @@ export class SliceRecord<TItem> {
 export interface Route {
   readonly record: SliceRecord<any>;
   readonly entry: ReducerEntry<any>;
+  /** The context handed to this route's reducer and middleware, refilled for every call. */
+  readonly ctx: { -readonly [K in keyof ReducerContext<any>]: ReducerContext<any>[K] };
+  /** The reducer wrapped in the slice's middleware chain, composed once. */
+  readonly invoke: () => SliceOp<any>;
 }

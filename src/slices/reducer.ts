@@ -7,6 +7,9 @@ import type { SliceView } from './slice-view';
  * What every reducer call receives besides the view and the event. `previous` is the view
  * the reducer is called with (the pending state of the slice for this event), `session` a
  * read-only accessor for other slices, `metadata` the envelope's metadata.
+ *
+ * @remarks Valid during the call only: the session refills one context object per reducer
+ * for each call (no allocation on the hot path), so copy the fields you want to keep.
  */
 export interface ReducerContext<TItem = unknown, TEvent extends Event = Event> {
   readonly event: TEvent;
