@@ -283,8 +283,7 @@ export function createSession(options: SessionOptions): Session {
   function drain(first?: Envelope): void {
     busy = true;
     try {
-      const next = (): Envelope | undefined => (queue.length > 0 ? queue.shift() : undefined);
-      for (let env = first ?? next(); env !== undefined; env = next()) {
+      for (let env = first ?? (queue.length > 0 ? queue.shift() : undefined); env !== undefined; env = queue.length > 0 ? queue.shift() : undefined) {
         last = env;
         if (events$.observed) events$.next(env);
         if (input !== undefined) input.next(env);
