@@ -231,18 +231,18 @@ function causation(cause: Envelope | undefined): { causationId?: number } {
   return cause === undefined ? {} : { causationId: cause.seq };
 }
 
-const runtimes = new WeakMap<SessionInternals, EffectRuntime>();
+const RUNTIME = Symbol.for('rxslice.effects.runtime');
 
 /**
- * @internal The effect runtime of `session`, created on first use. Kept in a WeakMap keyed by
- * the session's internals, so it belongs to that session and is collected with it.
+ * @internal The effect runtime of `session`, created on first use and kept in the session's
+ * own extension registry (no module-level state), so it belongs to that session alone.
  */
 export function effectRuntime(session: Session): EffectRuntime {
   const internals = session[SESSION_INTERNALS];
-  let runtime = runtimes.get(internals);
+  let runtime = internals.extensions.get(RUNTIME) as EffectRuntime | undefined;
   if (runtime === undefined) {
     runtime = new EffectRuntime(session);
-    runtimes.set(internals, runtime);
+    internals.extensions.set(RUNTIME, runtime);
   }
   return runtime;
 }
