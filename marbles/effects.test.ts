@@ -39,7 +39,7 @@ describe('effect retries in virtual time', () => {
     });
   });
 
-  it('backs off with full jitter reproducibly under a fixed seed (delays 6, 9, 34 within [0, 10], [0, 20], [0, 40])', () => {
+  it('backs off with full jitter reproducibly under a fixed seed (delays 10, 16, 29 within [0, 10], [0, 20], [0, 40])', () => {
     const Save = defineEffect('store/save', z.object({ id: z.number() }), {
       retry: RetryPolicy.exponential({ maxAttempts: 4, initialDelayMs: 10, factor: 2, jitter: 'full', seed: 42 }),
     });
@@ -47,18 +47,18 @@ describe('effect retries in virtual time', () => {
       const { session, fx } = effectSession(scheduler);
       const save$ = cold('-#', undefined, new Error('store down'));
       fx.handle(Save, () => save$);
-      expectObservable(lifecycle$(session)).toBe('a b 5ms c d 8ms e f 33ms g h', {
+      expectObservable(lifecycle$(session)).toBe('a b 9ms c d 15ms e f 28ms g h', {
         a: 'started store/save 1',
-        b: 'retrying store/save 2 in 6',
+        b: 'retrying store/save 2 in 10',
         c: 'started store/save 2',
-        d: 'retrying store/save 3 in 9',
+        d: 'retrying store/save 3 in 16',
         e: 'started store/save 3',
-        f: 'retrying store/save 4 in 34',
+        f: 'retrying store/save 4 in 29',
         g: 'started store/save 4',
         h: 'failed store/save after 4',
       });
       dispatchFrom(session, cold('r', { r: request(Save({ id: 1 })) })).subscribe();
-      expectSubscriptions(save$.subscriptions).toBe(['^!', '7ms ^!', '17ms ^!', '52ms ^!']);
+      expectSubscriptions(save$.subscriptions).toBe(['^!', '11ms ^!', '28ms ^!', '58ms ^!']);
     });
   });
 

@@ -1,25 +1,23 @@
+import { seededUniform } from '../internal/seeded-random';
+
 /** A source of uniform random numbers in `[0, 1)`, like `Math.random`. */
 export type RandomSource = () => number;
 
 /**
- * A seeded pseudo-random source (mulberry32, Tommy Ettinger's 32-bit generator): the same
- * seed gives the same sequence, so jittered retry delays are reproducible in tests.
+ * A seeded pseudo-random source: the same seed gives the same sequence, so jittered retry
+ * delays are reproducible in tests. The n-th number is a hash of `(seed, n)` — the same
+ * counter-based generator the sampling windows use, so the library has one source of
+ * seeded randomness.
  *
- * @remarks Not cryptographic. Each call returns a number in `[0, 1)`; the period is 2^32.
+ * @remarks Not cryptographic. Each call returns a number in `[0, 1)`.
  * @param seed - Any number; it is truncated to an unsigned 32-bit integer.
  * @example
  * ```ts
  * const random = seededRandom(42);
- * random(); // 0.6011037519201636, and the same on every run
+ * random() === seededRandom(42)(); // true: the same first number on every run
  * ```
  */
 export function seededRandom(seed: number): RandomSource {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  let counter = 0;
+  return () => seededUniform(seed >>> 0, counter++);
 }

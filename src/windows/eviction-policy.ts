@@ -1,7 +1,7 @@
 import type { SliceView } from '../slices/slice-view';
 import type { EvictionDecision, WindowContext } from '../slices/window-contract';
 import { InvalidWindowError } from './invalid-window-error';
-import { seededIndex } from './seeded-random';
+import { seededIndex } from '../internal/seeded-random';
 
 /** Which items an {@link EvictionPolicy} chooses when a window is over its bound. */
 export type EvictionKind = 'fifo' | 'lifo' | 'priority' | 'sampling';
