@@ -21,6 +21,12 @@ export class ComputedGraph {
   private readonly nodes = new Map<ComputedDef<string, any>, ComputedNode<any>>();
   private readonly bySlice = new Map<string, Set<ComputedNode<any>>>();
   private observed = 0;
+  /**
+   * Refresh plans by changed-slice set: the observed nodes downstream of those slices, in
+   * depth order. Cleared whenever the graph or its observers change, so a commit usually
+   * reuses one instead of walking the graph.
+   */
+  private readonly plans = new Map<string, ComputedNode<any>[]>();
   readonly internals: SessionInternals;
   /** Per-session objects built over the graph: handles (keyed by node) and families (keyed by declaration). */
   readonly extensions = new Map<object, unknown>();
@@ -53,6 +59,7 @@ export class ComputedGraph {
       }
     }
     this.nodes.set(def, node);
+    this.plans.clear();
     return node;
   }
 
@@ -60,11 +67,13 @@ export class ComputedGraph {
   retain(node: ComputedNode<any>): void {
     node.observers++;
     this.observed++;
+    this.plans.clear();
   }
 
   release(node: ComputedNode<any>): void {
     node.observers--;
     this.observed--;
+    this.plans.clear();
     if (node.observers === 0 && node.orphan) this.detach(node);
   }
 
@@ -77,6 +86,7 @@ export class ComputedGraph {
   private detach(node: ComputedNode<any>): void {
     if (this.nodes.get(node.def) !== node || node.dependents.size > 0) return;
     this.nodes.delete(node.def);
+    this.plans.clear();
     this.extensions.delete(node);
     for (const s of node.sources) {
       if (s.node !== undefined) s.node.dependents.delete(node);
@@ -93,16 +103,32 @@ export class ComputedGraph {
 
   private propagate(changed: ReadonlySet<string>): void {
     if (this.observed === 0) return;
-    const roots = new Set<ComputedNode<any>>();
-    for (const name of changed) {
-      const set = this.bySlice.get(name);
-      if (set !== undefined) for (const node of set) roots.add(node);
+    const key = changed.size === 1 ? (changed.values().next().value as string) : [...changed].sort().join('\u0000');
+    let plan = this.plans.get(key);
+    if (plan === undefined) {
+      const roots = new Set<ComputedNode<any>>();
+      for (const name of changed) {
+        const set = this.bySlice.get(name);
+        if (set !== undefined) for (const node of set) roots.add(node);
+      }
+      plan = this.planFor(roots);
+      this.plans.set(key, plan);
     }
-    if (roots.size > 0) this.update(roots);
+    this.run(plan);
   }
 
   /** Refreshes and emits, once each and in depth order, the observed nodes at or above `roots`. */
   private update(roots: Set<ComputedNode<any>>): void {
+    this.run(this.planFor(roots));
+  }
+
+  private run(plan: readonly ComputedNode<any>[]): void {
+    for (let i = 0; i < plan.length; i++) (plan[i] as ComputedNode<any>).refresh();
+    for (let i = 0; i < plan.length; i++) (plan[i] as ComputedNode<any>).emit();
+  }
+
+  /** The observed nodes at or above `roots`, in depth order. */
+  private planFor(roots: Set<ComputedNode<any>>): ComputedNode<any>[] {
     const affected: ComputedNode<any>[] = [];
     const visited = new Set<ComputedNode<any>>();
     const stack = [...roots];
@@ -113,8 +139,7 @@ export class ComputedGraph {
       for (const d of node.dependents) stack.push(d);
     }
     if (affected.length > 1) affected.sort((a, b) => a.depth - b.depth);
-    for (const node of affected) node.refresh();
-    for (const node of affected) node.emit();
+    return affected;
   }
 }
 

@@ -514,8 +514,8 @@ export function createSession(options: SessionOptions): Session {
     if (changed !== undefined) {
       for (let i = 0; i < changed.length; i++) (changed[i] as SliceRecord<any>).notify();
       if (commitListeners.length > 0) {
-        const set = new Set(committed.changed);
-        for (const listener of commitListeners) listener(set);
+        const set = changed.length === 1 ? (changed[0] as SliceRecord<any>).nameSet : new Set(committed.changed);
+        for (let i = 0; i < commitListeners.length; i++) (commitListeners[i] as CommitListener)(set);
       }
     }
     if (evicted !== undefined) for (const e of evicted) evicted$.next(e);
@@ -652,7 +652,7 @@ export function createSession(options: SessionOptions): Session {
         if (i >= 0) commitListeners.splice(i, 1);
       };
     },
-    version: (name) => recordOf(name).storage.version,
+    version: (name) => (records.get(name) ?? recordOf(name)).storage.version,
     hasSlice: (name) => records.has(name),
     reportError: (error) => errors$.next(error),
     dispatchSystem: (event, meta) => dispatchEnvelope(accept(event, meta, true)),

@@ -50,6 +50,8 @@ export class SliceRecord<TItem> {
   /** Items evicted by the window during the current envelope. */
   evicted: unknown[] | undefined = undefined;
   readonly chain: readonly ReducerMiddleware[];
+  /** `{ name }`, handed to commit listeners when this slice alone changed (no Set per commit). */
+  readonly nameSet: ReadonlySet<string>;
 
   constructor(
     readonly def: SliceDef<string, TItem>,
@@ -58,6 +60,7 @@ export class SliceRecord<TItem> {
   ) {
     this.window = def.window;
     this.chain = [...globalMiddleware, ...def.middleware];
+    this.nameSet = new Set([def.name]);
     this.lastLatest = storage.latest();
   }
 
