@@ -202,7 +202,8 @@ export function createSession(options: SessionOptions): Session {
   let inReducer = false;
   let busy = false;
   const queue: Envelope[] = [];
-  const failures = new Map<number, ReducerError>();
+  let awaitedSeq = -1;
+  let awaitedFailure: ReducerError | undefined;
   let batchDepth = 0;
   const held: HeldCommit[] = [];
   const subscriptions = new Subscription();
@@ -271,12 +272,18 @@ export function createSession(options: SessionOptions): Session {
       queue.push(env);
       return env;
     }
-    drain(env);
-    const failure = failures.get(env.seq);
-    if (failure !== undefined) {
-      failures.clear();
-      throw failure;
+    // Only the top-level dispatcher waits for its own envelope's outcome; failures of queued or
+    // delayed envelopes are reported on errors$ alone.
+    awaitedSeq = env.seq;
+    awaitedFailure = undefined;
+    try {
+      drain(env);
+    } finally {
+      awaitedSeq = -1;
     }
+    const failure = awaitedFailure;
+    awaitedFailure = undefined;
+    if (failure !== undefined) throw failure;
     return env;
   }
 
@@ -473,7 +480,7 @@ export function createSession(options: SessionOptions): Session {
       }
       pendingCount = 0;
       const error = new ReducerError(env, failedSlice, failedReducer, cause);
-      failures.set(env.seq, error);
+      if (env.seq === awaitedSeq) awaitedFailure = error;
       errors$.next(error);
       return;
     }
@@ -706,7 +713,13 @@ export function createSession(options: SessionOptions): Session {
       }
       const env = accept(SessionRestored({ slices: names, fromSeq: snapshot.seq, tag: snapshot.tag }), { source: 'rxslice' }, true);
       restoring.set(env.seq, snapshot);
-      dispatchEnvelope(env);
+      try {
+        dispatchEnvelope(env);
+      } finally {
+        // Reduced (or dropped by an operator middleware) by now, unless it was queued behind
+        // the envelope being processed or delayed by a middleware.
+        if (!busy && operators.length === 0) restoring.delete(env.seq);
+      }
     },
     events$: events$.asObservable(),
     committed$: committed$.asObservable(),

@@ -240,6 +240,20 @@ describe('createSession: notifications', () => {
     expect(s.slice(Counter).latest()).toEqual({ n: 31 });
   });
 
+  it('reports a failing queued follow-up on errors$ without failing the dispatch that caused it', () => {
+    const s = make();
+    const errors: RxSliceError[] = [];
+    s.errors$.subscribe((e) => errors.push(e));
+    s.committed$.subscribe((c) => {
+      if (NoteAdded.match(c.event)) s.dispatch(Exploded({ message: 'follow-up failed' }));
+    });
+    expect(() => s.dispatch(NoteAdded({ id: 1, text: 'a' }))).not.toThrow();
+    expect(errors.map((e) => (e as ReducerError).envelope.event.type)).toEqual(['test/exploded']);
+    expect(s.slice(Notes).size).toBe(1);
+    // the next failing dispatch of its own still throws
+    expect(() => s.dispatch(Exploded({ message: 'direct' }))).toThrow(ReducerError);
+  });
+
   it('batch holds notifications until the end: each changed slice emits once', () => {
     const s = make();
     const counter = vi.fn();
