@@ -112,6 +112,8 @@ export interface Session extends SessionReader {
 }
 
 const EMPTY_META: EnvelopeMeta = Object.freeze({});
+/** Placeholder event of a reducer context before its first call. */
+const NO_EVENT: Event = Object.freeze({ type: '(none)', payload: undefined });
 
 const isProduction = (): boolean =>
   (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.['NODE_ENV'] === 'production';
@@ -389,24 +391,13 @@ export function createSession(options: SessionOptions): Session {
     }
   }
 
-  function runReducer(view: SliceView<any>, route: Route, env: Envelope): SliceOp<any> {
-    // One context object per route, refilled for each call: no allocation per reducer call
-    // (reduce is never re-entered). Its TSDoc says it is only valid during the call.
-    const ctx = route.ctx;
-    ctx.event = env.event;
-    ctx.eventType = env.event.type;
-    ctx.previous = view;
-    ctx.metadata = env.meta;
-    ctx.seq = env.seq;
-    ctx.at = env.at;
-    return route.invoke();
-  }
-
   /** Builds a route: its reusable context and its reducer composed with the middleware chain once. */
   function makeRoute(record: SliceRecord<any>, entry: ReducerEntry<any>): Route {
+    // One context per route, refilled before each call (reduce is never re-entered), so a
+    // reducer call allocates nothing.
     const ctx: Route['ctx'] = {
-      event: { type: entry.eventType, payload: undefined },
-      eventType: entry.eventType,
+      event: NO_EVENT,
+      eventType: NO_EVENT.type,
       slice: record.def.name,
       previous: record.storage.view(),
       reducerName: entry.name,
@@ -443,11 +434,13 @@ export function createSession(options: SessionOptions): Session {
     let failedSlice = '(session)';
     let failedReducer = type;
     try {
-      const system = type.startsWith(RESERVED_PREFIX);
+      const system = type.charCodeAt(0) === 114 /* r */ && type.startsWith(RESERVED_PREFIX);
       if (system) reduceSystem(env);
       const list = routes.get(type);
       const n = list === undefined ? 0 : list.length;
       const all = system ? 0 : catchAll.length;
+      // Reducers, their middleware and windows run with dispatch forbidden (DispatchInReducerError).
+      inReducer = true;
       for (let i = 0; i < n + all; i++) {
         const route = (i < n ? (list as Route[])[i] : catchAll[i - n]) as Route;
         const record = route.record;
@@ -455,13 +448,14 @@ export function createSession(options: SessionOptions): Session {
         failedReducer = route.entry.name;
         // The first reducer of a slice for this envelope reads the committed view; a
         // transaction opens only when an op actually changes something.
-        inReducer = true;
-        let op: SliceOp<any>;
-        try {
-          op = runReducer(record.tx === undefined ? record.storage.view() : record.tx.view(), route, env);
-        } finally {
-          inReducer = false;
-        }
+        const ctx = route.ctx;
+        ctx.previous = record.tx === undefined ? record.storage.view() : record.tx.view();
+        ctx.event = env.event;
+        ctx.eventType = type;
+        ctx.metadata = env.meta;
+        ctx.seq = env.seq;
+        ctx.at = env.at;
+        const op = route.invoke();
         if (op !== null && typeof op === 'object' && op.kind === 'none') {
           if (op.effects !== undefined) (effects ??= []).push(...op.effects);
           continue;
@@ -471,7 +465,9 @@ export function createSession(options: SessionOptions): Session {
         if (op.effects !== undefined) (effects ??= []).push(...op.effects);
         if (record.window !== undefined) applyWindow(record, tx, env);
       }
+      inReducer = false;
     } catch (cause) {
+      inReducer = false;
       for (let i = 0; i < pendingCount; i++) {
         const record = pending[i] as SliceRecord<any>;
         record.tx?.rollback();

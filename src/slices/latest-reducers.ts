@@ -35,8 +35,11 @@ export function onLatest<TItem, TType extends string, TPayload>(
     eventType: creator.type,
     schema: creator.schema,
     name: name ?? `onLatest(${creator.type})`,
-    reducer: (view: SliceView<TItem>, event: Event<TType, TPayload>, ctx: ReducerContext<TItem, Event<TType, TPayload>>) =>
-      replaceLatestOp(view, reducer(view.latest(), event, ctx)),
+    reducer: (view: SliceView<TItem>, event: Event<TType, TPayload>, ctx: ReducerContext<TItem, Event<TType, TPayload>>) => {
+      const latest = view.latest();
+      const next = reducer(latest, event, ctx);
+      return next === latest && latest !== undefined ? none() : replaceLatestOp(view, next);
+    },
   };
 }
 
