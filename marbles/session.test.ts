@@ -85,3 +85,27 @@ describe('session workflows in virtual time', () => {
     });
   });
 });
+
+describe('createMarbleSession', () => {
+  it('wires effects too: a handler runs in virtual time', async () => {
+    const { defineEffect, withEffects, append, defineEvent, defineSlice } = await import('../src/index');
+    const { z } = await import('zod');
+    const Ping = defineEffect('net/ping', z.object({ n: z.number() }), { onSuccess: (e) => Ponged({ n: e.payload.n }) });
+    const Pinged = defineEvent('net/pinged', z.object({ n: z.number() }));
+    const Ponged = defineEvent('net/ponged', z.object({ n: z.number() }));
+    const Log = defineSlice<string>('log', {
+      policy: 'log',
+      reducers: ({ on }) => [
+        on(Pinged, (_v, e) => withEffects(append(`ping ${e.payload.n}`), [Ping({ n: e.payload.n })])),
+        on(Ponged, (_v, e) => append(`pong ${e.payload.n}`)),
+      ],
+    });
+    scheduler.run(({ cold, expectObservable }) => {
+      const session = createMarbleSession(scheduler, { slices: [Log] });
+      session.handle(Ping, () => cold('---r|', { r: 'ok' }));
+      // the handler's observable completes at frame 4: its last value is the result, onSuccess dispatches Ponged
+      expectObservable(session.slice(Log).latest$).toBe('(ab) c', { a: undefined, b: 'ping 1', c: 'pong 1' });
+      scheduler.schedule(() => session.dispatch(Pinged({ n: 1 })), 0);
+    });
+  });
+});

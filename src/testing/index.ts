@@ -2,8 +2,8 @@
 import { map, Observable } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import type { Event } from '../events/event';
-import type { CommittedEnvelope, Session, SessionOptions } from '../session/create-session';
-import { createSession } from '../session/create-session';
+import type { CommittedEnvelope } from '../session/create-session';
+import { createSession, type Session, type SessionOptions } from '../store/create-session';
 
 /**
  * Makes a `TestScheduler` whose assertions use `assertDeepEqual` (for vitest or jest:
@@ -19,8 +19,9 @@ export function createTestScheduler(assertDeepEqual: (actual: unknown, expected:
 }
 
 /**
- * Creates a session whose time is the given (test) scheduler, so envelope times, windows,
- * retries and delays run in virtual time. Call it inside `scheduler.run(...)`.
+ * Creates a session (with effects, epics and machines, as `createSession` does) whose time is
+ * the given (test) scheduler, so envelope times, windows, retries, timeouts and delayed sends
+ * run in virtual time. Call it inside `scheduler.run(...)`.
  * @example
  * ```ts
  * scheduler.run(({ expectObservable }) => {
@@ -29,8 +30,11 @@ export function createTestScheduler(assertDeepEqual: (actual: unknown, expected:
  * });
  * ```
  */
-export function createMarbleSession(scheduler: TestScheduler, options: Omit<SessionOptions, 'scheduler'>): Session {
-  return createSession({ ...options, scheduler });
+export function createMarbleSession<TDeps = unknown>(
+  scheduler: TestScheduler,
+  options: Omit<SessionOptions<TDeps>, 'scheduler'>,
+): Session<TDeps> {
+  return createSession<TDeps>({ ...options, scheduler });
 }
 
 /**
