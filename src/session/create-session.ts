@@ -89,6 +89,23 @@ export interface Session extends SessionReader {
   reset(): void;
   /** Runs `fn`; slice, computed and `committed$` notifications are held until it returns, then each changed slice emits once. */
   batch<TResult>(fn: () => TResult): TResult;
+  /**
+   * Runs `fn` as a transaction over the working state: the `'state'` slices are snapshotted
+   * first and, if `fn` throws (or its promise rejects), restored as one
+   * `rxslice.session.restored` event before the error is rethrown. `'log'` slices keep what was
+   * appended — history is preserved on rollback (DESIGN.md: policy). Events dispatched inside
+   * stay on the stream, so the rollback is auditable.
+   * @remarks For an async `fn`, state changes made by other dispatches while it runs are rolled
+   * back too. Nested transactions each restore their own snapshot.
+   * @example
+   * ```ts
+   * session.transaction(() => {
+   *   session.dispatch(StepAdded({ step: 'a' }));
+   *   throw new Error('abort'); // Plan is back to what it was; the messages log keeps its appends
+   * });
+   * ```
+   */
+  transaction<TResult>(fn: () => TResult): TResult;
   /** Captures state slices (and logs with `includeLogs`) in O(number of slices). */
   snapshot(options?: SnapshotOptions): Snapshot;
   /** Restores the snapshot's slices (or the named subset) as one `rxslice.session.restored` event. */
@@ -691,6 +708,24 @@ export function createSession(options: SessionOptions): Session {
           if (!busy && queue.length > 0) drain();
         }
       }
+    },
+    transaction<TResult>(fn: () => TResult): TResult {
+      if (disposed) throw new SessionDisposedError('run a transaction');
+      const before = session.snapshot({ tag: 'rxslice.transaction' });
+      const rollback = (error: unknown): never => {
+        if (!disposed) session.restore(before);
+        throw error;
+      };
+      let result: TResult;
+      try {
+        result = fn();
+      } catch (error) {
+        return rollback(error);
+      }
+      if (result !== null && typeof result === 'object' && typeof (result as { then?: unknown }).then === 'function') {
+        return (result as unknown as PromiseLike<unknown>).then((value) => value, rollback) as TResult;
+      }
+      return result;
     },
     snapshot(opts = {}) {
       const slices: Record<string, SnapshotSlice> = {};

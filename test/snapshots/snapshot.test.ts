@@ -118,3 +118,53 @@ describe('snapshot JSON codec', () => {
     expect(s.slice(Counter).latest()).toEqual({ n: 3 });
   });
 });
+
+describe('session.transaction', () => {
+  it('restores state slices when fn throws, keeps logs, and rethrows', () => {
+    const s = make();
+    s.dispatch(CounterBumped({ by: 1 }));
+    const types: string[] = [];
+    s.committed$.subscribe((c) => types.push(c.event.type));
+    const boom = new Error('abort');
+    expect(() =>
+      s.transaction(() => {
+        s.dispatch(CounterBumped({ by: 10 }));
+        s.dispatch(NoteAdded({ id: 1, text: 'kept' }));
+        throw boom;
+      }),
+    ).toThrow(boom);
+    expect(s.slice(Counter).latest()).toEqual({ n: 1 });
+    expect(s.slice(Notes).all()).toEqual([{ id: 1, text: 'kept' }]);
+    expect(types).toEqual(['counter/bumped', 'notes/added', 'rxslice.session.restored']);
+  });
+
+  it('keeps the changes and returns the result when fn succeeds', () => {
+    const s = make();
+    expect(s.transaction(() => s.dispatch(CounterBumped({ by: 2 })).seq)).toBe(1);
+    expect(s.slice(Counter).latest()).toEqual({ n: 2 });
+  });
+
+  it('rolls back when an async fn rejects', async () => {
+    const s = make();
+    await expect(
+      s.transaction(async () => {
+        s.dispatch(CounterBumped({ by: 5 }));
+        await Promise.resolve();
+        throw new Error('late');
+      }),
+    ).rejects.toThrow('late');
+    expect(s.slice(Counter).latest()).toEqual({ n: 0 });
+  });
+
+  it('rolls back a failed dispatch inside as well (the ReducerError propagates)', async () => {
+    const { Exploded } = await import('../fixtures');
+    const s = make();
+    expect(() =>
+      s.transaction(() => {
+        s.dispatch(CounterBumped({ by: 3 }));
+        s.dispatch(Exploded({ message: 'reducer failed' }));
+      }),
+    ).toThrow(/reducer failed/);
+    expect(s.slice(Counter).latest()).toEqual({ n: 0 });
+  });
+});
