@@ -228,18 +228,33 @@ export function createSession(options: SessionOptions): Session {
   const subscriptions = new Subscription();
 
   let input: Subject<Envelope> | undefined;
+  let pipelineDown = false;
   if (operators.length > 0) {
     input = new Subject<Envelope>();
     const piped = (operators as OperatorFunction<Envelope, Envelope>[]).reduce<Observable<Envelope>>(
       (source, op) => source.pipe(op),
       input,
     );
-    subscriptions.add(
-      piped.subscribe({
-        next: (env) => reduceEntered(env),
-        error: (err: unknown) => errors$.next(new ReducerError(lastEnvelope(), 'middleware', 'operator middleware', err)),
-      }),
-    );
+    // An operator middleware that errors is reported and the pipeline resubscribed, so the
+    // session keeps accepting events (after 10 errors in a row without an envelope getting
+    // through, it stays down and each dispatch is reported instead of silently lost).
+    let failuresInARow = 0;
+    const connect = (): void => {
+      subscriptions.add(
+        piped.subscribe({
+          next: (env) => {
+            failuresInARow = 0;
+            reduceEntered(env);
+          },
+          error: (err: unknown) => {
+            errors$.next(new ReducerError(lastEnvelope(), '(session)', 'operator middleware', err));
+            if (++failuresInARow < 10 && !disposed) connect();
+            else pipelineDown = true;
+          },
+        }),
+      );
+    };
+    connect();
   }
   let last: Envelope | undefined;
   const lastEnvelope = (): Envelope => last ?? { seq: 0, at: scheduler.now(), event: { type: 'unknown', payload: undefined }, meta: {} };
@@ -265,7 +280,12 @@ export function createSession(options: SessionOptions): Session {
   // ---- accept -------------------------------------------------------------------------
 
   function accept<TEvent extends Event>(event: TEvent, meta: EnvelopeMeta | undefined, system: boolean): Envelope<TEvent> {
-    if (disposed) throw new SessionDisposedError(`dispatch "${event?.type}"`);
+    if (event === null || typeof event !== 'object' || typeof (event as { type?: unknown }).type !== 'string') {
+      throw new InvalidEventError(String((event as { type?: unknown } | null)?.type ?? event), [
+        { code: 'invalid_type', path: ['type'], message: 'dispatch expects an event object { type: string, payload }, e.g. StepAdded({ ... })' },
+      ]);
+    }
+    if (disposed) throw new SessionDisposedError(`dispatch "${event.type}"`);
     if (inReducer) throw new DispatchInReducerError(event.type);
     if (!system && typeof event.type === 'string' && event.type.startsWith(RESERVED_PREFIX)) {
       throw new ReservedEventTypeError(event.type);
@@ -312,8 +332,9 @@ export function createSession(options: SessionOptions): Session {
       for (let env = first ?? (queue.length > 0 ? queue.shift() : undefined); env !== undefined; env = queue.length > 0 ? queue.shift() : undefined) {
         last = env;
         if (events$.observed) events$.next(env);
-        if (input !== undefined) input.next(env);
-        else reduce(env);
+        if (input === undefined) reduce(env);
+        else if (!pipelineDown) input.next(env);
+        else errors$.next(new ReducerError(env, '(session)', 'operator middleware', new Error('The operator middleware failed 10 times in a row and was stopped; the event was not reduced.')));
       }
     } finally {
       busy = false;

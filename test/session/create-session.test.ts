@@ -428,3 +428,32 @@ describe('createSession: slice accessors and system events', () => {
     expect(() => s.dispatch(NoteAdded({ id: 1, text: 'a' }))).toThrow(SessionDisposedError);
   });
 });
+
+describe('createSession: bad input and failing middleware', () => {
+  it('rejects something that is not an event with a clear error', () => {
+    const s = make();
+    expect(() => s.dispatch(undefined as never)).toThrow(/dispatch expects an event object/);
+    expect(() => s.dispatch({ payload: 1 } as never)).toThrow(InvalidEventError);
+    expect(s.lastSeq).toBe(0);
+  });
+
+  it('reports an erroring operator middleware and keeps accepting events', async () => {
+    const { map } = await import('rxjs');
+    const s = make({
+      middleware: {
+        operators: [
+          map((env: Envelope) => {
+            if (NoteAdded.match(env.event) && env.event.payload.text === 'bad') throw new Error('operator failed');
+            return env;
+          }),
+        ],
+      },
+    });
+    const errors: RxSliceError[] = [];
+    s.errors$.subscribe((e) => errors.push(e));
+    s.dispatch(NoteAdded({ id: 1, text: 'bad' }));
+    s.dispatch(NoteAdded({ id: 2, text: 'good' }));
+    expect(errors.map((e) => (e.cause as Error).message)).toEqual(['operator failed']);
+    expect(s.slice(Notes).all()).toEqual([{ id: 2, text: 'good' }]);
+  });
+});
