@@ -445,13 +445,14 @@ export function createSession(options: SessionOptions): Session {
       at: 0,
     };
     const reducer = entry.reducer as Reducer<any>;
+    if (record.chain.length === 0) return { record, entry, ctx, reducer, invoke: undefined };
     let invoke = (): SliceOp<any> => reducer(ctx.previous, ctx.event, ctx);
     for (let i = record.chain.length - 1; i >= 0; i--) {
       const middleware = record.chain[i] as ReducerMiddleware;
       const next = invoke;
       invoke = () => middleware(ctx, next);
     }
-    return { record, entry, ctx, invoke };
+    return { record, entry, ctx, reducer, invoke };
   }
 
   /** Records with an open transaction for the envelope being reduced (reused; reduce is never re-entered). */
@@ -493,7 +494,9 @@ export function createSession(options: SessionOptions): Session {
         ctx.metadata = env.meta;
         ctx.seq = env.seq;
         ctx.at = env.at;
-        const op = route.invoke();
+        // Without middleware the reducer is called directly (one call frame fewer per route).
+        const invoke = route.invoke;
+        const op = invoke === undefined ? route.reducer(ctx.previous, ctx.event, ctx) : invoke();
         if (op !== null && typeof op === 'object' && op.kind === 'none') {
           if (op.effects !== undefined) (effects ??= []).push(...op.effects);
           continue;
@@ -518,9 +521,10 @@ export function createSession(options: SessionOptions): Session {
       errors$.next(error);
       return;
     }
-    let changed: SliceRecord<any>[] | undefined;
+    // One changed slice (the common case) reuses the record's own one-element lists.
+    let changed: readonly SliceRecord<any>[] | undefined;
     let evicted: EvictedItems[] | undefined;
-    let names: string[] | undefined;
+    let names: readonly string[] | undefined;
     for (let i = 0; i < pendingCount; i++) {
       const record = pending[i] as SliceRecord<any>;
       const tx = record.tx as StorageTransaction<any>;
@@ -528,8 +532,16 @@ export function createSession(options: SessionOptions): Session {
       tx.commit();
       record.tx = undefined;
       if (didChange) {
-        (changed ??= []).push(record);
-        (names ??= []).push(record.def.name);
+        if (changed === undefined || names === undefined) {
+          changed = record.selfList;
+          names = record.nameList;
+        } else if (changed.length === 1) {
+          changed = [changed[0] as SliceRecord<any>, record];
+          names = [names[0] as string, record.def.name];
+        } else {
+          (changed as SliceRecord<any>[]).push(record);
+          (names as string[]).push(record.def.name);
+        }
       }
       if (record.evicted !== undefined) {
         (evicted ??= []).push({ slice: record.def.name, seq: env.seq, items: record.evicted });
@@ -551,7 +563,7 @@ export function createSession(options: SessionOptions): Session {
   }
 
   /** Publishes one commit: changed slices, then commit listeners, then evictions and `committed$`. */
-  function publishOne(committed: CommittedEnvelope, changed: SliceRecord<any>[] | undefined, evicted: EvictedItems[] | undefined): void {
+  function publishOne(committed: CommittedEnvelope, changed: readonly SliceRecord<any>[] | undefined, evicted: EvictedItems[] | undefined): void {
     if (changed !== undefined) {
       for (let i = 0; i < changed.length; i++) (changed[i] as SliceRecord<any>).notify();
       if (commitListeners.length > 0) {

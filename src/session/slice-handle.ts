@@ -52,6 +52,10 @@ export class SliceRecord<TItem> {
   readonly chain: readonly ReducerMiddleware[];
   /** `{ name }`, handed to commit listeners when this slice alone changed (no Set per commit). */
   readonly nameSet: ReadonlySet<string>;
+  /** `[name]`, the `changed` list of a commit that changed this slice alone (frozen, shared). */
+  readonly nameList: readonly string[];
+  /** `[this]`, the changed records of such a commit (frozen, shared). */
+  readonly selfList: readonly SliceRecord<TItem>[];
 
   constructor(
     readonly def: SliceDef<string, TItem>,
@@ -61,6 +65,8 @@ export class SliceRecord<TItem> {
     this.window = def.window;
     this.chain = [...globalMiddleware, ...def.middleware];
     this.nameSet = new Set([def.name]);
+    this.nameList = Object.freeze([def.name]);
+    this.selfList = Object.freeze([this]);
     this.lastLatest = storage.latest();
   }
 
@@ -102,6 +108,8 @@ export interface Route {
   readonly entry: ReducerEntry<any>;
   /** The context handed to this route's reducer and middleware, refilled for every call. */
   readonly ctx: { -readonly [K in keyof ReducerContext<any>]: ReducerContext<any>[K] };
-  /** The reducer wrapped in the slice's middleware chain, composed once. */
-  readonly invoke: () => SliceOp<any>;
+  /** The reducer itself. */
+  readonly reducer: Reducer<any>;
+  /** The reducer wrapped in the slice's middleware chain, composed once; `undefined` without middleware. */
+  readonly invoke: (() => SliceOp<any>) | undefined;
 }
