@@ -9,6 +9,10 @@ import {
   extend,
   InvalidEventError,
   replace,
+  SessionReset,
+  SessionRestored,
+  SliceCleared,
+  SliceSeeded,
   type ReducerContext,
 } from '../../src/index';
 import { Counter, NoteAdded, Notes } from '../fixtures';
@@ -106,5 +110,30 @@ describe("validation mode 'dev' (the default) and freezing follow NODE_ENV", () 
     const always = createSession({ slices: [Notes], validation: 'always' });
     expect(() => always.dispatch(NoteAdded({ id: 1.5, text: 'a' }))).toThrow(InvalidEventError);
     expect(always.slice(Notes).size).toBe(0);
+  });
+});
+
+describe('system event creators', () => {
+  it('match the rxslice.* events seed, clear, reset and restore put on committed$, with their payloads', () => {
+    const s = createSession({ slices: [Counter, Notes] });
+    const seen: string[] = [];
+    s.committed$.subscribe(({ event }) => {
+      if (SliceSeeded.match(event)) seen.push(`seeded ${event.payload.slice} ${event.payload.items.length}`);
+      else if (SliceCleared.match(event)) seen.push(`cleared ${event.payload.slice}`);
+      else if (SessionReset.match(event)) seen.push('reset');
+      else if (SessionRestored.match(event)) seen.push(`restored [${event.payload.slices.join(',')}] from ${event.payload.fromSeq} ${event.payload.tag}`);
+    });
+    s.slice(Notes).seed([{ id: 1, text: 'a' }]);
+    const snap = s.snapshot({ includeLogs: true, tag: 't1' });
+    s.slice(Notes).clear();
+    s.reset();
+    s.restore(snap);
+    expect(seen).toEqual(['seeded notes 1', 'cleared notes', 'reset', 'restored [counter,notes] from 1 t1']);
+    expect([SliceSeeded.type, SliceCleared.type, SessionReset.type, SessionRestored.type]).toEqual([
+      'rxslice.slice.seeded',
+      'rxslice.slice.cleared',
+      'rxslice.session.reset',
+      'rxslice.session.restored',
+    ]);
   });
 });
