@@ -50,6 +50,12 @@ describe('fromSCXML', () => {
     }
   });
 
+  it('rejects a send to another session (#_scxml_<id>) instead of delivering it to itself', () => {
+    expect(() => fromSCXML(doc(`<state id="a"><onentry>\n<send event="e" target="#_scxml_other"/></onentry></state>`))).toThrow(
+      /<send> at line 4, column 1: target="#_scxml_other" is not supported/,
+    );
+  });
+
   it('rejects <invoke>, foreign send targets and expressions outside the subset', () => {
     expect(() => fromSCXML(doc(`<state id="a"><invoke src="x.scxml"/></state>`))).toThrow(/<invoke> at line 3/);
     expect(() => fromSCXML(doc(`<state id="a"><onentry>\n<send event="e" target="http://example.com"/></onentry></state>`))).toThrow(
