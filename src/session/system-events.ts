@@ -16,13 +16,33 @@ import { defineEventUnchecked } from '../events/define-event';
 export const SliceSeeded = defineEventUnchecked<{ readonly slice: string; readonly items: readonly unknown[] }>(
   'rxslice.slice.seeded',
 );
-/** `rxslice.slice.cleared`: `session.slice(def).clear()` removed every item. See {@link SliceSeeded}. */
+/**
+ * `rxslice.slice.cleared`: `session.slice(def).clear()` removed every item. See {@link SliceSeeded}.
+ * @example
+ * ```ts
+ * session.committed$.pipe(ofType(SliceCleared)).subscribe((c) => console.log(c.event.payload.slice)); // Logs: messages
+ * session.slice(Messages).clear();
+ * ```
+ */
 export const SliceCleared = defineEventUnchecked<{ readonly slice: string }>('rxslice.slice.cleared');
-/** `rxslice.session.reset`: `session.reset()` returned every slice to its `initial` items. See {@link SliceSeeded}. */
+/**
+ * `rxslice.session.reset`: `session.reset()` returned every slice to its `initial` items. See {@link SliceSeeded}.
+ * @example
+ * ```ts
+ * session.committed$.subscribe((c) => console.log(SessionReset.match(c.event), c.changed)); // Logs: true [ 'messages' ]
+ * session.reset();
+ * ```
+ */
 export const SessionReset = defineEventUnchecked<void>('rxslice.session.reset');
 /**
  * `rxslice.session.restored`: `session.restore(snapshot)` replaced the named slices with the
  * snapshot's items, as one event (`fromSeq` is the snapshot's `seq`). See {@link SliceSeeded}.
+ * @example
+ * ```ts
+ * const before = session.snapshot({ tag: 'checkpoint' });
+ * session.committed$.pipe(ofType(SessionRestored)).subscribe((c) => console.log(c.event.payload));
+ * session.restore(before); // Logs: { slices: [ 'usage' ], fromSeq: 4, tag: 'checkpoint' }
+ * ```
  */
 export const SessionRestored = defineEventUnchecked<{
   readonly slices: readonly string[];

@@ -50,6 +50,12 @@ describe('fromSCXML', () => {
     }
   });
 
+  it('rejects a send to another session (#_scxml_<id>) instead of delivering it to itself', () => {
+    expect(() => fromSCXML(doc(`<state id="a"><onentry>\n<send event="e" target="#_scxml_other"/></onentry></state>`))).toThrow(
+      /<send> at line 4, column 1: target="#_scxml_other" is not supported/,
+    );
+  });
+
   it('rejects <invoke>, foreign send targets and expressions outside the subset', () => {
     expect(() => fromSCXML(doc(`<state id="a"><invoke src="x.scxml"/></state>`))).toThrow(/<invoke> at line 3/);
     expect(() => fromSCXML(doc(`<state id="a"><onentry>\n<send event="e" target="http://example.com"/></onentry></state>`))).toThrow(
@@ -97,5 +103,14 @@ describe('compileExpression (no eval)', () => {
     expect(() => compileExpression('x["__proto__"]')(args({ x: {} }))).toThrow(/not allowed/);
     expect(() => compileExpression('y')(args({}))).toThrow(/not declared/);
     expect(() => compileExpression('process.exit()')).toThrow(InvalidExpressionError);
+  });
+  it('rejects ++ and -- (which jsep would read as +(+x)) and the unbound _name, instead of evaluating them wrongly', () => {
+    expect(() => compileExpression('++x == 2')).toThrow(/update operators/);
+    expect(() => compileExpression('--x')).toThrow(/update operators/);
+    expect(() => compileExpression('_name')).toThrow(/"_name"/);
+    expect(compileExpression("x - -1 + '++'")(args({ x: 1 }))).toBe('2++');
+    expect(() => fromSCXML(doc(`  <datamodel><data id="v" expr="1"/></datamodel>\n  <state id="a"><transition cond="++v == 2" target="b"/></state>\n  <state id="b"/>`))).toThrow(
+      /<transition> at line 4, column \d+: cond="\+\+v == 2" is not supported/,
+    );
   });
 });

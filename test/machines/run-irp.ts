@@ -46,7 +46,18 @@ function runOne(file: string): Outcome {
     let mismatch: string | undefined;
     if (!same(snap.basicConfiguration, trace.initialConfiguration))
       mismatch = `initial [${snap.basicConfiguration.join(', ')}], expected [${trace.initialConfiguration.join(', ')}]`;
+    let now = 0;
     for (const step of trace.events) {
+      if (step.after !== undefined) {
+        // advance virtual time by `after` exactly before the event, as the trace says
+        now += step.after;
+        scheduler.schedule(() => undefined, Math.max(0, now - scheduler.now()));
+        const maxFrames = scheduler.maxFrames;
+        scheduler.maxFrames = now;
+        scheduler.flush();
+        scheduler.maxFrames = maxFrames;
+        snap = actor.snapshot();
+      }
       if (!snap.done) actor.send({ type: step.event.name, ...(step.event.data !== undefined ? { payload: step.event.data } : {}) });
       snap = settle(step.nextConfiguration);
       if (mismatch === undefined && !same(snap.basicConfiguration, step.nextConfiguration))

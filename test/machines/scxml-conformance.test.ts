@@ -25,7 +25,23 @@ const visible = JSON.parse(readFileSync('/work/shared/conformance/scxml-visible.
 /** These two traces contradict W3C test 504 (an external transition exits its parallel ancestor); their legacy block is the W3C behaviour. */
 const USE_LEGACY = new Set(['more-parallel/test10', 'more-parallel/test10b']);
 
-/** Runs one trace against a fresh actor in virtual time; returns the basic configurations seen. */
+/**
+ * Advances virtual time to exactly `target` ms: runs the actions due up to then (delayed sends
+ * included) and nothing later. A plain `flush()` would run every pending action, firing a
+ * delayed send the trace says is not due yet.
+ */
+function advanceTo(scheduler: TestScheduler, target: number, flush: () => void): void {
+  scheduler.schedule(() => undefined, target - scheduler.now());
+  const maxFrames = scheduler.maxFrames;
+  scheduler.maxFrames = target;
+  try {
+    flush();
+  } finally {
+    scheduler.maxFrames = maxFrames;
+  }
+}
+
+/** Runs one trace against a fresh actor in virtual time, checking the basic configuration after every step. */
 export function runTrace(id: string): void {
   const dir = join(packageRoot, visible.root);
   const def = fromSCXML(readFileSync(join(dir, `${id}.scxml`), 'utf8'));
@@ -40,9 +56,7 @@ export function runTrace(id: string): void {
     trace.events.forEach((step, i) => {
       if (step.after !== undefined) {
         now += step.after;
-        const target = now;
-        scheduler.schedule(() => undefined, target - scheduler.now());
-        flush();
+        advanceTo(scheduler, now, flush);
       }
       actor.send({ type: step.event.name, ...(step.event.data !== undefined ? { payload: step.event.data } : {}) });
       expect(sorted(actor.snapshot().basicConfiguration), `after step ${i} (${step.event.name})`).toEqual(sorted(step.nextConfiguration));
@@ -55,4 +69,25 @@ describe('SCXML conformance (scion test-framework, visible list)', () => {
   for (const { id } of visible.tests) {
     it(id, () => runTrace(id));
   }
+});
+
+describe('the conformance runner', () => {
+  it('advances virtual time by `after` exactly: a delayed send due later has not fired yet', () => {
+    const def = fromSCXML(`<scxml xmlns="http://www.w3.org/2005/07/scxml" version="1.0" initial="a">
+  <state id="a"><transition event="t1" target="b"><send event="s" delay="200ms"/></transition></state>
+  <state id="b"><transition event="s" target="c"/></state>
+  <state id="c"/>
+</scxml>`);
+    const scheduler = new TestScheduler((a, b) => expect(a).toEqual(b));
+    scheduler.run(({ flush }) => {
+      const actor = createMachineActor(def, { scheduler }).start();
+      actor.send('t1');
+      advanceTo(scheduler, 100, flush);
+      expect(scheduler.now()).toBe(100);
+      expect(actor.snapshot().basicConfiguration).toEqual(['b']);
+      advanceTo(scheduler, 200, flush);
+      expect(actor.snapshot().basicConfiguration).toEqual(['c']);
+      actor.dispose();
+    });
+  });
 });

@@ -72,7 +72,8 @@ function compileNode(node: Node, source: string): CompiledExpression {
       const name = (node as jsep.Identifier).name;
       if (name === '_event') return eventVariable;
       if (name === '_sessionid') return () => 'rxslice';
-      if (name === '_name') return () => undefined;
+      // _name (the <scxml name> attribute) is not bound: reject it rather than read undefined
+      if (name === '_name') unsupported('the system variable "_name"');
       if (name in GLOBALS) return () => GLOBALS[name];
       if (FORBIDDEN_KEYS.has(name)) unsupported(`the name "${name}"`);
       return (args) => {
@@ -141,6 +142,11 @@ function compileNode(node: Node, source: string): CompiledExpression {
   }
 }
 
+/** The source with the contents of its string literals blanked out (for token checks). */
+function withoutStrings(source: string): string {
+  return source.replace(/'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"/g, '""');
+}
+
 /**
  * Compiles an SCXML ECMAScript expression of the safe subset into a function, with `jsep`
  * and a tree walker: literals, datamodel names, member access (own properties and
@@ -165,6 +171,8 @@ export function compileExpression(source: string): CompiledExpression {
     throw new InvalidExpressionError(source, `cannot parse: ${(error as Error).message}.`, { cause: error });
   }
   if (ast.type === 'Compound') throw new InvalidExpressionError(source, 'only one expression is allowed (statements and `typeof` are not supported).');
+  // jsep reads `++x` as `+(+x)` and `--x` as `-(-x)`: reject the update operators instead of evaluating them wrongly
+  if (/\+\+|--/.test(withoutStrings(source))) throw new InvalidExpressionError(source, 'the update operators ++ and -- are outside the supported subset (use <assign>).');
   return compileNode(ast, source);
 }
 

@@ -84,7 +84,8 @@ function compileSend(el: XmlElement): Action {
   const a = el.attrs;
   for (const attr of ['targetexpr', 'typeexpr']) if (a[attr] !== undefined) throw new ScxmlUnsupportedError(el.location, `${attr} is not supported: only sends to the machine itself are.`);
   const internal = a.target === '#_internal';
-  if (a.target !== undefined && !internal && !/^#_scxml_/.test(a.target)) throw new ScxmlUnsupportedError(el.location, `target="${a.target}" is not supported: only sends to the machine itself (no target, or #_internal) are.`);
+  // #_scxml_<sessionid> names another session (W3C: error.communication when unreachable), never this one: reject it too
+  if (a.target !== undefined && !internal) throw new ScxmlUnsupportedError(el.location, `target="${a.target}" is not supported: only sends to the machine itself (no target, or #_internal) are.`);
   if (a.type !== undefined && !SCXML_EVENT_PROCESSOR.has(a.type)) throw new ScxmlUnsupportedError(el.location, `type="${a.type}" is not supported: only the SCXML event processor is.`);
   if (a.event === undefined && a.eventexpr === undefined) throw new ScxmlInvalidError(el.location, '<send> needs event or eventexpr.');
   const name: CompiledExpression = a.event !== undefined ? () => a.event : expr(el, 'eventexpr');
