@@ -1,5 +1,6 @@
 import { arrayView, isArrayView } from '../internal/array-view';
 import type { SliceView } from '../slices/slice-view';
+import type { WindowMemo } from '../slices/window-contract';
 import type { SliceStorage, StorageFactory, StorageTransaction, StoredSlice } from './slice-storage';
 
 /** Compact the buffer once this many dead items sit in front of the live window. */
@@ -19,6 +20,8 @@ interface Cells<TItem> {
   end: number;
   appended: number;
   sealed: boolean;
+  /** The window memo of this content (see `WindowContext.memo`), or `undefined`. */
+  memo: WindowMemo | undefined;
 }
 
 const EMPTY: readonly never[] = Object.freeze([]);
@@ -30,7 +33,10 @@ const copyCells = <TItem>(to: Cells<TItem>, from: Readonly<Cells<TItem>>): void 
   to.end = from.end;
   to.appended = from.appended;
   to.sealed = from.sealed;
+  to.memo = from.memo;
 };
+
+const NO_CHANGES: readonly number[] = Object.freeze([]);
 
 class Window<TItem> implements SliceView<TItem> {
   constructor(private readonly c: Cells<TItem>) {}
@@ -69,7 +75,7 @@ class CellsToken<TItem> {
 class MemoryTransaction<TItem> implements StorageTransaction<TItem> {
   changed = false;
   open = false;
-  private readonly c: Cells<TItem> = { buf: [], times: [], start: 0, end: 0, appended: 0, sealed: false };
+  private readonly c: Cells<TItem> = { buf: [], times: [], start: 0, end: 0, appended: 0, sealed: false, memo: undefined };
   private readonly pendingView = new Window<TItem>(this.c);
   private beginLength = 0;
 
@@ -91,6 +97,13 @@ class MemoryTransaction<TItem> implements StorageTransaction<TItem> {
   timeAt(index: number): number {
     return this.c.times[this.c.start + index] ?? 0;
   }
+  get windowMemo(): WindowMemo | undefined {
+    return this.c.memo;
+  }
+  /** Stable (one per transaction object): the session passes it to the window as `ctx.remember`. */
+  readonly rememberWindow = (state: unknown): void => {
+    this.c.memo = { state, stableBelow: Number.POSITIVE_INFINITY, changed: NO_CHANGES };
+  };
   /** Makes the buffer appendable: O(1) when this transaction owns its tail, else one copy. */
   private own(): void {
     const c = this.c;
@@ -113,9 +126,20 @@ class MemoryTransaction<TItem> implements StorageTransaction<TItem> {
     const c = this.c;
     const n = items.length;
     const times = new Array<number>(n);
+    const memo = c.memo;
+    let changed: number[] | undefined;
     for (let i = 0; i < n; i++) {
       const j = c.start + i;
-      times[i] = j < c.end && c.buf[j] === items[i] ? (c.times[j] as number) : at;
+      if (j < c.end && c.buf[j] === items[i]) {
+        times[i] = c.times[j] as number;
+      } else {
+        times[i] = at;
+        // Items past the old end are new to the window anyway (their index >= stableBelow or the remembered size).
+        if (memo !== undefined && j < c.end) (changed ??= memo.changed.slice()).push(i);
+      }
+    }
+    if (memo !== undefined && (changed !== undefined || n < memo.stableBelow)) {
+      c.memo = { state: memo.state, stableBelow: Math.min(memo.stableBelow, n), changed: changed ?? memo.changed };
     }
     c.appended += Math.max(0, n - (c.end - c.start));
     // The items array becomes the buffer itself; views of other buffers are copied first.
@@ -134,15 +158,18 @@ class MemoryTransaction<TItem> implements StorageTransaction<TItem> {
     const token = stored.token;
     if (token instanceof CellsToken) {
       copyCells(this.c, token.cells as Cells<TItem>);
+      this.c.memo = undefined;
       this.changed = true;
       return;
     }
+    this.c.memo = undefined;
     this.replace(stored.items, at);
     this.c.appended = stored.appended;
   }
   clear(predicate?: (item: TItem) => boolean): void {
     const c = this.c;
     if (c.end === c.start) return;
+    c.memo = undefined;
     if (predicate === undefined) {
       c.buf = EMPTY as unknown as TItem[];
       c.times = [];
@@ -261,7 +288,7 @@ export class MemoryStorage<TItem> implements SliceStorage<TItem> {
     this.sealOnReplace = options.sealOnReplace ?? true;
     const buf = [...initial];
     if (this.freeze) Object.freeze(buf);
-    this.cells = { buf, times: initial.map(() => at), start: 0, end: initial.length, appended: initial.length, sealed: true };
+    this.cells = { buf, times: initial.map(() => at), start: 0, end: initial.length, appended: initial.length, sealed: true, memo: undefined };
     this.committedView = new Window<TItem>(this.cells);
   }
 
