@@ -242,6 +242,13 @@ export function microstep(it: InterpreterState, enabled: readonly TransitionNode
       `Machine "${it.tree.name}" took more than ${it.tree.maxMicrosteps} microsteps in one transition: an eventless or raise loop? Raise maxMicrosteps if this is intended.`,
     );
   }
+  // Targetless transitions exit and enter nothing (empty exit and entry sets): only their content runs.
+  let targetless = true;
+  for (const t of enabled) if (t.targets.length > 0) targetless = false;
+  if (targetless) {
+    for (const t of enabled) executeBlock(it, t.actions);
+    return;
+  }
   exitStates(it, enabled);
   for (const t of enabled) executeBlock(it, t.actions);
   enterStates(it, enabled);
