@@ -38,6 +38,16 @@ const copyCells = <TItem>(to: Cells<TItem>, from: Readonly<Cells<TItem>>): void 
 
 const NO_CHANGES: readonly number[] = Object.freeze([]);
 
+/** True when `indices` are strictly ascending integers in `[0, size)`. */
+function ascendingWithin(indices: readonly number[], size: number): boolean {
+  let previous = -1;
+  for (const i of indices) {
+    if (!Number.isInteger(i) || i <= previous || i >= size) return false;
+    previous = i;
+  }
+  return true;
+}
+
 class Window<TItem> implements SliceView<TItem> {
   constructor(private readonly c: Cells<TItem>) {}
   get isEmpty(): boolean {
@@ -210,6 +220,25 @@ class MemoryTransaction<TItem> implements StorageTransaction<TItem> {
   dropIndices(indices: readonly number[]): readonly TItem[] {
     if (indices.length === 0) return EMPTY;
     const c = this.c;
+    if (indices.length <= 4 && ascendingWithin(indices, c.end - c.start)) {
+      // A few items (a predicate window evicting one per append): copy with native slices, then splice.
+      const buf = c.buf.slice(c.start, c.end);
+      const times = c.times.slice(c.start, c.end);
+      const dropped = new Array<TItem>(indices.length);
+      for (let k = indices.length - 1; k >= 0; k--) {
+        const i = indices[k] as number;
+        dropped[k] = buf[i] as TItem;
+        buf.splice(i, 1);
+        times.splice(i, 1);
+      }
+      c.buf = buf;
+      c.times = times;
+      c.start = 0;
+      c.end = buf.length;
+      c.sealed = false;
+      this.changed = true;
+      return dropped;
+    }
     const dropped: TItem[] = [];
     const buf: TItem[] = [];
     const times: number[] = [];
