@@ -102,9 +102,8 @@ function matchingAfter(matching: readonly number[], applied: EvictionDecision, s
       const count = Math.min(Math.max(applied.count, 0), size);
       if (count === 0) return { size, matching };
       if (readsIndex) return undefined;
-      const from = lowerBound(matching, count);
-      const next = new Array<number>(matching.length - from);
-      for (let k = from; k < matching.length; k++) next[k - from] = (matching[k] as number) - count;
+      const next = matching.slice(lowerBound(matching, count)); // a packed copy, shifted in place
+      for (let k = 0; k < next.length; k++) next[k] = (next[k] as number) - count;
       return { size: size - count, matching: next };
     }
     case 'indices': {
@@ -116,14 +115,16 @@ function matchingAfter(matching: readonly number[], applied: EvictionDecision, s
       }
       // Items before the first dropped one keep their index; the others move.
       if (readsIndex && dropped[0] !== size - dropped.length) return undefined;
-      const next: number[] = [];
+      const next = matching.slice(); // a packed copy, compacted in place
+      let w = 0;
       let d = 0;
       for (let k = 0; k < matching.length; k++) {
         const i = matching[k] as number;
         while (d < dropped.length && (dropped[d] as number) < i) d++;
         if (d < dropped.length && dropped[d] === i) continue;
-        next.push(i - d);
+        next[w++] = i - d;
       }
+      next.length = w;
       return { size: size - dropped.length, matching: next };
     }
   }
