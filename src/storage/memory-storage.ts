@@ -292,7 +292,9 @@ export interface MemoryStorageOptions {
 /**
  * The default storage: items in memory. Appends are O(1) amortized (one shared growing
  * buffer, read through immutable views), front eviction is O(1) amortized (the buffer is
- * compacted once half of it is dead), `replace` and predicate `clear` are O(size).
+ * compacted once half of it is dead), `replace` and predicate `clear` are O(size). Keeps the
+ * slice window's memo (`WindowContext.memo`): `replace` records the indices it changed (in the
+ * loop it runs anyway), `clear` and `restore` forget it.
  *
  * @example
  * ```ts
