@@ -27,7 +27,7 @@ export { appendAll, replaceLatest, replaceLatestBy, upsertBy } from './slices/he
 export { append, extend, replace, clear, none, withEffects } from './slices/slice-op';
 export type { SliceOp } from './slices/slice-op';
 export type { SliceView } from './slices/slice-view';
-export type { SliceWindowPolicy, WindowContext, EvictionDecision } from './slices/window-contract';
+export type { SliceWindowPolicy, WindowContext, WindowMemo, EvictionDecision } from './slices/window-contract';
 
 export { MemoryStorage, memory } from './storage/memory-storage';
 export type { SliceStorage, StorageTransaction, StorageFactory, StoredSlice } from './storage/slice-storage';

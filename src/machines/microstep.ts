@@ -9,14 +9,23 @@ import { actionArgs, type InterpreterState } from './interpreter-state.js';
 import type { QueuedEvent } from './machine-event.js';
 import { byDocumentOrder, isAtomic, isCompoundOrRoot, isDescendant, properAncestors, type StateNode, type TransitionNode } from './state-node.js';
 
-/** Appendix D `selectTransitions` / `selectEventlessTransitions` (event undefined: eventless). */
+/**
+ * Appendix D `selectTransitions` / `selectEventlessTransitions` (event undefined: eventless).
+ * Walks parent links instead of building ancestor lists: it runs once per macrostep and once
+ * more per eventless check, so it allocates only the result.
+ */
 export function selectTransitions(it: InterpreterState, event: QueuedEvent | undefined): TransitionNode[] {
   const enabled: TransitionNode[] = [];
-  const atomic = [...it.configuration].filter(isAtomic).sort(byDocumentOrder);
+  let atomic: StateNode[] | undefined;
+  for (const s of it.configuration) if (isAtomic(s)) (atomic ??= []).push(s);
+  if (atomic === undefined) return enabled;
+  if (atomic.length > 1) atomic.sort(byDocumentOrder);
+  const type = event === undefined ? undefined : event.event.type;
   for (const state of atomic) {
-    search: for (const s of [state, ...properAncestors(state, undefined)]) {
+    // the state itself, then its proper ancestors up to and including the root
+    search: for (let s: StateNode | undefined = state; s !== undefined; s = s.parent) {
       for (const t of s.transitions) {
-        const matches = event === undefined ? t.events.length === 0 : t.events.length > 0 && eventMatches(t.events, event.event.type);
+        const matches = type === undefined ? t.events.length === 0 : t.events.length > 0 && eventMatches(t.events, type);
         if (matches && evaluateGuard(it, t.guard)) {
           if (!enabled.includes(t)) enabled.push(t);
           break search;
@@ -24,7 +33,7 @@ export function selectTransitions(it: InterpreterState, event: QueuedEvent | und
       }
     }
   }
-  return removeConflictingTransitions(it, enabled);
+  return enabled.length > 1 ? removeConflictingTransitions(it, enabled) : enabled;
 }
 
 /**
@@ -37,10 +46,10 @@ export function removeConflictingTransitions(it: InterpreterState, enabled: read
   for (const t1 of enabled) {
     let preempted = false;
     const toRemove = new Set<TransitionNode>();
-    const exit1 = computeExitSet(it, [t1]);
+    const exit1 = filtered.length === 0 ? undefined : computeExitSet(it, [t1]);
     for (const t2 of filtered) {
       const exit2 = computeExitSet(it, [t2]);
-      if ([...exit1].some((s) => exit2.has(s))) {
+      if ([...(exit1 as Set<StateNode>)].some((s) => exit2.has(s))) {
         if (isDescendant(t1.source, t2.source)) toRemove.add(t2);
         else {
           preempted = true;
@@ -232,6 +241,13 @@ export function microstep(it: InterpreterState, enabled: readonly TransitionNode
     throw new RangeError(
       `Machine "${it.tree.name}" took more than ${it.tree.maxMicrosteps} microsteps in one transition: an eventless or raise loop? Raise maxMicrosteps if this is intended.`,
     );
+  }
+  // Targetless transitions exit and enter nothing (empty exit and entry sets): only their content runs.
+  let targetless = true;
+  for (const t of enabled) if (t.targets.length > 0) targetless = false;
+  if (targetless) {
+    for (const t of enabled) executeBlock(it, t.actions);
+    return;
   }
   exitStates(it, enabled);
   for (const t of enabled) executeBlock(it, t.actions);

@@ -81,21 +81,70 @@ export function restore(def: MachineDefinition<unknown, string, string>, snapsho
   return it;
 }
 
-function toSnapshot(it: InterpreterState, name: string): MachineSnapshot {
-  const active = [...it.configuration].sort(byDocumentOrder);
-  const historyValue: Record<string, string[]> = {};
-  for (const [h, states] of it.historyValue) historyValue[h] = states.map((s) => s.id);
+/**
+ * True when the active states are exactly `previous.configuration`, which is in document order,
+ * and `previous.basicConfiguration` is its atomic states: what toSnapshot would build.
+ */
+function sameConfiguration(it: InterpreterState, previous: MachineSnapshot): boolean {
+  const ids = previous.configuration;
+  const basic = previous.basicConfiguration;
+  if (it.configuration.size !== ids.length) return false;
+  let order = -1;
+  let b = 0;
+  for (const id of ids) {
+    const s = it.tree.states.get(id);
+    if (s === undefined || !it.configuration.has(s) || s.order <= order) return false;
+    order = s.order;
+    if (isAtomic(s) && basic[b++] !== id) return false;
+  }
+  return b === basic.length;
+}
+
+/** True when the recorded history equals `recorded` (the previous snapshot's). */
+function sameHistory(it: InterpreterState, recorded: Readonly<Record<string, readonly string[]>>): boolean {
+  let n = 0;
+  for (const [h, states] of it.historyValue) {
+    const ids = recorded[h];
+    if (ids === undefined || ids.length !== states.length) return false;
+    for (let i = 0; i < ids.length; i++) if (ids[i] !== (states[i] as StateNode).id) return false;
+    n++;
+  }
+  return n === Object.keys(recorded).length;
+}
+
+/**
+ * The snapshot of `it`. Shares the configuration and history arrays of `previous` when they
+ * did not change (a targetless transition, the common case), as snapshots are immutable.
+ */
+function toSnapshot(it: InterpreterState, name: string, previous?: MachineSnapshot): MachineSnapshot {
+  let configuration: readonly string[];
+  let basicConfiguration: readonly string[];
+  if (previous !== undefined && sameConfiguration(it, previous)) {
+    configuration = previous.configuration;
+    basicConfiguration = previous.basicConfiguration;
+  } else {
+    const active = [...it.configuration].sort(byDocumentOrder);
+    configuration = active.map((s) => s.id);
+    basicConfiguration = active.filter(isAtomic).map((s) => s.id);
+  }
+  let historyValue: Record<string, readonly string[]>;
+  if (previous !== undefined && sameHistory(it, previous.historyValue)) {
+    historyValue = previous.historyValue as Record<string, readonly string[]>;
+  } else {
+    historyValue = {};
+    for (const [h, states] of it.historyValue) historyValue[h] = states.map((s) => s.id);
+  }
   return {
     machine: name,
-    configuration: active.map((s) => s.id),
-    basicConfiguration: active.filter(isAtomic).map((s) => s.id),
+    configuration,
+    basicConfiguration,
     context: it.context,
     done: !it.running,
     ...(it.running ? {} : { output: it.output }),
     historyValue,
     delayed: it.delayed,
     sendSeq: it.sendSeq,
-  };
+  } as MachineSnapshot;
 }
 
 /** The rest of a macrostep: eventless transitions until stable, then internal events (Appendix D mainEventLoop). */
@@ -137,9 +186,14 @@ function finish(it: InterpreterState, wasRunning: boolean): void {
   it.delayed = [];
 }
 
-function result<TContext, TStateId extends string>(it: InterpreterState, name: string, enabled: boolean): TransitionResult<TContext, TStateId> {
+function result<TContext, TStateId extends string>(
+  it: InterpreterState,
+  name: string,
+  enabled: boolean,
+  previous?: MachineSnapshot<TContext, TStateId>,
+): TransitionResult<TContext, TStateId> {
   return {
-    snapshot: toSnapshot(it, name) as MachineSnapshot<TContext, TStateId>,
+    snapshot: toSnapshot(it, name, previous as MachineSnapshot | undefined) as MachineSnapshot<TContext, TStateId>,
     enabled,
     changed: it.microsteps > 0,
     effects: it.effects,
@@ -218,7 +272,7 @@ export function transition<TContext, TEventType extends string, TStateId extends
   }
   drainExternalQueue(it);
   finish(it, wasRunning);
-  return result(it, def.name, enabled);
+  return result(it, def.name, enabled, snapshot);
 }
 
 /**
@@ -246,5 +300,5 @@ export function advanceTime<TContext, TEventType extends string, TStateId extend
     drainExternalQueue(it);
   }
   finish(it, wasRunning);
-  return result(it, def.name, enabled);
+  return result(it, def.name, enabled, snapshot);
 }

@@ -408,7 +408,14 @@ export function createSession(options: SessionOptions): Session {
   function applyWindow(record: SliceRecord<any>, tx: StorageTransaction<any>, env: Envelope): void {
     const window = record.window;
     if (window === undefined || !tx.changed) return;
-    const decision = window.evict(tx.view(), { now: env.at, seq: env.seq, appended: tx.appended, timeAt: (i) => tx.timeAt(i) });
+    const decision = window.evict(tx.view(), {
+      now: env.at,
+      seq: env.seq,
+      appended: tx.appended,
+      timeAt: (i) => tx.timeAt(i),
+      memo: tx.windowMemo,
+      remember: tx.rememberWindow,
+    });
     let dropped: readonly unknown[];
     switch (decision.kind) {
       case 'none':

@@ -11,6 +11,31 @@ export interface WindowContext {
   readonly seq: number;
   readonly appended: number;
   timeAt(index: number): number;
+  /**
+   * What this slice's window passed to `remember` at its last evaluation, with what changed in
+   * the slice since; `undefined` when the storage keeps no memo or the content was changed in a
+   * way it does not track (a clear, a restore). Lets a window update its result instead of
+   * scanning every item again.
+   */
+  readonly memo?: WindowMemo | undefined;
+  /**
+   * Keeps `state` (an immutable value) with the slice until the next evaluation, as
+   * `memo.state`. The state must describe the content after this evaluation's decision is
+   * applied. Absent when the storage keeps no memo.
+   */
+  readonly remember?: ((state: unknown) => void) | undefined;
+}
+
+/**
+ * A window's remembered state and how the slice changed since it was remembered: the items
+ * at indices below `stableBelow` are the same items (`===`) at the same indices as then,
+ * except at the indices listed in `changed` (ascending order is not guaranteed; duplicates are
+ * possible). Items at `stableBelow` and after, and any item past the remembered size, are new.
+ */
+export interface WindowMemo {
+  readonly state: unknown;
+  readonly stableBelow: number;
+  readonly changed: readonly number[];
 }
 
 /**

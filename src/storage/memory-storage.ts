@@ -1,5 +1,6 @@
 import { arrayView, isArrayView } from '../internal/array-view';
 import type { SliceView } from '../slices/slice-view';
+import type { WindowMemo } from '../slices/window-contract';
 import type { SliceStorage, StorageFactory, StorageTransaction, StoredSlice } from './slice-storage';
 
 /** Compact the buffer once this many dead items sit in front of the live window. */
@@ -19,6 +20,8 @@ interface Cells<TItem> {
   end: number;
   appended: number;
   sealed: boolean;
+  /** The window memo of this content (see `WindowContext.memo`), or `undefined`. */
+  memo: WindowMemo | undefined;
 }
 
 const EMPTY: readonly never[] = Object.freeze([]);
@@ -30,7 +33,20 @@ const copyCells = <TItem>(to: Cells<TItem>, from: Readonly<Cells<TItem>>): void 
   to.end = from.end;
   to.appended = from.appended;
   to.sealed = from.sealed;
+  to.memo = from.memo;
 };
+
+const NO_CHANGES: readonly number[] = Object.freeze([]);
+
+/** True when `indices` are strictly ascending integers in `[0, size)`. */
+function ascendingWithin(indices: readonly number[], size: number): boolean {
+  let previous = -1;
+  for (const i of indices) {
+    if (!Number.isInteger(i) || i <= previous || i >= size) return false;
+    previous = i;
+  }
+  return true;
+}
 
 class Window<TItem> implements SliceView<TItem> {
   constructor(private readonly c: Cells<TItem>) {}
@@ -69,7 +85,7 @@ class CellsToken<TItem> {
 class MemoryTransaction<TItem> implements StorageTransaction<TItem> {
   changed = false;
   open = false;
-  private readonly c: Cells<TItem> = { buf: [], times: [], start: 0, end: 0, appended: 0, sealed: false };
+  private readonly c: Cells<TItem> = { buf: [], times: [], start: 0, end: 0, appended: 0, sealed: false, memo: undefined };
   private readonly pendingView = new Window<TItem>(this.c);
   private beginLength = 0;
 
@@ -91,6 +107,13 @@ class MemoryTransaction<TItem> implements StorageTransaction<TItem> {
   timeAt(index: number): number {
     return this.c.times[this.c.start + index] ?? 0;
   }
+  get windowMemo(): WindowMemo | undefined {
+    return this.c.memo;
+  }
+  /** Stable (one per transaction object): the session passes it to the window as `ctx.remember`. */
+  readonly rememberWindow = (state: unknown): void => {
+    this.c.memo = { state, stableBelow: Number.POSITIVE_INFINITY, changed: NO_CHANGES };
+  };
   /** Makes the buffer appendable: O(1) when this transaction owns its tail, else one copy. */
   private own(): void {
     const c = this.c;
@@ -113,9 +136,20 @@ class MemoryTransaction<TItem> implements StorageTransaction<TItem> {
     const c = this.c;
     const n = items.length;
     const times = new Array<number>(n);
+    const memo = c.memo;
+    let changed: number[] | undefined;
     for (let i = 0; i < n; i++) {
       const j = c.start + i;
-      times[i] = j < c.end && c.buf[j] === items[i] ? (c.times[j] as number) : at;
+      if (j < c.end && c.buf[j] === items[i]) {
+        times[i] = c.times[j] as number;
+      } else {
+        times[i] = at;
+        // Items past the old end are new to the window anyway (their index >= stableBelow or the remembered size).
+        if (memo !== undefined && j < c.end) (changed ??= memo.changed.slice()).push(i);
+      }
+    }
+    if (memo !== undefined && (changed !== undefined || n < memo.stableBelow)) {
+      c.memo = { state: memo.state, stableBelow: Math.min(memo.stableBelow, n), changed: changed ?? memo.changed };
     }
     c.appended += Math.max(0, n - (c.end - c.start));
     // The items array becomes the buffer itself; views of other buffers are copied first.
@@ -134,15 +168,18 @@ class MemoryTransaction<TItem> implements StorageTransaction<TItem> {
     const token = stored.token;
     if (token instanceof CellsToken) {
       copyCells(this.c, token.cells as Cells<TItem>);
+      this.c.memo = undefined;
       this.changed = true;
       return;
     }
+    this.c.memo = undefined;
     this.replace(stored.items, at);
     this.c.appended = stored.appended;
   }
   clear(predicate?: (item: TItem) => boolean): void {
     const c = this.c;
     if (c.end === c.start) return;
+    c.memo = undefined;
     if (predicate === undefined) {
       c.buf = EMPTY as unknown as TItem[];
       c.times = [];
@@ -183,6 +220,25 @@ class MemoryTransaction<TItem> implements StorageTransaction<TItem> {
   dropIndices(indices: readonly number[]): readonly TItem[] {
     if (indices.length === 0) return EMPTY;
     const c = this.c;
+    if (indices.length <= 4 && ascendingWithin(indices, c.end - c.start)) {
+      // A few items (a predicate window evicting one per append): copy with native slices, then splice.
+      const buf = c.buf.slice(c.start, c.end);
+      const times = c.times.slice(c.start, c.end);
+      const dropped = new Array<TItem>(indices.length);
+      for (let k = indices.length - 1; k >= 0; k--) {
+        const i = indices[k] as number;
+        dropped[k] = buf[i] as TItem;
+        buf.splice(i, 1);
+        times.splice(i, 1);
+      }
+      c.buf = buf;
+      c.times = times;
+      c.start = 0;
+      c.end = buf.length;
+      c.sealed = false;
+      this.changed = true;
+      return dropped;
+    }
     const dropped: TItem[] = [];
     const buf: TItem[] = [];
     const times: number[] = [];
@@ -236,7 +292,9 @@ export interface MemoryStorageOptions {
 /**
  * The default storage: items in memory. Appends are O(1) amortized (one shared growing
  * buffer, read through immutable views), front eviction is O(1) amortized (the buffer is
- * compacted once half of it is dead), `replace` and predicate `clear` are O(size).
+ * compacted once half of it is dead), `replace` and predicate `clear` are O(size). Keeps the
+ * slice window's memo (`WindowContext.memo`): `replace` records the indices it changed (in the
+ * loop it runs anyway), `clear` and `restore` forget it.
  *
  * @example
  * ```ts
@@ -261,7 +319,7 @@ export class MemoryStorage<TItem> implements SliceStorage<TItem> {
     this.sealOnReplace = options.sealOnReplace ?? true;
     const buf = [...initial];
     if (this.freeze) Object.freeze(buf);
-    this.cells = { buf, times: initial.map(() => at), start: 0, end: initial.length, appended: initial.length, sealed: true };
+    this.cells = { buf, times: initial.map(() => at), start: 0, end: initial.length, appended: initial.length, sealed: true, memo: undefined };
     this.committedView = new Window<TItem>(this.cells);
   }
 

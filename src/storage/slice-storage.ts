@@ -1,5 +1,6 @@
 import type { SliceDef } from '../slices/reducer';
 import type { SliceView } from '../slices/slice-view';
+import type { WindowMemo } from '../slices/window-contract';
 
 /**
  * The captured content of one slice: its items (an immutable array shared with the
@@ -31,6 +32,14 @@ export interface StorageTransaction<TItem> {
   dropFront(count: number): readonly TItem[];
   dropBack(count: number): readonly TItem[];
   dropIndices(indices: readonly number[]): readonly TItem[];
+  /**
+   * Optional: the window memo of the pending content (see `WindowContext.memo`). A backend
+   * that keeps one tracks the indices that `replace` changes and forgets the memo on `clear`
+   * and `restore`; `append` and the `drop*` methods (the window's own decision) keep it.
+   */
+  readonly windowMemo?: WindowMemo | undefined;
+  /** Optional: sets the window memo (see `WindowContext.remember`); a stable function. */
+  readonly rememberWindow?: ((state: unknown) => void) | undefined;
   commit(): void;
   rollback(): void;
 }

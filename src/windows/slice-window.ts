@@ -1,5 +1,5 @@
 import type { SliceView } from '../slices/slice-view';
-import type { EvictionDecision, SliceWindowPolicy, WindowContext } from '../slices/window-contract';
+import type { EvictionDecision, SliceWindowPolicy, WindowContext, WindowMemo } from '../slices/window-contract';
 import { EvictionPolicy } from './eviction-policy';
 import { checkCount, InvalidWindowError } from './invalid-window-error';
 
@@ -41,6 +41,96 @@ function time<TItem = unknown>(maxAgeMs: number): SliceWindowPolicy<TItem> {
   };
 }
 
+/**
+ * A window that can reuse what it remembered at its last evaluation: `plan` decides like
+ * `evict` (the same decision, from the same candidates) and `after` gives the state to
+ * remember once the final decision (its own, or a composite's union) is applied.
+ */
+interface Planned {
+  readonly decision: EvictionDecision;
+  after(applied: EvictionDecision, size: number): unknown;
+}
+const PLAN = Symbol('rxslice.window.plan');
+type Plannable<TItem> = SliceWindowPolicy<TItem> & {
+  [PLAN](view: SliceView<TItem>, ctx: WindowContext, memo: WindowMemo | undefined): Planned;
+};
+const isPlannable = <TItem>(w: SliceWindowPolicy<TItem>): w is Plannable<TItem> => PLAN in w;
+
+/** A plannable window's `evict`: plan from the slice's memo, remember the state after the decision. */
+function evictPlanned<TItem>(window: Plannable<TItem>, view: SliceView<TItem>, ctx: WindowContext): EvictionDecision {
+  const planned = window[PLAN](view, ctx, ctx.memo);
+  if (ctx.remember !== undefined) ctx.remember(planned.after(planned.decision, view.size));
+  return planned.decision;
+}
+
+/** What a predicate window remembers: the indices of its matching items in a content of `size` items. */
+interface PredicateState {
+  readonly owner: object;
+  readonly size: number;
+  /** Ascending; never mutated once remembered (a new array on each change). */
+  readonly matching: readonly number[];
+}
+
+/** The first position in ascending `list` whose value is >= `value`. */
+function lowerBound(list: readonly number[], value: number): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((list[mid] as number) < value) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * The matching indices after `applied` removed items from a content of `size` items, or
+ * `undefined` when they cannot be derived (the predicate reads the index and items moved, or a
+ * decision the storage would apply in a way this does not mirror: unsorted or out-of-range indices).
+ */
+function matchingAfter(matching: readonly number[], applied: EvictionDecision, size: number, readsIndex: boolean): PredicateStateParts | undefined {
+  switch (applied.kind) {
+    case 'none':
+      return { size, matching };
+    case 'back': {
+      const count = Math.min(Math.max(applied.count, 0), size);
+      const cut = size - count;
+      const keep = lowerBound(matching, cut);
+      return { size: cut, matching: keep === matching.length ? matching : matching.slice(0, keep) };
+    }
+    case 'front': {
+      const count = Math.min(Math.max(applied.count, 0), size);
+      if (count === 0) return { size, matching };
+      if (readsIndex) return undefined;
+      const next = matching.slice(lowerBound(matching, count)); // a packed copy, shifted in place
+      for (let k = 0; k < next.length; k++) next[k] = (next[k] as number) - count;
+      return { size: size - count, matching: next };
+    }
+    case 'indices': {
+      const dropped = applied.indices;
+      if (dropped.length === 0) return { size, matching };
+      for (let k = 0; k < dropped.length; k++) {
+        const i = dropped[k] as number;
+        if (!Number.isInteger(i) || i < 0 || i >= size || (k > 0 && i <= (dropped[k - 1] as number))) return undefined;
+      }
+      // Items before the first dropped one keep their index; the others move.
+      if (readsIndex && dropped[0] !== size - dropped.length) return undefined;
+      const next = matching.slice(); // a packed copy, compacted in place
+      let w = 0;
+      let d = 0;
+      for (let k = 0; k < matching.length; k++) {
+        const i = matching[k] as number;
+        while (d < dropped.length && (dropped[d] as number) < i) d++;
+        if (d < dropped.length && dropped[d] === i) continue;
+        next[w++] = i - d;
+      }
+      next.length = w;
+      return { size: size - dropped.length, matching: next };
+    }
+  }
+}
+type PredicateStateParts = Omit<PredicateState, 'owner'>;
+
 function predicate<TItem = unknown>(
   keep: (item: TItem, index: number) => boolean,
   maxItems: number,
@@ -52,50 +142,131 @@ function predicate<TItem = unknown>(
   if (eviction.kind === 'sampling') {
     throw new InvalidWindowError(description, 'sampling needs the whole slice; use SliceWindow.count(n, { eviction }) instead.');
   }
-  return {
+  // A predicate declared with one parameter does not read the index: its result for an item
+  // survives the item moving (evictions in front of it). Others are asked again after a move.
+  const readsIndex = keep.length !== 1;
+  const window: Plannable<TItem> = {
     description,
-    evict(view, ctx) {
-      // view.at reads the storage directly (no array view to go through).
-      const matching: number[] = [];
-      for (let i = 0, n = view.size; i < n; i++) if (keep(view.at(i) as TItem, i)) matching.push(i);
+    evict: (view, ctx) => evictPlanned(window, view, ctx),
+    [PLAN](view, ctx, memo) {
+      const size = view.size;
+      const state = memo?.state as PredicateState | undefined;
+      let matching: number[] | readonly number[];
+      let owned: boolean;
+      let from: number;
+      if (state === undefined || state.owner !== window) {
+        // Nothing remembered: test every item. view.at reads the storage directly (no array view).
+        matching = [];
+        owned = true;
+        from = 0;
+      } else {
+        // Items below `from` are the remembered ones at the same index, except `memo.changed`.
+        from = Math.min(state.size, (memo as WindowMemo).stableBelow, size);
+        matching = state.matching;
+        owned = false;
+        const stable = lowerBound(matching, from);
+        if (stable < matching.length) {
+          matching = matching.slice(0, stable);
+          owned = true;
+        }
+        for (const i of (memo as WindowMemo).changed) {
+          if (i >= from) continue;
+          const at = lowerBound(matching, i);
+          const was = matching[at] === i;
+          if (keep(view.at(i) as TItem, i) === was) continue;
+          if (!owned) {
+            matching = matching.slice();
+            owned = true;
+          }
+          if (was) (matching as number[]).splice(at, 1);
+          else (matching as number[]).splice(at, 0, i);
+        }
+      }
+      for (let i = from; i < size; i++) {
+        if (!keep(view.at(i) as TItem, i)) continue;
+        if (!owned) {
+          matching = matching.slice();
+          owned = true;
+        }
+        (matching as number[]).push(i);
+      }
       const excess = matching.length - maxItems;
-      return excess > 0 ? eviction.select(view, matching, excess, ctx) : NONE;
+      const decision = excess > 0 ? eviction.select(view, matching, excess, ctx) : NONE;
+      const candidates = matching;
+      return {
+        decision,
+        after(applied, atSize) {
+          const parts = matchingAfter(candidates, applied, atSize, readsIndex);
+          return parts === undefined ? undefined : { owner: window, size: parts.size, matching: parts.matching };
+        },
+      };
     },
   };
+  return window;
+}
+
+/** Unites the decisions of a composite's windows (each item evicted by any of them goes). */
+function unite(decisions: readonly EvictionDecision[], size: number): EvictionDecision {
+  if (decisions.length === 0) return NONE;
+  if (decisions.length === 1) return decisions[0] as EvictionDecision;
+  if (decisions.every((d) => d.kind === 'front')) {
+    return { kind: 'front', count: Math.max(...decisions.map((d) => (d.kind === 'front' ? d.count : 0))) };
+  }
+  if (decisions.every((d) => d.kind === 'back')) {
+    return { kind: 'back', count: Math.max(...decisions.map((d) => (d.kind === 'back' ? d.count : 0))) };
+  }
+  const evicted = new Uint8Array(size);
+  for (const d of decisions) {
+    if (d.kind === 'front') evicted.fill(1, 0, Math.min(d.count, size));
+    else if (d.kind === 'back') evicted.fill(1, Math.max(0, size - d.count), size);
+    else if (d.kind === 'indices') for (const i of d.indices) if (i >= 0 && i < size) evicted[i] = 1;
+  }
+  const indices: number[] = [];
+  for (let i = 0; i < size; i++) if (evicted[i] === 1) indices.push(i);
+  let prefix = 0;
+  while (prefix < indices.length && indices[prefix] === prefix) prefix++;
+  return prefix === indices.length ? { kind: 'front', count: prefix } : { kind: 'indices', indices };
+}
+
+/** What a composite remembers: the state of each of its plannable windows (`undefined` for the others). */
+interface CompositeState {
+  readonly owner: object;
+  readonly parts: readonly unknown[];
 }
 
 function composite<TItem = unknown>(...windows: readonly SliceWindowPolicy<TItem>[]): SliceWindowPolicy<TItem> {
   const description = `composite(${windows.map((w) => w.description).join(', ')})`;
-  return {
+  const window: Plannable<TItem> = {
     description,
-    evict(view: SliceView<TItem>, ctx: WindowContext): EvictionDecision {
+    evict: (view, ctx) => evictPlanned(window, view, ctx),
+    [PLAN](view, ctx, memo) {
+      const state = memo?.state as CompositeState | undefined;
+      const parts = state !== undefined && state.owner === window ? state.parts : undefined;
+      // The windows inside neither see nor set the slice's memo: each gets its own part of it.
+      const inner: WindowContext = { now: ctx.now, seq: ctx.seq, appended: ctx.appended, timeAt: (i) => ctx.timeAt(i) };
+      const planned: (Planned | undefined)[] = [];
       const decisions: EvictionDecision[] = [];
-      for (const w of windows) {
-        const d = w.evict(view, ctx);
+      for (let k = 0; k < windows.length; k++) {
+        const w = windows[k] as SliceWindowPolicy<TItem>;
+        let d: EvictionDecision;
+        if (isPlannable(w)) {
+          const part = parts?.[k];
+          const p = w[PLAN](view, inner, part === undefined ? undefined : { state: part, stableBelow: (memo as WindowMemo).stableBelow, changed: (memo as WindowMemo).changed });
+          planned.push(p);
+          d = p.decision;
+        } else {
+          planned.push(undefined);
+          d = w.evict(view, inner);
+        }
         if (d.kind !== 'none') decisions.push(d);
       }
-      if (decisions.length === 0) return NONE;
-      if (decisions.length === 1) return decisions[0] as EvictionDecision;
-      if (decisions.every((d) => d.kind === 'front')) {
-        return { kind: 'front', count: Math.max(...decisions.map((d) => (d.kind === 'front' ? d.count : 0))) };
-      }
-      if (decisions.every((d) => d.kind === 'back')) {
-        return { kind: 'back', count: Math.max(...decisions.map((d) => (d.kind === 'back' ? d.count : 0))) };
-      }
-      const size = view.size;
-      const evicted = new Uint8Array(size);
-      for (const d of decisions) {
-        if (d.kind === 'front') evicted.fill(1, 0, Math.min(d.count, size));
-        else if (d.kind === 'back') evicted.fill(1, Math.max(0, size - d.count), size);
-        else if (d.kind === 'indices') for (const i of d.indices) if (i >= 0 && i < size) evicted[i] = 1;
-      }
-      const indices: number[] = [];
-      for (let i = 0; i < size; i++) if (evicted[i] === 1) indices.push(i);
-      let prefix = 0;
-      while (prefix < indices.length && indices[prefix] === prefix) prefix++;
-      return prefix === indices.length ? { kind: 'front', count: prefix } : { kind: 'indices', indices };
+      return {
+        decision: unite(decisions, view.size),
+        after: (applied, size) => ({ owner: window, parts: planned.map((p) => p?.after(applied, size)) }),
+      };
     },
   };
+  return window;
 }
 
 /**
@@ -118,9 +289,16 @@ function composite<TItem = unknown>(...windows: readonly SliceWindowPolicy<TItem
  * - `predicate(keep, maxItems, { eviction })`: a count window over the items for which
  *   `keep(item, index)` is true: of those, at most `maxItems` stay (the eviction policy,
  *   default FIFO, picks the excess among them only). Items for which `keep` is false are not
- *   this window's concern and are never evicted by it. O(n) per change (it tests every item).
+ *   this window's concern and are never evicted by it. The window remembers which items matched
+ *   (with the slice, in the storage) and tests only the items that are new or were changed by a
+ *   `replace` since: O(k + m) per change for k such items and m matching ones (at most
+ *   `maxItems` plus the newcomers), instead of testing all n items; after a `clear`, a restore, a
+ *   reconfiguration or with a storage that keeps no memo it tests every item (O(n)). `keep` must
+ *   be pure. A `keep` declared with one parameter (`(c) => ...`) is taken not to read the index:
+ *   its result for an item is reused after evictions in front of it moved the item; declare the
+ *   index parameter (`(c, i) => ...`) to have items tested again at their new index then.
  * - `composite(...windows)`: an item survives only if every window keeps it (the evicted sets
- *   are united), so every window's bound holds. "Every failed call (up to 100) plus the last 900
+ *   are united), so every window's bound holds. Predicate windows inside it remember as above. "Every failed call (up to 100) plus the last 900
  *   others" is `composite(predicate(isFailed, 100), predicate((c) => !isFailed(c), 900))`.
  *
  * @throws {@link InvalidWindowError} when `maxItems` is not an integer >= 0, `maxAgeMs` is
