@@ -11,6 +11,8 @@ import type { SliceView } from '../slices/slice-view';
 import { makeSnapshot, type Snapshot, type SnapshotSlice } from '../snapshots/snapshot';
 import { UnknownSliceError } from '../snapshots/codec';
 import { memory } from '../storage/memory-storage';
+import { InvalidWindowError } from '../windows/invalid-window-error';
+import { SliceWindow } from '../windows/slice-window';
 import type { StorageFactory, StorageTransaction } from '../storage/slice-storage';
 import {
   DispatchInReducerError,
@@ -673,7 +675,14 @@ export function createSession(options: SessionOptions): Session {
         return () => removeRoute(route);
       },
       configure(config: SliceRuntimeConfig<TItem>) {
-        if (config.window !== undefined) record.window = config.window ?? undefined;
+        let window = config.window === undefined ? record.window : (config.window ?? undefined);
+        if (config.eviction !== undefined) {
+          if (window === undefined) {
+            throw new InvalidWindowError('(none)', `slice "${record.def.name}" has no window for eviction "${config.eviction.description}" to choose from. Pass configure({ window, eviction }).`);
+          }
+          window = SliceWindow.withEviction(window, config.eviction);
+        }
+        record.window = window;
       },
     };
     handles.set(record, handle);

@@ -3,13 +3,19 @@ import type { Event, EventCreator } from '../events/event';
 import type { Reducer, ReducerContext, ReducerEntry, ReducerMiddleware, SliceDef } from '../slices/reducer';
 import type { SliceOp } from '../slices/slice-op';
 import type { SliceView } from '../slices/slice-view';
-import type { SliceWindowPolicy } from '../slices/window-contract';
+import type { EvictionPolicy, SliceWindowPolicy } from '../slices/window-contract';
 import type { SliceStorage, StorageTransaction } from '../storage/slice-storage';
 
 /** Options of `SliceHandle.configure`. */
 export interface SliceRuntimeConfig<TItem> {
   /** A new window (or `null` to remove it). Applies from the next event touching the slice. */
   readonly window?: SliceWindowPolicy<TItem> | null;
+  /**
+   * A new eviction policy for the window (the new one when `window` is given too, else the
+   * current one). The window must make an eviction choice (`count`, `predicate`, or a composite
+   * of them).
+   */
+  readonly eviction?: EvictionPolicy<TItem>;
 }
 
 /**
@@ -35,7 +41,17 @@ export interface SliceHandle<TItem> extends SliceView<TItem> {
     reducer: Reducer<TItem, Event<TType, TPayload>>,
     name?: string,
   ): () => void;
-  /** Changes the window at run time. */
+  /**
+   * Changes the window and/or its eviction policy at run time, from the next event that changes
+   * the slice (items already in the slice are not re-evaluated until then).
+   * @throws `InvalidWindowError` when `eviction` is given and the slice has no window or its
+   * window makes no eviction choice (`time`); nothing is changed then.
+   * @example
+   * ```ts
+   * session.slice(Calls).configure({ window: SliceWindow.count(500) });
+   * session.slice(Calls).configure({ eviction: EvictionPolicy.sampling({ seed: 7 }) }); // count(500, sampling(seed 7))
+   * ```
+   */
   configure(config: SliceRuntimeConfig<TItem>): void;
 }
 

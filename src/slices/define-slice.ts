@@ -4,7 +4,7 @@ import { deepFreeze } from '../internal/freeze';
 import { on, type ReducerEntry, type ReducerMiddleware, type SliceDef, type SlicePolicy } from './reducer';
 import { onLatest, produceLatest } from './latest-reducers';
 import type { ReducerBuilder } from './reducer-builder';
-import type { SliceWindowPolicy } from './window-contract';
+import type { EvictionPolicy, SliceWindowPolicy } from './window-contract';
 
 /** Options of {@link defineSlice}. */
 export interface SliceConfig<TItem> {
@@ -23,6 +23,12 @@ export interface SliceConfig<TItem> {
   readonly middleware?: readonly ReducerMiddleware[];
   /** A window bounding the slice (see `SliceWindow`). Default: unbounded. */
   readonly window?: SliceWindowPolicy<NoInfer<TItem>>;
+  /**
+   * The eviction policy of `window` (see `EvictionPolicy`), overriding the one the window was
+   * made with: `{ window: SliceWindow.count(1000), eviction: EvictionPolicy.sampling({ seed: 7 }) }`.
+   * Needs a window that makes an eviction choice (`count`, `predicate`, or a composite of them).
+   */
+  readonly eviction?: EvictionPolicy<NoInfer<TItem>>;
 }
 
 const reducerBuilder: ReducerBuilder<unknown> = { on, onLatest, produceLatest };
@@ -42,7 +48,9 @@ export class InvalidSliceDefinitionError extends RxSliceError {
  * @remarks The item type comes from `schema` (its output type), or from `initial`, or an
  * explicit type argument. `initial` items are deep-frozen here.
  * @throws {@link InvalidSliceDefinitionError} when the name is empty or starts with `rxslice.`,
- * or `policy` is neither `'state'` nor `'log'`.
+ * `policy` is neither `'state'` nor `'log'`, or `eviction` is given without a window that makes
+ * an eviction choice; `InvalidWindowError` when the policy does not suit the window (sampling
+ * in a predicate window).
  * @example
  * ```ts
  * const Plan = defineSlice('plan', {
@@ -67,6 +75,18 @@ export function defineSlice<TItem, const TName extends string = string>(
   if (config.policy !== 'state' && config.policy !== 'log') {
     throw new InvalidSliceDefinitionError(name, `policy must be 'state' or 'log', got ${JSON.stringify(config.policy)}.`);
   }
+  let window = config.window;
+  if (config.eviction !== undefined) {
+    if (window?.withEviction === undefined) {
+      throw new InvalidSliceDefinitionError(
+        name,
+        window === undefined
+          ? `eviction "${config.eviction.description}" needs a window to choose from: add window: SliceWindow.count(n).`
+          : `its window ${window.description} evicts by its own rule, so eviction "${config.eviction.description}" does not apply. Use SliceWindow.count or SliceWindow.predicate.`,
+      );
+    }
+    window = window.withEviction(config.eviction);
+  }
   const initial = (config.initial ?? []).map((item) => deepFreeze(item));
   return Object.freeze({
     name,
@@ -75,7 +95,7 @@ export function defineSlice<TItem, const TName extends string = string>(
     initial: Object.freeze(initial),
     reducers: Object.freeze([...(config.reducers?.(reducerBuilder as ReducerBuilder<TItem>) ?? [])]),
     middleware: Object.freeze([...(config.middleware ?? [])]),
-    window: config.window,
+    window,
     Item: undefined as TItem,
   });
 }

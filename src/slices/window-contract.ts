@@ -48,6 +48,35 @@ export type EvictionDecision =
   | { readonly kind: 'back'; readonly count: number }
   | { readonly kind: 'indices'; readonly indices: readonly number[] };
 
+/** Which items an {@link EvictionPolicy} chooses when a window is over its bound. */
+export type EvictionKind = 'fifo' | 'lifo' | 'priority' | 'sampling';
+
+/**
+ * Chooses which items a window evicts once it holds `excess` items too many.
+ * Made by `EvictionPolicy.fifo()`, `.lifo()`, `.priority(fn)` or `.sampling({ seed })`
+ * and passed to a window (`SliceWindow.count(1000, { eviction: EvictionPolicy.lifo() })`),
+ * to `defineSlice({ window, eviction })` or to `session.slice(def).configure({ eviction })`.
+ *
+ * @remarks Policies are pure: the same view and context give the same decision, which is
+ * what makes eviction replayable and safe to roll back.
+ */
+export interface EvictionPolicy<TItem = unknown> {
+  readonly kind: EvictionKind;
+  /** e.g. `fifo`, `sampling(seed 7)`. */
+  readonly description: string;
+  /**
+   * Picks `excess` items to evict among `candidates` (ascending indices into `view`), or
+   * among every item when `candidates` is `undefined`. `excess` is between 1 and the
+   * number of candidates.
+   */
+  select(
+    view: SliceView<TItem>,
+    candidates: readonly number[] | undefined,
+    excess: number,
+    ctx: WindowContext,
+  ): EvictionDecision;
+}
+
 /**
  * The contract a slice window fulfils: after each reducer, inside the same commit, the
  * session asks the window what to evict from the pending items.
@@ -56,4 +85,10 @@ export interface SliceWindowPolicy<TItem> {
   /** A short description for errors and docs, e.g. `count(1000)`. */
   readonly description: string;
   evict(view: SliceView<TItem>, ctx: WindowContext): EvictionDecision;
+  /**
+   * The same window with another eviction policy. Bounded windows (`count`, `predicate`, and a
+   * `composite` holding one) have it; windows that evict by another rule (`time`) do not.
+   * May throw when the policy does not suit the window (sampling in a predicate window).
+   */
+  withEviction?(eviction: EvictionPolicy<TItem>): SliceWindowPolicy<TItem>;
 }

@@ -1,35 +1,15 @@
 import type { SliceView } from '../slices/slice-view';
-import type { EvictionDecision, WindowContext } from '../slices/window-contract';
+import type { EvictionDecision, EvictionKind, EvictionPolicy as EvictionPolicyContract } from '../slices/window-contract';
 import { InvalidWindowError } from './invalid-window-error';
 import { seededIndex } from '../internal/seeded-random';
 
-/** Which items an {@link EvictionPolicy} chooses when a window is over its bound. */
-export type EvictionKind = 'fifo' | 'lifo' | 'priority' | 'sampling';
+export type { EvictionKind };
 
 /**
- * Chooses which items a window evicts once it holds `excess` items too many.
- * Made by `EvictionPolicy.fifo()`, `.lifo()`, `.priority(fn)` or `.sampling({ seed })`
- * and passed to a window: `SliceWindow.count(1000, { eviction: EvictionPolicy.lifo() })`.
- *
- * @remarks Policies are pure: the same view and context give the same decision, which is
- * what makes eviction replayable and safe to roll back.
+ * Chooses which items a window evicts once it holds `excess` items too many (the contract in
+ * `slices/window-contract`, named here beside its implementations).
  */
-export interface EvictionPolicy<TItem = unknown> {
-  readonly kind: EvictionKind;
-  /** e.g. `fifo`, `sampling(seed 7)`. */
-  readonly description: string;
-  /**
-   * Picks `excess` items to evict among `candidates` (ascending indices into `view`), or
-   * among every item when `candidates` is `undefined`. `excess` is between 1 and the
-   * number of candidates.
-   */
-  select(
-    view: SliceView<TItem>,
-    candidates: readonly number[] | undefined,
-    excess: number,
-    ctx: WindowContext,
-  ): EvictionDecision;
-}
+export type EvictionPolicy<TItem = unknown> = EvictionPolicyContract<TItem>;
 
 const FIFO: EvictionPolicy<any> = {
   kind: 'fifo',

@@ -21,6 +21,7 @@ function count<TItem = unknown>(maxItems: number, options: BoundedWindowOptions<
       const excess = view.size - maxItems;
       return excess > 0 ? eviction.select(view, undefined, excess, ctx) : NONE;
     },
+    withEviction: (next) => count(maxItems, { eviction: next }),
   };
 }
 
@@ -148,6 +149,7 @@ function predicate<TItem = unknown>(
   const window: Plannable<TItem> = {
     description,
     evict: (view, ctx) => evictPlanned(window, view, ctx),
+    withEviction: (next) => predicate(keep, maxItems, { eviction: next }),
     [PLAN](view, ctx, memo) {
       const size = view.size;
       const state = memo?.state as PredicateState | undefined;
@@ -239,6 +241,10 @@ function composite<TItem = unknown>(...windows: readonly SliceWindowPolicy<TItem
   const window: Plannable<TItem> = {
     description,
     evict: (view, ctx) => evictPlanned(window, view, ctx),
+    // The policy goes to every window inside that takes one; a composite of none has no choice to make.
+    ...(windows.some((w) => w.withEviction !== undefined)
+      ? { withEviction: (next: EvictionPolicy<TItem>) => composite(...windows.map((w) => (w.withEviction === undefined ? w : w.withEviction(next)))) }
+      : {}),
     [PLAN](view, ctx, memo) {
       const state = memo?.state as CompositeState | undefined;
       const parts = state !== undefined && state.owner === window ? state.parts : undefined;
@@ -270,8 +276,28 @@ function composite<TItem = unknown>(...windows: readonly SliceWindowPolicy<TItem
 }
 
 /**
- * Windows that bound a slice. Pass one to `defineSlice({ window })` or at run time to
- * `session.slice(def).configure({ window })`. Default: no window (unbounded).
+ * `window` with `eviction` as its eviction policy (see {@link SliceWindowPolicy.withEviction}):
+ * a bounded window rebuilt with the new policy, or a composite whose bounded windows are.
+ * @throws {@link InvalidWindowError} when the window has no eviction choice to make (`time`, or
+ * a composite of such windows), or the policy does not suit it (sampling in a predicate window).
+ * @example
+ * ```ts
+ * withEviction(SliceWindow.count(100), EvictionPolicy.lifo()).description; // 'count(100, lifo)'
+ * ```
+ */
+function withEviction<TItem>(window: SliceWindowPolicy<TItem>, eviction: EvictionPolicy<TItem>): SliceWindowPolicy<TItem> {
+  if (window.withEviction === undefined) {
+    throw new InvalidWindowError(
+      window.description,
+      `it evicts by its own rule, so the eviction policy "${eviction.description}" does not apply. Use SliceWindow.count or SliceWindow.predicate for a bound that an eviction policy chooses from.`,
+    );
+  }
+  return window.withEviction(eviction);
+}
+
+/**
+ * Windows that bound a slice. Pass one to `defineSlice({ window, eviction? })` or at run time to
+ * `session.slice(def).configure({ window?, eviction? })`. Default: no window (unbounded).
  *
  * @remarks The session asks the window after each reducer that changed the slice, inside the
  * same commit: evicted items disappear in the same version that added the newcomers, are
@@ -297,12 +323,16 @@ function composite<TItem = unknown>(...windows: readonly SliceWindowPolicy<TItem
  *   be pure. A `keep` declared with one parameter (`(c) => ...`) is taken not to read the index:
  *   its result for an item is reused after evictions in front of it moved the item; declare the
  *   index parameter (`(c, i) => ...`) to have items tested again at their new index then.
+ * - `withEviction(window, eviction)`: the same window with another eviction policy (what
+ *   `defineSlice({ eviction })` and `configure({ eviction })` use). On a composite, every
+ *   bounded window inside gets the policy.
  * - `composite(...windows)`: an item survives only if every window keeps it (the evicted sets
  *   are united), so every window's bound holds. Predicate windows inside it remember as above. "Every failed call (up to 100) plus the last 900
  *   others" is `composite(predicate(isFailed, 100), predicate((c) => !isFailed(c), 900))`.
  *
  * @throws {@link InvalidWindowError} when `maxItems` is not an integer >= 0, `maxAgeMs` is
- * negative or not finite, or a predicate window is given a sampling policy.
+ * negative or not finite, a predicate window is given a sampling policy, or `withEviction` is
+ * given a window without an eviction choice.
  * @example
  * ```ts
  * const Calls = defineSlice('calls', {
@@ -316,4 +346,4 @@ function composite<TItem = unknown>(...windows: readonly SliceWindowPolicy<TItem
  * // After 5,000 calls of which 300 failed: the 100 newest failed and the 900 newest others remain.
  * ```
  */
-export const SliceWindow = { count, time, predicate, composite } as const;
+export const SliceWindow = { count, time, predicate, composite, withEviction } as const;
