@@ -9,7 +9,8 @@ import {
   finalize,
   forkJoin,
   mergeMap,
-  type Observable,
+  Observable,
+  type Observer,
   type OperatorFunction,
   of,
   race,
@@ -27,7 +28,7 @@ import { isCompositeEffect } from './compose';
 import type { AnyEffectDef, Concurrency, Effect } from './define-effect';
 import type { EffectHandler } from './effect-handler';
 import { DuplicateEffectHandlerError, MissingEffectHandlerError } from './errors';
-import { executeLeaf, type EffectSink } from './execute-effect';
+import { startLeaf, type EffectSink } from './execute-effect';
 import { EffectDropped } from './lifecycle-events';
 import { RetryPolicy } from './retry-policy';
 import type { RandomSource } from './seeded-random';
@@ -41,9 +42,14 @@ interface Registration {
   readonly def: AnyEffectDef;
   readonly handler: EffectHandler<any, any, any>;
   readonly random: RandomSource;
-  readonly input: Subject<Request>;
+  /** Requests of a type whose concurrency is not `'merge'` go through a flattening operator; `'merge'` runs start directly. */
+  readonly input: Subject<Request> | undefined;
+  /** Holds the runs in flight (directly, or through `input`'s pipeline); unsubscribed by `stop()`. */
   readonly subscription: Subscription;
 }
+
+/** Observes a routed run: its failure was already reported, so the error is dropped here (as `catchError(() => EMPTY)` would). */
+const IGNORE_FAILURE: Partial<Observer<unknown>> = { error: () => undefined };
 
 /** A registered handler; `stop()` removes it and cancels its effects in flight. Idempotent. */
 export interface EffectRegistration {
@@ -141,7 +147,8 @@ export class EffectRuntime {
   /** Registers the handler of `def`'s effects; they run under `def.options.concurrency`. */
   handle(def: AnyEffectDef, handler: EffectHandler<any, any, any>): EffectRegistration {
     if (this.handlers.has(def.type)) throw new DuplicateEffectHandlerError(def.type);
-    const input = new Subject<Request>();
+    const mode = def.options.concurrency ?? 'merge';
+    const input = mode === 'merge' ? undefined : new Subject<Request>();
     const subscription = new Subscription();
     const registration: Registration = {
       def,
@@ -154,7 +161,7 @@ export class EffectRuntime {
       this.runLeaf(registration, request.effect, request.cause).pipe(catchError(() => EMPTY));
     const onDropped = (request: Request): void =>
       this.sink.system(EffectDropped({ effectType: def.type, reason: 'exhaust' }), { source: `effect:${def.type}`, ...causation(request.cause) });
-    subscription.add(input.pipe(flatten(def.options.concurrency ?? 'merge', project, onDropped)).subscribe());
+    if (input !== undefined) subscription.add(input.pipe(flatten(mode, project, onDropped)).subscribe());
     this.subscription.add(subscription);
     this.handlers.set(def.type, registration);
     return {
@@ -162,7 +169,7 @@ export class EffectRuntime {
       stop: () => {
         if (this.handlers.get(def.type) === registration) this.handlers.delete(def.type);
         subscription.unsubscribe();
-        input.complete();
+        input?.complete();
       },
     };
   }
@@ -175,7 +182,12 @@ export class EffectRuntime {
     }
     const registration = this.handlers.get(effect.type);
     if (registration === undefined) this.report(new MissingEffectHandlerError(effect.type));
-    else registration.input.next({ effect, cause });
+    else if (registration.input !== undefined) registration.input.next({ effect, cause });
+    else {
+      // 'merge', as mergeMap would do it: subscribe now; the run leaves the registration's
+      // subscription by itself when it ends (Subscription parentage), at once if it ended synchronously.
+      registration.subscription.add(this.runLeaf(registration, effect, cause).subscribe(IGNORE_FAILURE));
+    }
   }
 
   /**
@@ -208,9 +220,10 @@ export class EffectRuntime {
     });
   }
 
+  /** One run of a leaf effect per subscription; its `effectId` is taken when it is subscribed. */
   private runLeaf(registration: Registration, effect: Effect, cause: Envelope | undefined): Observable<unknown> {
-    return defer(() =>
-      executeLeaf(
+    return new Observable<unknown>((subscriber) =>
+      startLeaf(
         {
           effect,
           def: registration.def,
@@ -222,6 +235,7 @@ export class EffectRuntime {
           scheduler: this.session.scheduler,
         },
         this.sink,
+        subscriber,
       ),
     );
   }
