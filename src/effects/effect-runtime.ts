@@ -10,7 +10,6 @@ import {
   forkJoin,
   mergeMap,
   Observable,
-  type Observer,
   type OperatorFunction,
   of,
   race,
@@ -28,7 +27,7 @@ import { isCompositeEffect } from './compose';
 import type { AnyEffectDef, Concurrency, Effect } from './define-effect';
 import type { EffectHandler } from './effect-handler';
 import { DuplicateEffectHandlerError, MissingEffectHandlerError } from './errors';
-import { startLeaf, type EffectSink } from './execute-effect';
+import { startDetachedLeaf, startLeaf, type EffectSink, type LeafRun } from './execute-effect';
 import { EffectDropped } from './lifecycle-events';
 import { RetryPolicy } from './retry-policy';
 import type { RandomSource } from './seeded-random';
@@ -42,14 +41,15 @@ interface Registration {
   readonly def: AnyEffectDef;
   readonly handler: EffectHandler<any, any, any>;
   readonly random: RandomSource;
+  /** `meta.source` of the events its runs dispatch. */
+  readonly source: string;
   /** Requests of a type whose concurrency is not `'merge'` go through a flattening operator; `'merge'` runs start directly. */
   readonly input: Subject<Request> | undefined;
   /** Holds the runs in flight (directly, or through `input`'s pipeline); unsubscribed by `stop()`. */
   readonly subscription: Subscription;
 }
 
-/** Observes a routed run: its failure was already reported, so the error is dropped here (as `catchError(() => EMPTY)` would). */
-const IGNORE_FAILURE: Partial<Observer<unknown>> = { error: () => undefined };
+
 
 /** A registered handler; `stop()` removes it and cancels its effects in flight. Idempotent. */
 export interface EffectRegistration {
@@ -154,13 +154,14 @@ export class EffectRuntime {
       def,
       handler,
       random: (def.options.retry ?? RetryPolicy.none).createRandom(),
+      source: `effect:${def.type}`,
       input,
       subscription,
     };
     const project = (request: Request): Observable<unknown> =>
       this.runLeaf(registration, request.effect, request.cause).pipe(catchError(() => EMPTY));
     const onDropped = (request: Request): void =>
-      this.sink.system(EffectDropped({ effectType: def.type, reason: 'exhaust' }), { source: `effect:${def.type}`, ...causation(request.cause) });
+      this.sink.system(EffectDropped({ effectType: def.type, reason: 'exhaust' }), { source: registration.source, ...causation(request.cause) });
     if (input !== undefined) subscription.add(input.pipe(flatten(mode, project, onDropped)).subscribe());
     this.subscription.add(subscription);
     this.handlers.set(def.type, registration);
@@ -184,9 +185,10 @@ export class EffectRuntime {
     if (registration === undefined) this.report(new MissingEffectHandlerError(effect.type));
     else if (registration.input !== undefined) registration.input.next({ effect, cause });
     else {
-      // 'merge', as mergeMap would do it: subscribe now; the run leaves the registration's
-      // subscription by itself when it ends (Subscription parentage), at once if it ended synchronously.
-      registration.subscription.add(this.runLeaf(registration, effect, cause).subscribe(IGNORE_FAILURE));
+      // 'merge', as mergeMap + catchError(() => EMPTY) would do it: start now. The run leaves the
+      // registration's subscription by itself when it settles (parentage), and is never added if
+      // it settled synchronously.
+      registration.subscription.add(startDetachedLeaf(this.leafRun(registration, effect, cause), this.sink));
     }
   }
 
@@ -222,22 +224,22 @@ export class EffectRuntime {
 
   /** One run of a leaf effect per subscription; its `effectId` is taken when it is subscribed. */
   private runLeaf(registration: Registration, effect: Effect, cause: Envelope | undefined): Observable<unknown> {
-    return new Observable<unknown>((subscriber) =>
-      startLeaf(
-        {
-          effect,
-          def: registration.def,
-          handler: registration.handler,
-          random: registration.random,
-          deps: this.deps,
-          effectId: ++this.nextEffectId,
-          cause,
-          scheduler: this.session.scheduler,
-        },
-        this.sink,
-        subscriber,
-      ),
-    );
+    return new Observable<unknown>((subscriber) => startLeaf(this.leafRun(registration, effect, cause), this.sink, subscriber));
+  }
+
+  /** What a run that starts now needs; takes the next `effectId`. */
+  private leafRun(registration: Registration, effect: Effect, cause: Envelope | undefined): LeafRun {
+    return {
+      effect,
+      source: registration.source,
+      def: registration.def,
+      handler: registration.handler,
+      random: registration.random,
+      deps: this.deps,
+      effectId: ++this.nextEffectId,
+      cause,
+      scheduler: this.session.scheduler,
+    };
   }
 }
 

@@ -1,6 +1,7 @@
 import {
   defaultIfEmpty,
   defer,
+  EMPTY,
   Observable,
   retry,
   takeLast,
@@ -10,7 +11,7 @@ import {
   timer,
   type Observer,
   type SchedulerLike,
-  type Subscriber,
+  Subscription,
   type TeardownLogic,
   type Unsubscribable,
 } from 'rxjs';
@@ -45,6 +46,8 @@ export interface EffectSink {
 /** @internal Everything one run of a leaf effect needs. */
 export interface LeafRun {
   readonly effect: Effect;
+  /** `meta.source` of the events the run dispatches: `effect:<type>`. */
+  readonly source: string;
   readonly def: AnyEffectDef;
   readonly handler: EffectHandler<any, any, any>;
   readonly random: RandomSource;
@@ -55,8 +58,8 @@ export interface LeafRun {
 }
 
 /** @internal The metadata of events a run dispatches: caused by the envelope that requested the effect. */
-export function effectMeta(effectType: string, cause: Envelope | undefined): EnvelopeMeta {
-  const meta: { causationId?: number; correlationId?: string; source: string } = { source: `effect:${effectType}` };
+export function effectMeta(source: string, cause: Envelope | undefined): EnvelopeMeta {
+  const meta: { causationId?: number; correlationId?: string; source: string } = { source };
   if (cause !== undefined) {
     meta.causationId = cause.seq;
     if (cause.meta.correlationId !== undefined) meta.correlationId = cause.meta.correlationId;
@@ -65,18 +68,19 @@ export function effectMeta(effectType: string, cause: Envelope | undefined): Env
 }
 
 /**
- * @internal Runs a leaf effect with its definition's options: validation, attempts with
- * timeout, retries on the scheduler, lifecycle events, success event, compensation.
- * Emits the result once and completes, or errors with the last error (already reported).
- * Cold: each subscription is one run (see {@link startLeaf}).
+ * @internal What a run reports its outcome to: the result once then `complete`, or `error` with
+ * the last error (already reported). An RxJS `Subscriber`, or a {@link DetachedRun}.
  */
-export function executeLeaf(run: LeafRun, sink: EffectSink): Observable<unknown> {
-  return new Observable<unknown>((subscriber) => startLeaf(run, sink, subscriber));
+export interface RunObserver extends Observer<unknown> {
+  /** True once unsubscribed: the run then reports nothing more. */
+  readonly closed: boolean;
 }
 
 /**
- * @internal Starts one run of a leaf effect that reports to `subscriber` (see {@link executeLeaf});
- * returns its teardown, which cancels the run when it has not settled yet.
+ * @internal Starts one run of a leaf effect with its definition's options: validation, attempts
+ * with timeout, retries on the scheduler, lifecycle events, success event, compensation. It
+ * reports its outcome to `observer`; the returned teardown cancels the run when it has not
+ * settled yet (as an Observable's subscribe function, whose subscriber it may be).
  *
  * @remarks An effect with a single attempt and no timeout (the common case) runs without RxJS
  * operators: one {@link EffectAttempt} whose output this run watches directly. Everything else
@@ -84,8 +88,37 @@ export function executeLeaf(run: LeafRun, sink: EffectSink): Observable<unknown>
  * the code that dispatches the lifecycle events, the success event and the compensation, and
  * dispatch the same events in the same order at the same (virtual) time.
  */
-export function startLeaf(run: LeafRun, sink: EffectSink, subscriber: Subscriber<unknown>): TeardownLogic {
-  return new LeafExecution(run, sink, subscriber).start();
+export function startLeaf(run: LeafRun, sink: EffectSink, observer: RunObserver): TeardownLogic {
+  return new LeafExecution(run, sink, observer).start();
+}
+
+/**
+ * @internal Starts a run whose outcome nobody reads (an effect routed from a commit): what
+ * subscribing to it and ignoring its error would do, without an Observable and its subscriber.
+ * The returned subscription cancels the run; it is closed once the run settled.
+ */
+export function startDetachedLeaf(run: LeafRun, sink: EffectSink): Subscription {
+  const detached = new DetachedRun();
+  try {
+    detached.add(startLeaf(run, sink, detached));
+  } catch {
+    // As an Observable would: a throw while starting fails the run, whose outcome nobody reads.
+    detached.unsubscribe();
+  }
+  return detached;
+}
+
+/** The {@link RunObserver} of a detached run: drops the result, and closes when the run settled. */
+class DetachedRun extends Subscription implements RunObserver {
+  next(): void {}
+
+  error(): void {
+    this.unsubscribe();
+  }
+
+  complete(): void {
+    this.unsubscribe();
+  }
 }
 
 /** One run of a leaf effect; as an observer, it watches the single attempt of the direct path. */
@@ -99,14 +132,16 @@ class LeafExecution implements Observer<unknown>, Unsubscribable {
   /** The direct path's attempt and its last value (the result when it completes). */
   private attempt: EffectAttempt | undefined = undefined;
   private last: unknown = undefined;
+  /** The general path's subscription to its attempts under `retry`. */
+  private retries: Subscription | undefined = undefined;
 
   constructor(
     private readonly run: LeafRun,
     private readonly sink: EffectSink,
-    private readonly subscriber: Subscriber<unknown>,
+    private readonly subscriber: RunObserver,
   ) {
     this.effect = run.effect;
-    this.meta = effectMeta(run.effect.type, run.cause);
+    this.meta = effectMeta(run.source, run.cause);
   }
 
   start(): TeardownLogic {
@@ -130,9 +165,13 @@ class LeafExecution implements Observer<unknown>, Unsubscribable {
       this.attempt = new EffectAttempt(this.effect, 1, this, run.deps, run.effectId, run.scheduler);
       this.attempt.start(run.handler);
     } else {
-      this.withRetries(policy ?? RetryPolicy.none, timeoutMs).subscribe(this.subscriber);
+      const subscriber = this.subscriber;
+      this.retries = this.withRetries(policy ?? RetryPolicy.none, timeoutMs).subscribe({
+        next: (result) => subscriber.next(result),
+        error: (error: unknown) => subscriber.error(error),
+        complete: () => subscriber.complete(),
+      });
     }
-    // Runs after the attempt's own teardown (as `finalize` would).
     return this;
   }
 
@@ -158,9 +197,10 @@ class LeafExecution implements Observer<unknown>, Unsubscribable {
     this.subscriber.complete();
   }
 
-  /** Teardown: cancels the attempt in flight, then reports `cancelled` when the run had not settled. */
+  /** Teardown: cancels the attempt in flight (as `finalize` would, after it), then reports `cancelled` when the run had not settled. */
   unsubscribe(): void {
     this.attempt?.unsubscribe();
+    this.retries?.unsubscribe();
     if (!this.settled && this.attempts > 0) {
       this.sink.system(EffectCancelled({ effectId: this.run.effectId, effectType: this.effect.type, attempt: this.attempts }), this.meta);
     }
@@ -186,6 +226,7 @@ class LeafExecution implements Observer<unknown>, Unsubscribable {
       retry({
         count: policy.maxAttempts - 1,
         delay: (error: unknown, retryCount: number) => {
+          if (this.subscriber.closed) return EMPTY; // cancelled while starting: see below
           const delayMs = policy.delayMs(retryCount, run.random);
           sink.system(
             EffectRetrying({ effectId, effectType: type, attempt: retryCount + 1, delayMs, error: errorInfo(error) }),
@@ -194,7 +235,12 @@ class LeafExecution implements Observer<unknown>, Unsubscribable {
           return timer(delayMs, scheduler);
         },
       }),
-      tap({ next: (result) => this.succeeded(result), error: (error: unknown) => this.failed(error) }),
+      // A run cancelled while it was starting (its `started` event's subscribers unsubscribed it)
+      // ignores how that attempt ends, as operators subscribed to its closed subscriber would.
+      tap({
+        next: (result) => this.subscriber.closed || this.succeeded(result),
+        error: (error: unknown) => this.subscriber.closed || this.failed(error),
+      }),
     );
   }
 

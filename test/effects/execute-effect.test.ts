@@ -1,4 +1,4 @@
-import { EMPTY, NEVER, Observable, of, throwError, VirtualTimeScheduler, type ObservableInput } from 'rxjs';
+import { EMPTY, filter, NEVER, Observable, of, takeUntil, throwError, VirtualTimeScheduler, type ObservableInput } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineEffect, type EffectOptions } from '../../src/effects/define-effect';
@@ -20,6 +20,8 @@ const base: EffectOptions<'test/run', { id: number }, unknown> = {
 const Direct = defineEffect('test/run', z.object({ id: z.number() }), base);
 /** The same effect through the `retry`/`timeout` operators: a timeout that never fires (virtual time is not advanced). */
 const ViaOperators = defineEffect('test/run', z.object({ id: z.number() }), { ...base, timeoutMs: 1_000, retry: RetryPolicy.none });
+/** With retries: the same events as long as the first attempt is the last one. */
+const WithRetries = defineEffect('test/run', z.object({ id: z.number() }), { ...base, retry: RetryPolicy.fixed(10, 2) });
 
 /**
  * Everything observable about runs of `def`: committed envelopes, errors, handler calls, and
@@ -35,14 +37,16 @@ function trace(def: typeof Direct, handler: Handler, drive: (ctx: Drive) => void
     log.push(['handler', effect.payload, ctx.attempt, ctx.effectId]);
     return handler(effect, ctx);
   });
+  const observer = {
+    next: (value: unknown) => log.push(['next', value]),
+    error: (error: unknown) => log.push(['error notification', String((error as Error).message)]),
+    complete: () => log.push(['complete']),
+  };
+  const started$ = session.committed$.pipe(filter((c) => c.event.type === 'rxslice.effect.started'));
   drive({
     request: (id) => void session.dispatch(request(def({ id }))),
-    run: (id) =>
-      runEffect(session, def({ id })).subscribe({
-        next: (value) => log.push(['next', value]),
-        error: (error: unknown) => log.push(['error notification', String((error as Error).message)]),
-        complete: () => log.push(['complete']),
-      }),
+    run: (id) => runEffect(session, def({ id })).subscribe(observer),
+    runUntilStarted: (id) => void runEffect(session, def({ id })).pipe(takeUntil(started$)).subscribe(observer),
     stop: () => registration.stop(),
     dispose: () => session.dispose(),
   });
@@ -52,6 +56,8 @@ function trace(def: typeof Direct, handler: Handler, drive: (ctx: Drive) => void
 interface Drive {
   request(id: number): void;
   run(id: number): { unsubscribe(): void };
+  /** Runs the effect outside a dispatch, unsubscribing as soon as its `started` event is committed. */
+  runUntilStarted(id: number): void;
   stop(): void;
   dispose(): void;
 }
@@ -89,6 +95,17 @@ describe('the direct path (one attempt, no timeout) and the retry/timeout operat
     const direct = trace(Direct, handler, drive);
     expect(direct.length).toBeGreaterThan(2);
     expect(trace(ViaOperators, handler, drive)).toEqual(direct);
+  });
+
+  it.each([
+    ['a synchronous success', () => of(1)],
+    ['a synchronous failure', () => throwError(() => new Error('boom'))],
+    ['a handler that never settles', (_effect: unknown, ctx: EffectContext) => new Observable(() => void ctx.signal)],
+  ] as [string, Handler][])('are cancelled the same way by an unsubscription during `started`: %s', (_name, handler) => {
+    const direct = trace(Direct, handler, (d) => d.runUntilStarted(1));
+    expect(direct.some((entry) => (entry as unknown[])[0] === 'handler')).toBe(true);
+    expect(trace(ViaOperators, handler, (d) => d.runUntilStarted(1))).toEqual(direct);
+    expect(trace(WithRetries, handler, (d) => d.runUntilStarted(1))).toEqual(direct);
   });
 
   it('report a reentrant run the same way (a success event whose reducer requests the next effect)', () => {
