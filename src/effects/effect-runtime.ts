@@ -135,7 +135,9 @@ export class EffectRuntime {
     this.internals.onDispose(this.subscription);
     this.subscription.add(
       this.internals.onCommitted((committed) => {
-        for (const effect of committed.effects) this.route(effect, committed);
+        // Called for every commit of the session; most carry no effects.
+        const effects = committed.effects;
+        for (let i = 0; i < effects.length; i++) this.route(effects[i] as Effect, committed);
       }),
     );
   }

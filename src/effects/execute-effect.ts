@@ -59,12 +59,9 @@ export interface LeafRun {
 
 /** @internal The metadata of events a run dispatches: caused by the envelope that requested the effect. */
 export function effectMeta(source: string, cause: Envelope | undefined): EnvelopeMeta {
-  const meta: { causationId?: number; correlationId?: string; source: string } = { source };
-  if (cause !== undefined) {
-    meta.causationId = cause.seq;
-    if (cause.meta.correlationId !== undefined) meta.correlationId = cause.meta.correlationId;
-  }
-  return meta;
+  if (cause === undefined) return { source };
+  const correlationId = cause.meta.correlationId;
+  return correlationId === undefined ? { source, causationId: cause.seq } : { source, causationId: cause.seq, correlationId };
 }
 
 /**
