@@ -49,8 +49,6 @@ interface Registration {
   readonly subscription: Subscription;
 }
 
-
-
 /** A registered handler; `stop()` removes it and cancels its effects in flight. Idempotent. */
 export interface EffectRegistration {
   readonly effectType: string;
