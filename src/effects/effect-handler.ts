@@ -3,7 +3,10 @@ import type { Effect } from './define-effect';
 
 /** What a handler receives besides the effect. */
 export interface EffectContext<TDeps = unknown> {
-  /** Aborted when the attempt is cancelled: switch concurrency, a lost race, a timeout, `stop()` or `session.dispose()`. */
+  /**
+   * Aborted when the attempt is cancelled: switch concurrency, a lost race, a timeout, `stop()` or `session.dispose()`.
+   * Created on first read (a getter, so `{ ...ctx }` does not copy it: pass `ctx.signal` itself).
+   */
   readonly signal: AbortSignal;
   /** 1 for the first attempt, 2 for the first retry, ... */
   readonly attempt: number;

@@ -9,7 +9,7 @@ import {
   finalize,
   forkJoin,
   mergeMap,
-  type Observable,
+  Observable,
   type OperatorFunction,
   of,
   race,
@@ -27,7 +27,7 @@ import { isCompositeEffect } from './compose';
 import type { AnyEffectDef, Concurrency, Effect } from './define-effect';
 import type { EffectHandler } from './effect-handler';
 import { DuplicateEffectHandlerError, MissingEffectHandlerError } from './errors';
-import { executeLeaf, type EffectSink } from './execute-effect';
+import { startDetachedLeaf, startLeaf, type EffectSink, type LeafRun } from './execute-effect';
 import { EffectDropped } from './lifecycle-events';
 import { RetryPolicy } from './retry-policy';
 import type { RandomSource } from './seeded-random';
@@ -41,7 +41,11 @@ interface Registration {
   readonly def: AnyEffectDef;
   readonly handler: EffectHandler<any, any, any>;
   readonly random: RandomSource;
-  readonly input: Subject<Request>;
+  /** `meta.source` of the events its runs dispatch. */
+  readonly source: string;
+  /** Requests of a type whose concurrency is not `'merge'` go through a flattening operator; `'merge'` runs start directly. */
+  readonly input: Subject<Request> | undefined;
+  /** Holds the runs in flight (directly, or through `input`'s pipeline); unsubscribed by `stop()`. */
   readonly subscription: Subscription;
 }
 
@@ -129,7 +133,9 @@ export class EffectRuntime {
     this.internals.onDispose(this.subscription);
     this.subscription.add(
       this.internals.onCommitted((committed) => {
-        for (const effect of committed.effects) this.route(effect, committed);
+        // Called for every commit of the session; most carry no effects.
+        const effects = committed.effects;
+        for (let i = 0; i < effects.length; i++) this.route(effects[i] as Effect, committed);
       }),
     );
   }
@@ -141,20 +147,22 @@ export class EffectRuntime {
   /** Registers the handler of `def`'s effects; they run under `def.options.concurrency`. */
   handle(def: AnyEffectDef, handler: EffectHandler<any, any, any>): EffectRegistration {
     if (this.handlers.has(def.type)) throw new DuplicateEffectHandlerError(def.type);
-    const input = new Subject<Request>();
+    const mode = def.options.concurrency ?? 'merge';
+    const input = mode === 'merge' ? undefined : new Subject<Request>();
     const subscription = new Subscription();
     const registration: Registration = {
       def,
       handler,
       random: (def.options.retry ?? RetryPolicy.none).createRandom(),
+      source: `effect:${def.type}`,
       input,
       subscription,
     };
     const project = (request: Request): Observable<unknown> =>
       this.runLeaf(registration, request.effect, request.cause).pipe(catchError(() => EMPTY));
     const onDropped = (request: Request): void =>
-      this.sink.system(EffectDropped({ effectType: def.type, reason: 'exhaust' }), { source: `effect:${def.type}`, ...causation(request.cause) });
-    subscription.add(input.pipe(flatten(def.options.concurrency ?? 'merge', project, onDropped)).subscribe());
+      this.sink.system(EffectDropped({ effectType: def.type, reason: 'exhaust' }), { source: registration.source, ...causation(request.cause) });
+    if (input !== undefined) subscription.add(input.pipe(flatten(mode, project, onDropped)).subscribe());
     this.subscription.add(subscription);
     this.handlers.set(def.type, registration);
     return {
@@ -162,7 +170,7 @@ export class EffectRuntime {
       stop: () => {
         if (this.handlers.get(def.type) === registration) this.handlers.delete(def.type);
         subscription.unsubscribe();
-        input.complete();
+        input?.complete();
       },
     };
   }
@@ -175,7 +183,13 @@ export class EffectRuntime {
     }
     const registration = this.handlers.get(effect.type);
     if (registration === undefined) this.report(new MissingEffectHandlerError(effect.type));
-    else registration.input.next({ effect, cause });
+    else if (registration.input !== undefined) registration.input.next({ effect, cause });
+    else {
+      // 'merge', as mergeMap + catchError(() => EMPTY) would do it: start now. The run leaves the
+      // registration's subscription by itself when it settles (parentage), and is never added if
+      // it settled synchronously.
+      registration.subscription.add(startDetachedLeaf(this.leafRun(registration, effect, cause), this.sink));
+    }
   }
 
   /**
@@ -208,22 +222,24 @@ export class EffectRuntime {
     });
   }
 
+  /** One run of a leaf effect per subscription; its `effectId` is taken when it is subscribed. */
   private runLeaf(registration: Registration, effect: Effect, cause: Envelope | undefined): Observable<unknown> {
-    return defer(() =>
-      executeLeaf(
-        {
-          effect,
-          def: registration.def,
-          handler: registration.handler,
-          random: registration.random,
-          deps: this.deps,
-          effectId: ++this.nextEffectId,
-          cause,
-          scheduler: this.session.scheduler,
-        },
-        this.sink,
-      ),
-    );
+    return new Observable<unknown>((subscriber) => startLeaf(this.leafRun(registration, effect, cause), this.sink, subscriber));
+  }
+
+  /** What a run that starts now needs; takes the next `effectId`. */
+  private leafRun(registration: Registration, effect: Effect, cause: Envelope | undefined): LeafRun {
+    return {
+      effect,
+      source: registration.source,
+      def: registration.def,
+      handler: registration.handler,
+      random: registration.random,
+      deps: this.deps,
+      effectId: ++this.nextEffectId,
+      cause,
+      scheduler: this.session.scheduler,
+    };
   }
 }
 

@@ -97,13 +97,15 @@ export function runEpic<TDeps>(session: Session, epic: Epic<TDeps>, options: Epi
 
   const dispatchOutput = (event: Event): void => {
     if (internals.disposed) return;
-    const meta: { source: string; causationId?: number; correlationId?: string } = { source: name };
-    if (current !== undefined) {
-      meta.causationId = current.seq;
-      if (current.meta.correlationId !== undefined) meta.correlationId = current.meta.correlationId;
+    // One literal per case (same keys, in the same order, as adding them one by one).
+    let meta: EnvelopeMeta;
+    if (current === undefined) meta = { source: name };
+    else {
+      const correlationId = current.meta.correlationId;
+      meta = correlationId === undefined ? { source: name, causationId: current.seq } : { source: name, causationId: current.seq, correlationId };
     }
     try {
-      session.dispatch(event, meta as EnvelopeMeta);
+      session.dispatch(event, meta);
     } catch (error) {
       // A reducer failure is the reducer's, already on errors$; anything else names the epic.
       if ((error as { code?: unknown } | null)?.code !== 'REDUCER_FAILED') {

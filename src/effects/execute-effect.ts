@@ -1,8 +1,7 @@
 import {
   defaultIfEmpty,
   defer,
-  finalize,
-  from,
+  EMPTY,
   Observable,
   retry,
   takeLast,
@@ -10,7 +9,11 @@ import {
   throwError,
   timeout,
   timer,
+  type Observer,
   type SchedulerLike,
+  Subscription,
+  type TeardownLogic,
+  type Unsubscribable,
 } from 'rxjs';
 import type { Event } from '../events/event';
 import type { Envelope, EnvelopeMeta } from '../events/envelope';
@@ -18,7 +21,8 @@ import { toIssues, type RxSliceError } from '../internal/errors';
 import { InvalidEventError } from '../session/errors';
 import type { AnyEffectDef, Effect } from './define-effect';
 import type { EffectHandler } from './effect-handler';
-import { EffectCancelledError, EffectFailedError, EffectTimeoutError, type EffectFailureStage } from './errors';
+import { EffectAttempt } from './effect-attempt';
+import { EffectFailedError, EffectTimeoutError, type EffectFailureStage } from './errors';
 import {
   EffectCancelled,
   EffectCompensated,
@@ -42,6 +46,8 @@ export interface EffectSink {
 /** @internal Everything one run of a leaf effect needs. */
 export interface LeafRun {
   readonly effect: Effect;
+  /** `meta.source` of the events the run dispatches: `effect:<type>`. */
+  readonly source: string;
   readonly def: AnyEffectDef;
   readonly handler: EffectHandler<any, any, any>;
   readonly random: RandomSource;
@@ -52,129 +58,234 @@ export interface LeafRun {
 }
 
 /** @internal The metadata of events a run dispatches: caused by the envelope that requested the effect. */
-export function effectMeta(effectType: string, cause: Envelope | undefined): EnvelopeMeta {
-  const meta: { causationId?: number; correlationId?: string; source: string } = { source: `effect:${effectType}` };
-  if (cause !== undefined) {
-    meta.causationId = cause.seq;
-    if (cause.meta.correlationId !== undefined) meta.correlationId = cause.meta.correlationId;
-  }
-  return meta;
-}
-
-/** One attempt: calls the handler on subscribe, aborts its signal when unsubscribed before it settled. */
-function attemptOf(run: LeafRun, effect: Effect, attempt: number): Observable<unknown> {
-  return new Observable<unknown>((subscriber) => {
-    const controller = new AbortController();
-    let settled = false;
-    let output;
-    try {
-      output = run.handler(effect, { signal: controller.signal, attempt, deps: run.deps, effectId: run.effectId, scheduler: run.scheduler });
-    } catch (error) {
-      subscriber.error(error);
-      return undefined;
-    }
-    const subscription = from(output).subscribe({
-      next: (value) => subscriber.next(value),
-      error: (error: unknown) => {
-        settled = true;
-        subscriber.error(error);
-      },
-      complete: () => {
-        settled = true;
-        subscriber.complete();
-      },
-    });
-    return () => {
-      subscription.unsubscribe();
-      if (!settled) controller.abort(new EffectCancelledError(effect.type, attempt));
-    };
-  });
+export function effectMeta(source: string, cause: Envelope | undefined): EnvelopeMeta {
+  if (cause === undefined) return { source };
+  const correlationId = cause.meta.correlationId;
+  return correlationId === undefined ? { source, causationId: cause.seq } : { source, causationId: cause.seq, correlationId };
 }
 
 /**
- * @internal Runs a leaf effect with its definition's options: validation, attempts with
- * timeout, retries on the scheduler, lifecycle events, success event, compensation.
- * Emits the result once and completes, or errors with the last error (already reported).
+ * @internal What a run reports its outcome to: the result once then `complete`, or `error` with
+ * the last error (already reported). An RxJS `Subscriber`, or a {@link DetachedRun}.
  */
-export function executeLeaf(run: LeafRun, sink: EffectSink): Observable<unknown> {
-  return defer(() => {
-    const { def, effectId, scheduler } = run;
-    const type = run.effect.type;
-    const ref = { effectId, effectType: type };
-    const meta = effectMeta(type, run.cause);
-    const options = def.options;
-    const fail = (stage: EffectFailureStage, attempts: number, error: unknown): EffectFailedError => {
-      const failure = new EffectFailedError(type, effectId, stage, attempts, error);
-      sink.report(failure);
-      return failure;
-    };
+export interface RunObserver extends Observer<unknown> {
+  /** True once unsubscribed: the run then reports nothing more. */
+  readonly closed: boolean;
+}
 
-    let effect = run.effect;
+/**
+ * @internal Starts one run of a leaf effect with its definition's options: validation, attempts
+ * with timeout, retries on the scheduler, lifecycle events, success event, compensation. It
+ * reports its outcome to `observer`; the returned teardown cancels the run when it has not
+ * settled yet (as an Observable's subscribe function, whose subscriber it may be).
+ *
+ * @remarks An effect with a single attempt and no timeout (the common case) runs without RxJS
+ * operators: one {@link EffectAttempt} whose output this run watches directly. Everything else
+ * (retry, timeout) goes through `retry` and `timeout` on the session's scheduler. Both paths share
+ * the code that dispatches the lifecycle events, the success event and the compensation, and
+ * dispatch the same events in the same order at the same (virtual) time.
+ */
+export function startLeaf(run: LeafRun, sink: EffectSink, observer: RunObserver): TeardownLogic {
+  return new LeafExecution(run, sink, observer).start();
+}
+
+/**
+ * @internal Starts a run whose outcome nobody reads (an effect routed from a commit): what
+ * subscribing to it and ignoring its error would do, without an Observable and its subscriber.
+ * The returned subscription cancels the run; it is closed once the run settled.
+ */
+export function startDetachedLeaf(run: LeafRun, sink: EffectSink): Subscription {
+  const detached = new DetachedRun();
+  try {
+    detached.add(startLeaf(run, sink, detached));
+  } catch {
+    // As an Observable would: a throw while starting fails the run, whose outcome nobody reads.
+    detached.unsubscribe();
+  }
+  return detached;
+}
+
+/** The {@link RunObserver} of a detached run: drops the result, and closes when the run settled. */
+class DetachedRun extends Subscription implements RunObserver {
+  next(): void {}
+
+  error(): void {
+    this.unsubscribe();
+  }
+
+  complete(): void {
+    this.unsubscribe();
+  }
+}
+
+/** One run of a leaf effect; as an observer, it watches the single attempt of the direct path. */
+class LeafExecution implements Observer<unknown>, Unsubscribable {
+  private readonly meta: EnvelopeMeta;
+  private effect: Effect;
+  /** Attempts started so far. */
+  private attempts = 0;
+  /** Succeeded or failed (events dispatched): a later teardown is not a cancellation. */
+  private settled = false;
+  /** The direct path's attempt and its last value (the result when it completes). */
+  private attempt: EffectAttempt | undefined = undefined;
+  private last: unknown = undefined;
+  /** The general path's subscription to its attempts under `retry`. */
+  private retries: Subscription | undefined = undefined;
+
+  constructor(
+    private readonly run: LeafRun,
+    private readonly sink: EffectSink,
+    private readonly subscriber: RunObserver,
+  ) {
+    this.effect = run.effect;
+    this.meta = effectMeta(run.source, run.cause);
+  }
+
+  start(): TeardownLogic {
+    const { run, sink } = this;
+    const { def } = run;
+    const type = this.effect.type;
     if (def.schema !== undefined) {
-      const parsed = def.schema.safeParse(effect.payload);
+      const parsed = def.schema.safeParse(this.effect.payload);
       if (!parsed.success) {
         const invalid = new InvalidEventError(type, toIssues(parsed.error.issues));
-        sink.system(EffectFailed({ kind: 'effect', ...ref, attempts: 0, error: errorInfo(invalid) }), meta);
-        return throwError(() => fail('validation', 0, invalid));
+        sink.system(EffectFailed({ kind: 'effect', effectId: run.effectId, effectType: type, attempts: 0, error: errorInfo(invalid) }), this.meta);
+        this.subscriber.error(this.fail('validation', 0, invalid));
+        return undefined;
       }
-      effect = { type, payload: parsed.data };
+      this.effect = { type, payload: parsed.data };
     }
+    const { retry: policy, timeoutMs } = def.options;
+    if (timeoutMs === undefined && (policy === undefined || policy.maxAttempts <= 1)) {
+      this.attempts = 1;
+      sink.system(EffectStarted({ effectId: run.effectId, effectType: type, attempt: 1 }), this.meta);
+      this.attempt = new EffectAttempt(this.effect, 1, this, run.deps, run.effectId, run.scheduler);
+      this.attempt.start(run.handler);
+    } else {
+      const subscriber = this.subscriber;
+      this.retries = this.withRetries(policy ?? RetryPolicy.none, timeoutMs).subscribe({
+        next: (result) => subscriber.next(result),
+        error: (error: unknown) => subscriber.error(error),
+        complete: () => subscriber.complete(),
+      });
+    }
+    return this;
+  }
 
-    let attempt = 0;
-    let settled = false;
+  /** The direct path: a value of the attempt's output (the last one is the result). */
+  next(value: unknown): void {
+    this.last = value;
+  }
+
+  /** The direct path: the attempt failed (what `takeLast(1)` would forward, unless the run was cancelled). */
+  error(error: unknown): void {
+    if (this.subscriber.closed) return;
+    this.failed(error);
+    this.subscriber.error(error);
+  }
+
+  /** The direct path: the attempt completed; its last value, or `undefined`, is the result. */
+  complete(): void {
+    if (this.subscriber.closed) return;
+    const result = this.last;
+    this.last = undefined;
+    this.succeeded(result);
+    this.subscriber.next(result);
+    this.subscriber.complete();
+  }
+
+  /** Teardown: cancels the attempt in flight (as `finalize` would, after it), then reports `cancelled` when the run had not settled. */
+  unsubscribe(): void {
+    this.attempt?.unsubscribe();
+    this.retries?.unsubscribe();
+    if (!this.settled && this.attempts > 0) {
+      this.sink.system(EffectCancelled({ effectId: this.run.effectId, effectType: this.effect.type, attempt: this.attempts }), this.meta);
+    }
+  }
+
+  /** The general path: each attempt (with its timeout) under `retry`, delays on the session's scheduler. */
+  private withRetries(policy: RetryPolicy, timeoutMs: number | undefined): Observable<unknown> {
+    const { run, sink, meta } = this;
+    const { effectId, scheduler } = run;
+    const type = this.effect.type;
     const attempt$ = defer(() => {
-      const n = ++attempt;
-      sink.system(EffectStarted({ ...ref, attempt: n }), meta);
-      const result$ = attemptOf(run, effect, n).pipe(takeLast(1), defaultIfEmpty(undefined));
-      const timeoutMs = options.timeoutMs;
+      const n = ++this.attempts;
+      sink.system(EffectStarted({ effectId, effectType: type, attempt: n }), meta);
+      const result$ = new Observable<unknown>((subscriber) => {
+        const attempt = new EffectAttempt(this.effect, n, subscriber, run.deps, effectId, scheduler);
+        attempt.start(run.handler);
+        return attempt;
+      }).pipe(takeLast(1), defaultIfEmpty(undefined));
       if (timeoutMs === undefined) return result$;
       return result$.pipe(timeout({ first: timeoutMs, scheduler, with: () => throwError(() => new EffectTimeoutError(type, timeoutMs, n)) }));
     });
-
-    const policy = options.retry ?? RetryPolicy.none;
     return attempt$.pipe(
       retry({
         count: policy.maxAttempts - 1,
         delay: (error: unknown, retryCount: number) => {
+          if (this.subscriber.closed) return EMPTY; // cancelled while starting: see below
           const delayMs = policy.delayMs(retryCount, run.random);
-          sink.system(EffectRetrying({ ...ref, attempt: retryCount + 1, delayMs, error: errorInfo(error) }), meta);
+          sink.system(
+            EffectRetrying({ effectId, effectType: type, attempt: retryCount + 1, delayMs, error: errorInfo(error) }),
+            meta,
+          );
           return timer(delayMs, scheduler);
         },
       }),
+      // A run cancelled while it was starting (its `started` event's subscribers unsubscribed it)
+      // ignores how that attempt ends, as operators subscribed to its closed subscriber would.
       tap({
-        next: (result) => {
-          settled = true;
-          sink.system(EffectSucceeded({ ...ref, attempt }), meta);
-          if (options.onSuccess === undefined) return;
-          let success: Event;
-          try {
-            success = options.onSuccess(effect, result);
-          } catch (error) {
-            fail('onSuccess', attempt, error);
-            return;
-          }
-          sink.user(success, meta, (error) => fail('onSuccess', attempt, error));
-        },
-        error: (error: unknown) => {
-          settled = true;
-          sink.system(EffectFailed({ kind: 'effect', ...ref, attempts: attempt, error: errorInfo(error) }), meta);
-          fail('handler', attempt, error);
-          if (options.compensate === undefined) return;
-          let compensation: Event;
-          try {
-            compensation = options.compensate(effect, error);
-          } catch (thrown) {
-            fail('compensate', attempt, thrown);
-            return;
-          }
-          if (sink.user(compensation, meta, (rejected) => fail('compensate', attempt, rejected))) {
-            sink.system(EffectCompensated({ ...ref, compensation: compensation.type }), meta);
-          }
-        },
-      }),
-      finalize(() => {
-        if (!settled && attempt > 0) sink.system(EffectCancelled({ ...ref, attempt }), meta);
+        next: (result) => this.subscriber.closed || this.succeeded(result),
+        error: (error: unknown) => this.subscriber.closed || this.failed(error),
       }),
     );
-  });
+  }
+
+  /** Dispatches `succeeded`, then the `onSuccess` event. */
+  private succeeded(result: unknown): void {
+    this.settled = true;
+    const { sink, meta } = this;
+    const attempt = this.attempts;
+    sink.system(EffectSucceeded({ effectId: this.run.effectId, effectType: this.effect.type, attempt }), meta);
+    const onSuccess = this.run.def.options.onSuccess;
+    if (onSuccess === undefined) return;
+    let success: Event;
+    try {
+      success = onSuccess(this.effect, result);
+    } catch (error) {
+      this.fail('onSuccess', attempt, error);
+      return;
+    }
+    sink.user(success, meta, (error) => this.fail('onSuccess', attempt, error));
+  }
+
+  /** Dispatches `failed` (and reports it), then the compensation and `compensated`. */
+  private failed(error: unknown): void {
+    this.settled = true;
+    const { sink, meta } = this;
+    const { effectId } = this.run;
+    const effectType = this.effect.type;
+    const attempt = this.attempts;
+    sink.system(EffectFailed({ kind: 'effect', effectId, effectType, attempts: attempt, error: errorInfo(error) }), meta);
+    this.fail('handler', attempt, error);
+    const compensate = this.run.def.options.compensate;
+    if (compensate === undefined) return;
+    let compensation: Event;
+    try {
+      compensation = compensate(this.effect, error);
+    } catch (thrown) {
+      this.fail('compensate', attempt, thrown);
+      return;
+    }
+    if (sink.user(compensation, meta, (rejected) => this.fail('compensate', attempt, rejected))) {
+      sink.system(EffectCompensated({ effectId, effectType, compensation: compensation.type }), meta);
+    }
+  }
+
+  /** Reports an {@link EffectFailedError} on `errors$` and returns it. */
+  private fail(stage: EffectFailureStage, attempts: number, error: unknown): EffectFailedError {
+    const failure = new EffectFailedError(this.effect.type, this.run.effectId, stage, attempts, error);
+    this.sink.report(failure);
+    return failure;
+  }
 }
