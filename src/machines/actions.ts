@@ -10,6 +10,12 @@ export interface ActionArgs<TContext> {
   readonly eventKind: MachineEventKind;
   /** The send id of the event when it came from a `send` (SCXML `_event.sendid`). */
   readonly sendId: string | undefined;
+  /**
+   * True when that `send` named no id (neither `id` nor `storeId`), so `sendId` is a generated
+   * `send.<n>`. SCXML leaves `_event.sendid` blank then: it is set only when the sender
+   * specified an id (SCXML 5.10.1).
+   */
+  readonly sendIdGenerated?: boolean;
   readonly inState: (stateId: string) => boolean;
 }
 

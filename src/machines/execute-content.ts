@@ -71,15 +71,16 @@ function executeAction(it: InterpreterState, action: MachineAction<unknown>): vo
       const delayMs = action.delayMs === undefined ? 0 : resolve(action.delayMs, it);
       if (typeof delayMs !== 'number' || !(delayMs >= 0)) throw new TypeError(`send(): delayMs must be a number >= 0, got ${String(delayMs)}.`);
       const seq = ++it.sendSeq;
+      const sendIdGenerated = action.id === undefined && action.storeId === undefined;
       const sendId = action.id === undefined ? `send.${seq}` : resolve(action.id, it);
       if (action.storeId) {
         const patch = action.storeId(actionArgs(it), sendId);
         it.context = { ...(it.context as object), ...(patch as object) };
       }
       if (delayMs === 0) {
-        it.externalQueue.push({ event, kind: 'external', sendId });
+        it.externalQueue.push({ event, kind: 'external', sendId, ...(sendIdGenerated ? { sendIdGenerated } : {}) });
       } else {
-        const pending = { sendId, event, dueAtMs: it.now + delayMs, seq };
+        const pending = { sendId, event, dueAtMs: it.now + delayMs, seq, ...(sendIdGenerated ? { sendIdGenerated } : {}) };
         it.delayed = [...it.delayed, pending].sort((a, b) => a.dueAtMs - b.dueAtMs || a.seq - b.seq);
         it.sent.push(pending);
       }

@@ -55,6 +55,7 @@ export function actionArgs(it: InterpreterState): ActionArgs<unknown> {
     event: it.currentEvent.event,
     eventKind: it.currentEvent.kind,
     sendId: it.currentEvent.sendId,
+    sendIdGenerated: it.currentEvent.sendIdGenerated === true,
     inState: (id: string) => {
       const s = states.get(id);
       return s !== undefined && configuration.has(s);

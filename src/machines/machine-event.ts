@@ -24,6 +24,8 @@ export interface QueuedEvent {
   readonly event: MachineEvent;
   readonly kind: MachineEventKind;
   readonly sendId?: string;
+  /** True when the send named no id (neither `id` nor `storeId`): `sendId` was generated for bookkeeping only. */
+  readonly sendIdGenerated?: boolean;
 }
 
 /** Normalises the `send('x')` shorthand to an event object. */

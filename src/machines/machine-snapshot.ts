@@ -10,6 +10,8 @@ export interface DelayedSend {
   readonly event: MachineEvent;
   readonly dueAtMs: number;
   readonly seq: number;
+  /** True when the send named no id: `sendId` is the generated `send.<n>` (SCXML 5.10.1: `_event.sendid` stays blank). */
+  readonly sendIdGenerated?: boolean;
 }
 
 /**

@@ -6,15 +6,30 @@ const label = (t: TransitionNode): string => {
   const parts: string[] = [];
   if (t.events.length > 0) parts.push(t.events.join(' '));
   if (t.guardLabel !== undefined) parts.push(`[${t.guardLabel.replace(/[:;\n]/g, ' ')}]`);
-  if (t.targets.length === 0) parts.push('(targetless)');
   if (t.type === 'internal' && t.targets.length > 0) parts.push('(internal)');
   return parts.join(' ');
 };
 
 /**
+ * A targetless transition (SCXML 3.13: it runs its content and exits and enters nothing) is
+ * not drawn as an arrow: a self-loop would read as an external self-transition, which exits
+ * and re-enters the state. It becomes a line of a note beside its state instead.
+ */
+const targetlessNote = (s: StateNode, indent: string): string[] => {
+  const lines = s.transitions
+    .filter((t) => t.targets.length === 0)
+    // Mermaid ends a note block at the first "end note", wherever it is
+    .map((t) => `${indent}  targetless: ${(label(t) || '(eventless)').replace(/end(\s+)note/gi, 'end_note')}`);
+  return lines.length === 0 ? [] : [`${indent}note right of ${safeId(s.id)}`, ...lines, `${indent}end note`];
+};
+
+/**
  * Renders a machine as a Mermaid `stateDiagram-v2`: compound states nest, parallel regions
  * are separated by `--`, `[*] -->` marks initial states, final states lead to `[*]`,
- * history states show as `H` / `H*`, and transitions are labelled `event [guard]`.
+ * history states show as `H` / `H*`, and transitions are labelled `event [guard]`. Targetless
+ * transitions, which leave the configuration unchanged (SCXML 3.13), are listed in a note beside
+ * their state (`targetless: event [guard]`) rather than drawn as self-loops, which would read as
+ * external self-transitions.
  *
  * @remarks Synchronous and pure. Ids that are not plain identifiers are declared with
  * `state "id" as safe_id`.
@@ -49,6 +64,7 @@ export function toMermaid(def: MachineDefinition<unknown, string, string>): stri
         lines.push(`${indent}}`);
       }
       if (s.kind === 'final') lines.push(`${indent}${safeId(s.id)} --> [*]`);
+      lines.push(...targetlessNote(s, indent));
     });
     for (const h of parent.history) {
       for (const t of h.historyDefault?.targets ?? []) arrows.push(`  ${safeId(h.id)} --> ${safeId(t.id)}`);
@@ -58,8 +74,7 @@ export function toMermaid(def: MachineDefinition<unknown, string, string>): stri
   for (const s of def.states.values()) {
     for (const t of s.transitions) {
       const text = label(t);
-      const targets = t.targets.length > 0 ? t.targets : [s];
-      for (const target of targets) arrows.push(`  ${safeId(s.id)} --> ${safeId(target.id)}${text ? ` : ${text}` : ''}`);
+      for (const target of t.targets) arrows.push(`  ${safeId(s.id)} --> ${safeId(target.id)}${text ? ` : ${text}` : ''}`);
     }
   }
   return [...lines, ...arrows].join('\n');

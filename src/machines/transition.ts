@@ -296,7 +296,8 @@ export function advanceTime<TContext, TEventType extends string, TStateId extend
   let enabled = false;
   for (let due = it.delayed[0]; due !== undefined && due.dueAtMs <= nowMs && it.running; due = it.delayed[0]) {
     it.delayed = it.delayed.slice(1);
-    enabled = macrostep(it, { event: due.event, kind: 'external', sendId: due.sendId }) || enabled;
+    const queued = { event: due.event, kind: 'external', sendId: due.sendId, ...(due.sendIdGenerated === true ? { sendIdGenerated: true } : {}) } as const;
+    enabled = macrostep(it, queued) || enabled;
     drainExternalQueue(it);
   }
   finish(it, wasRunning);

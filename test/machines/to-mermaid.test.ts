@@ -49,4 +49,43 @@ describe('toMermaid', () => {
       ].join('\n'),
     );
   });
+
+  it('lists targetless transitions in a note beside their state, never as a self-loop (SCXML 3.13)', () => {
+    const m = defineMachine('t', {
+      context: { n: 0 },
+      states: {
+        run: {
+          states: {
+            step: {
+              on: {
+                tick: { actions: [] },
+                poke: { guard: function isEndNote() { return true; }, guardLabel: 'end note', actions: [] },
+                again: 'step',
+              },
+            },
+          },
+          on: { 'run/noted': { actions: [] } },
+        },
+      },
+    });
+    expect(toMermaid(m)).toBe(
+      [
+        'stateDiagram-v2',
+        '  [*] --> run',
+        '  state run {',
+        '    [*] --> step',
+        '    step',
+        '    note right of step',
+        '      targetless: tick',
+        '      targetless: poke [end_note]',
+        '    end note',
+        '  }',
+        '  note right of run',
+        '    targetless: run/noted',
+        '  end note',
+        // an external self-transition is still an arrow: it exits and re-enters the state
+        '  step --> step : again',
+      ].join('\n'),
+    );
+  });
 });

@@ -42,10 +42,48 @@ const SAFE_FUNCTIONS: Record<string, (...args: unknown[]) => unknown> = {
 };
 const GLOBALS: Record<string, unknown> = { undefined: undefined, NaN: Number.NaN, Infinity: Number.POSITIVE_INFINITY };
 
-/** The SCXML `_event` variable (SCXML 5.10.1) built from the action args. */
+/** The type URI of the SCXML Event I/O Processor, the only one rxslice has (SCXML C.1). */
+export const SCXML_EVENT_PROCESSOR_TYPE = 'http://www.w3.org/TR/scxml/#SCXMLEventProcessor';
+/** `_sessionid` (SCXML 5.10): one value, as rxslice has no cross-session addressing. */
+export const SCXML_SESSION_ID = 'rxslice';
+/** This session's address for the SCXML Event I/O Processor (SCXML C.1.1: `#_scxml_<sessionid>`). */
+const SCXML_LOCATION = `#_scxml_${SCXML_SESSION_ID}`;
+
+/**
+ * `_ioprocessors` (SCXML 5.10, B.2.3): one entry per Event I/O Processor with its `location`.
+ * rxslice's only processor is the SCXML one, reachable under its type URI and the short
+ * name `scxml`. Frozen and always the same object, so it compares equal to a stored copy.
+ */
+const IO_PROCESSORS: Readonly<Record<string, { readonly location: string }>> = (() => {
+  const scxml = Object.freeze({ location: SCXML_LOCATION });
+  return Object.freeze({ [SCXML_EVENT_PROCESSOR_TYPE]: scxml, scxml });
+})();
+
+/** The system variables an expression can read (SCXML 5.10); other names beginning with `_` are rejected. */
+export const SYSTEM_VARIABLES: ReadonlySet<string> = new Set(['_event', '_sessionid', '_ioprocessors']);
+/** Every system variable of SCXML 5.10, bound or not: assigning to one is an `error.execution` at run time. */
+const SYSTEM_LOCATIONS: ReadonlySet<string> = new Set([...SYSTEM_VARIABLES, '_name']);
+
+/**
+ * The SCXML `_event` variable (SCXML 5.10.1) built from the action args. For an event the
+ * machine sent itself with `<send>` (it has a send id), `origintype` is the SCXML Event I/O
+ * Processor and `origin` this session's location, so a reply could be sent back (C.1);
+ * `sendid` is set only when the `<send>` named one (`id` or `idlocation`). Raised,
+ * platform and host-sent events leave all three blank, and `invokeid` is always blank
+ * (`<invoke>` is not supported).
+ */
 function eventVariable(args: ActionArgs<unknown>): Record<string, unknown> | undefined {
   if (args.event.type === 'rxslice.machine.init') return undefined; // _event is unbound until the first event (SCXML 5.10)
-  return { name: args.event.type, data: args.event.payload, type: args.eventKind, sendid: args.sendId, origin: undefined, origintype: undefined, invokeid: undefined };
+  const sent = args.sendId !== undefined;
+  return {
+    name: args.event.type,
+    data: args.event.payload,
+    type: args.eventKind,
+    sendid: sent && args.sendIdGenerated !== true ? args.sendId : undefined,
+    origin: sent ? SCXML_LOCATION : undefined,
+    origintype: sent ? SCXML_EVENT_PROCESSOR_TYPE : undefined,
+    invokeid: undefined,
+  };
 }
 
 /** Reads `obj[key]` for own or array-length properties only: no prototype walking. */
@@ -71,9 +109,11 @@ function compileNode(node: Node, source: string): CompiledExpression {
     case 'Identifier': {
       const name = (node as jsep.Identifier).name;
       if (name === '_event') return eventVariable;
-      if (name === '_sessionid') return () => 'rxslice';
-      // _name (the <scxml name> attribute) is not bound: reject it rather than read undefined
-      if (name === '_name') unsupported('the system variable "_name"');
+      if (name === '_sessionid') return () => SCXML_SESSION_ID;
+      if (name === '_ioprocessors') return () => IO_PROCESSORS;
+      // names beginning with `_` are reserved for the platform (SCXML 5.10): one rxslice does not
+      // bind (_name, _x, ...) is rejected rather than read as undefined
+      if (name.startsWith('_')) unsupported(`the system variable "${name}" (only ${[...SYSTEM_VARIABLES].join(', ')} are bound)`);
       if (name in GLOBALS) return () => GLOBALS[name];
       if (FORBIDDEN_KEYS.has(name)) unsupported(`the name "${name}"`);
       return (args) => {
@@ -152,9 +192,12 @@ function withoutStrings(source: string): string {
  * and a tree walker: literals, datamodel names, member access (own properties and
  * `length` only), arithmetic, comparison, `&& || ?? !`, `?:`, array literals, `In('id')`,
  * a few pure functions (`Math.abs/ceil/floor/round/sqrt/pow/max/min`, `JSON.stringify/parse`)
- * and `_event` (`name`, `data`, `type`, `sendid`). Never uses `eval` or `new Function`.
+ * and the system variables of SCXML 5.10 that rxslice binds: `_event` (`name`, `data`, `type`,
+ * `sendid`, `origin`, `origintype`, `invokeid`), `_sessionid` and `_ioprocessors`. Never uses
+ * `eval` or `new Function`.
  *
- * @throws {@link InvalidExpressionError} when the text does not parse or leaves the subset.
+ * @throws {@link InvalidExpressionError} when the text does not parse or leaves the subset,
+ * including any other name beginning with `_` (reserved for the platform, SCXML 5.10).
  * Evaluation errors (an undeclared name, a member of `undefined`) are thrown at run time
  * and become `error.execution` events.
  * @example
@@ -211,6 +254,12 @@ export function compileLocation(source: string): CompiledLocation {
   if (node.type !== 'Identifier') throw new InvalidExpressionError(source, 'a location must be a datamodel name, optionally followed by member accesses.');
   const root = (node as jsep.Identifier).name;
   for (const k of [root]) if (FORBIDDEN_KEYS.has(k)) throw new InvalidExpressionError(source, `"${k}" cannot be assigned.`);
+  if (SYSTEM_LOCATIONS.has(root))
+    // SCXML 5.10: an attempt to change a system variable fails at run time with error.execution
+    return () => {
+      throw new TypeError(`Cannot assign to "${root}": system variables are read-only (SCXML 5.10).`);
+    };
+  if (root.startsWith('_')) throw new InvalidExpressionError(source, `"${root}" is reserved for the platform (names beginning with "_", SCXML 5.10) and not declared: use a datamodel name.`);
   return (args) => {
     const path = [root, ...parts.map((p) => p(args))];
     for (const k of path) if (FORBIDDEN_KEYS.has(String(k))) throw new TypeError(`"${String(k)}" cannot be assigned.`);

@@ -25,13 +25,18 @@ export interface FromScxmlOptions {
  * `<assign>`, `<if>`/`<elseif>`/`<else>`, `<foreach>`, `<send>` to the machine itself (no
  * target or `#_internal`; `event`/`eventexpr`, `delay`/`delayexpr`, `id`/`idlocation`,
  * `namelist`, `<param>`, `<content>`), `<cancel>`; a `<datamodel>` of `<data>` (early
- * binding; `expr` or inline JSON); `<donedata>`. Expressions (`cond`, `expr`, ...) are a
- * safe ECMAScript subset evaluated by a tree walker (see {@link compileExpression}).
+ * binding; `expr`, inline JSON, or other inline text as a space-normalized string);
+ * `<donedata>` (`<param>`s as an object, or `<content>`) as the `done.state.<id>` event data
+ * (SCXML 5.7). Expressions (`cond`, `expr`, ...) are a safe ECMAScript subset evaluated by a
+ * tree walker (see {@link compileExpression}); of the system variables (SCXML 5.10) it binds
+ * `_event` (every field of 5.10.1), `_sessionid` and `_ioprocessors` (the SCXML Event I/O
+ * Processor, rxslice's only one), and rejects any other name beginning with `_`.
  *
  * @remarks All or nothing: the whole document is checked before a definition is returned.
  * The context is the datamodel (`{ [dataId]: value }`). Delays are ms on the actor's scheduler.
  * @throws {@link ScxmlUnsupportedError} (element, line, column) for `<script>`, `<invoke>`,
- * sends to other targets, late binding, `src` attributes, or an expression outside the subset.
+ * sends to other targets, late binding, `src` attributes, or an expression outside the subset
+ * (including an unbound name beginning with `_`, such as `_name`).
  * @throws {@link ScxmlInvalidError} for malformed XML or invalid SCXML (unknown targets, duplicate ids, no `<scxml>` root).
  * @example
  * ```ts
@@ -61,6 +66,8 @@ export function fromSCXML(xml: string, options: FromScxmlOptions = {}): MachineD
       if (data.name !== 'data') throw new ScxmlInvalidError(data.location, `<${data.name}> is not allowed in <datamodel>.`);
       const id = data.attrs.id;
       if (!id) throw new ScxmlInvalidError(data.location, '<data> needs an id.');
+      // SCXML 5.10: names beginning with "_" are reserved for system variables
+      if (id.startsWith('_')) throw new ScxmlInvalidError(data.location, `<data id="${id}">: ids beginning with "_" are reserved for system variables (SCXML 5.10); rename it.`);
       if (data.attrs.src !== undefined) throw new ScxmlUnsupportedError(data.location, 'src is not supported: inline the data.');
       dataIds.push(id);
       const value = data.attrs.expr !== undefined ? expr(data, 'expr') : data.text.length > 0 ? contentValue(data) : undefined;

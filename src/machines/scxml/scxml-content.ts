@@ -1,12 +1,12 @@
 import type { ActionArgs, MachineAction } from '../actions.js';
 import { InvalidExpressionError, ScxmlInvalidError, ScxmlUnsupportedError } from '../errors.js';
-import { compileExpression, compileLocation, setIn, type CompiledExpression } from './expression.js';
+import { compileExpression, compileLocation, SCXML_EVENT_PROCESSOR_TYPE, setIn, type CompiledExpression } from './expression.js';
 import type { XmlElement } from './xml-tree.js';
 
 type Ctx = Record<string, unknown>;
 type Action = MachineAction<unknown>;
 
-const SCXML_EVENT_PROCESSOR = new Set(['http://www.w3.org/TR/scxml/#SCXMLEventProcessor', 'scxml']);
+const SCXML_EVENT_PROCESSOR = new Set([SCXML_EVENT_PROCESSOR_TYPE, 'scxml']);
 
 /** Compiles an expression attribute, reporting errors at the element. */
 export function expr(el: XmlElement, attr: string, source = el.attrs[attr]): CompiledExpression {
@@ -35,7 +35,12 @@ export function assignAt(args: ActionArgs<unknown>, path: readonly (string | num
   return { [root]: setIn(ctx[root], path.slice(1), value) };
 }
 
-/** Evaluates inline content: JSON when it parses, else an expression, else the text itself. */
+/**
+ * The value of inline content (`<content>`, `<data>` or `<assign>` children) in the ECMAScript
+ * data model: JSON text becomes the corresponding value, any other text a space-normalized
+ * string (SCXML B.2.2, B.2.3). Inline text is never evaluated as an expression: that is
+ * what `expr` is for (SCXML 5.6).
+ */
 export function contentValue(el: XmlElement): CompiledExpression {
   if (el.attrs.expr !== undefined) return expr(el, 'expr');
   if (el.children.length > 0) throw new ScxmlUnsupportedError(el.location, 'XML content is not supported; use JSON text or an expr.');
@@ -44,12 +49,8 @@ export function contentValue(el: XmlElement): CompiledExpression {
     const value: unknown = JSON.parse(text);
     return () => structuredClone(value);
   } catch {
-    /* not JSON */
-  }
-  try {
-    return compileExpression(text);
-  } catch {
-    return () => text.replace(/\s+/g, ' ');
+    const normalized = text.replace(/\s+/g, ' ').trim();
+    return () => normalized;
   }
 }
 
