@@ -65,8 +65,17 @@ export interface MeasureOptions {
 
 /** Default time budget of the timed runs of one measurement, in ms (override with `BENCH_BUDGET_MS`). */
 export const DEFAULT_BUDGET_MS = Number(process.env['BENCH_BUDGET_MS'] ?? 600);
-/** Warm-up stops after 3 runs or this many ms, whichever comes first. */
-const WARMUP_BUDGET_MS = 300;
+/**
+ * Warm-up runs until it has done at least 3 runs and spent {@link WARMUP_MIN_MS}, so that the
+ * JIT has optimized the hot code before timing; it stops after {@link WARMUP_MAX_MS} whatever
+ * the count (a slow contender gets fewer warm-up runs).
+ */
+const WARMUP_MIN_MS = 400;
+const WARMUP_MAX_MS = 1500;
+
+/** Whether warm-up goes on after `runs` runs that took `elapsedMs` in all. */
+const warmingUp = (runs: number, elapsedMs: number, scale = 1): boolean =>
+  elapsedMs < WARMUP_MAX_MS * scale && (runs < 3 || elapsedMs < WARMUP_MIN_MS * scale);
 
 /** What one run of a workload returns: its elapsed time and optional extra numbers. */
 export interface RunResult {
@@ -77,8 +86,8 @@ export interface RunResult {
 const roundDown = (n: number, unit: number): number => Math.max(unit, Math.floor(n / unit) * unit);
 
 /**
- * Warms `run` up on smaller runs (each checked, as `run` checks its own result; at most 3
- * runs or {@link WARMUP_BUDGET_MS}), then times `timedRuns` runs (garbage collected before
+ * Warms `run` up on smaller runs (each checked, as `run` checks its own result; see
+ * {@link warmingUp} for how many), then times `timedRuns` runs (garbage collected before
  * each) and reports the median ns per operation, with the extra numbers of that median run.
  * `extra.ops` is the number of operations per timed run.
  */
@@ -90,9 +99,8 @@ export async function measure(
   const warmupOps = roundDown(options.warmupOps ?? options.ops / 20, unit);
   const warmupStart = nowMs();
   let perOpMs = 0;
-  for (let i = 0; i < 3; i++) {
+  for (let i = 0; i === 0 || warmingUp(i, nowMs() - warmupStart); i++) {
     perOpMs = (await run(warmupOps)).ms / warmupOps;
-    if (nowMs() - warmupStart > WARMUP_BUDGET_MS) break;
   }
   const runs = options.timedRuns ?? 3;
   const budgetMs = (options.budgetMs ?? DEFAULT_BUDGET_MS) / runs;
@@ -123,11 +131,10 @@ export async function measurePaired(
   const warmupOps = roundDown(options.warmupOps ?? options.ops / 20, unit);
   const warmupStart = nowMs();
   let perOpMs = 0;
-  for (let i = 0; i < 3; i++) {
+  for (let i = 0; i === 0 || warmingUp(i, nowMs() - warmupStart, 2); i++) {
     const a = (await base(warmupOps)).ms;
     const b = (await variant(warmupOps)).ms;
     perOpMs = Math.max(a, b) / warmupOps;
-    if (nowMs() - warmupStart > 2 * WARMUP_BUDGET_MS) break;
   }
   // Six timed runs share twice the usual budget.
   const budgetMs = ((options.budgetMs ?? DEFAULT_BUDGET_MS) * 2) / 6;
