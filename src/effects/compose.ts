@@ -62,7 +62,14 @@ export function sequence(steps: readonly SequenceStep[]): SequenceEffect {
   return { type: 'rxslice.effect.sequence', payload: { steps: [...steps] } };
 }
 
-/** True for effects made by {@link all}, {@link race} or {@link sequence}. */
+/**
+ * True for effects made by {@link all}, {@link race} or {@link sequence} (type guard).
+ * @example
+ * ```ts
+ * isCompositeEffect(race([Fetch({ url: a }), Fetch({ url: b })])); // true
+ * isCompositeEffect(Fetch({ url: a }));                              // false
+ * ```
+ */
 export function isCompositeEffect(effect: Effect): effect is CompositeEffect {
   return effect.type === 'rxslice.effect.all' || effect.type === 'rxslice.effect.race' || effect.type === 'rxslice.effect.sequence';
 }

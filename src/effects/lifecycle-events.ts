@@ -49,19 +49,52 @@ export type EffectFailedPayload =
  * `delayMs`) → ... → `succeeded` | `failed` (→ the compensation event → `compensated`).
  * `cancelled` marks a run unsubscribed before it settled (switch, race loser, stop);
  * `dropped` an effect ignored by `'exhaust'` concurrency while its type was busy.
+ *
+ * @remarks Dispatched synchronously by the effect runner when the lifecycle point is reached
+ * (queued behind the envelope being reduced, FIFO). Each creator's `.match` narrows an event.
+ * @example
+ * ```ts
+ * session.committed$.pipe(filter((c) => EffectRetrying.match(c.event))).subscribe((c) => {
+ *   const { effectType, attempt, delayMs } = (c.event as InferEvent<typeof EffectRetrying>).payload;
+ *   console.log(`${effectType}: attempt ${attempt} in ${delayMs} ms`); // Logs: notify: attempt 2 in 100 ms
+ * });
+ * ```
  */
 export const EffectStarted = defineEventUnchecked<EffectRef & { readonly attempt: number }>('rxslice.effect.started');
-/** See {@link EffectStarted}. */
+/**
+ * See {@link EffectStarted}: an attempt's handler completed without error (after its result,
+ * if any, was mapped by `onSuccess` and dispatched).
+ * @example `EffectSucceeded.match(e) && e.payload.attempt` // the attempt that succeeded, from 1
+ */
 export const EffectSucceeded = defineEventUnchecked<EffectRef & { readonly attempt: number }>('rxslice.effect.succeeded');
-/** See {@link EffectStarted}. `attempt` is the attempt that will start after `delayMs`. */
+/**
+ * See {@link EffectStarted}. `attempt` is the attempt that will start after `delayMs`
+ * (milliseconds on the session scheduler, from the retry policy, jitter included).
+ * @example `EffectRetrying.match(e) && e.payload.delayMs` // e.g. 100, 200, 400 for exponential({ initialDelayMs: 100 })
+ */
 export const EffectRetrying = defineEventUnchecked<
   EffectRef & { readonly attempt: number; readonly delayMs: number; readonly error: ErrorInfo }
 >('rxslice.effect.retrying');
-/** See {@link EffectStarted}. Also used for epics (`kind: 'epic'`). */
+/**
+ * See {@link EffectStarted}. Also used for epics (`kind: 'epic'`); it is reported on
+ * `session.errors$` too.
+ * @example `EffectFailed.match(e) && e.payload.kind === 'effect' && e.payload.attempts` // attempts made
+ */
 export const EffectFailed = defineEventUnchecked<EffectFailedPayload>('rxslice.effect.failed');
-/** See {@link EffectStarted}. `compensation` is the type of the event the `compensate` callback returned. */
+/**
+ * See {@link EffectStarted}. `compensation` is the type of the event the `compensate` callback
+ * returned; dispatched once, after that event was accepted.
+ * @example `EffectCompensated.match(e) && e.payload.compensation` // e.g. 'notify/abandoned'
+ */
 export const EffectCompensated = defineEventUnchecked<EffectRef & { readonly compensation: string }>('rxslice.effect.compensated');
-/** See {@link EffectStarted}. */
+/**
+ * See {@link EffectStarted}: the run was unsubscribed before it settled (`'switch'`, a race
+ * loser, `stop()` or `dispose()`); an async handler's `ctx.signal` is aborted.
+ * @example `EffectCancelled.match(e) && e.payload.effectId`
+ */
 export const EffectCancelled = defineEventUnchecked<EffectRef & { readonly attempt: number }>('rxslice.effect.cancelled');
-/** See {@link EffectStarted}. Dropped effects never start, so they have no `effectId`. */
+/**
+ * See {@link EffectStarted}. Dropped effects never start, so they have no `effectId`.
+ * @example `EffectDropped.match(e) && e.payload.reason` // 'exhaust'
+ */
 export const EffectDropped = defineEventUnchecked<{ readonly effectType: string; readonly reason: 'exhaust' }>('rxslice.effect.dropped');

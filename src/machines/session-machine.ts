@@ -20,6 +20,12 @@ import { advanceTime, initialTransition, transition, type TransitionResult } fro
 /**
  * Library event that fires a machine's due delayed sends (`send(..., { delayMs })`), dispatched
  * by the session's timer so that timed transitions are on the stream like every other change.
+ * @remarks Dispatched on the session scheduler when the earliest pending delayed send is due;
+ * its reducer fires every send due by then, in due order (then send order), each its own macrostep.
+ * @example
+ * ```ts
+ * session.committed$.subscribe((c) => MachineTimerFired.match(c.event) && console.log(c.event.payload.machine)); // Logs: agentPhase
+ * ```
  */
 export const MachineTimerFired = defineEventUnchecked<{ readonly machine: string }>('rxslice.machine.timerFired');
 
