@@ -8,10 +8,10 @@ import { deepFreeze } from '../internal/freeze';
 import type { Reducer, ReducerEntry, ReducerMiddleware, SessionReader, SliceDef } from '../slices/reducer';
 import type { SliceOp } from '../slices/slice-op';
 import type { SliceView } from '../slices/slice-view';
-import { makeSnapshot, type Snapshot, type SnapshotSlice } from '../snapshots/snapshot';
+import { makeSnapshot, snapshotEntries, snapshotSource, type Snapshot, type SnapshotSlice } from '../snapshots/snapshot';
 import { UnknownSliceError } from '../snapshots/codec';
 import { memory } from '../storage/memory-storage';
-import type { StorageFactory, StorageTransaction } from '../storage/slice-storage';
+import type { StorageFactory, StorageTransaction, StoredSlice } from '../storage/slice-storage';
 import {
   DispatchInReducerError,
   DuplicateSliceError,
@@ -47,9 +47,9 @@ export interface SessionOptions {
    */
   readonly validation?: ValidationMode;
   /**
-   * Deep-freeze items entering the session and the arrays handed to readers. Default: on
-   * unless `process.env.NODE_ENV === 'production'` (as Redux Toolkit's dev-only checks do);
-   * readers always get read-only arrays for log slices.
+   * Deep-freeze items entering the session, the arrays handed to readers and the entries of
+   * snapshots. Default: on unless `process.env.NODE_ENV === 'production'` (as Redux Toolkit's
+   * dev-only checks do); readers always get read-only arrays for log slices.
    */
   readonly freeze?: boolean;
   /** Storage per policy. Default: `memory({ freeze })` for both. */
@@ -134,6 +134,21 @@ const NO_EVENT: Event = Object.freeze({ type: '(none)', payload: undefined });
 
 const isProduction = (): boolean =>
   (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.['NODE_ENV'] === 'production';
+
+/**
+ * The slices a session's `snapshot()` captures, in registration order, with their last entries.
+ * Every snapshot keeps its plan (privately), so restoring it needs no lookups by name.
+ */
+interface CapturePlan {
+  /** The session's internals: tells its own snapshots from any other. */
+  readonly owner: object;
+  /** How many slices the session had when the plan was made. */
+  readonly recordCount: number;
+  readonly names: readonly string[];
+  readonly records: readonly SliceRecord<any>[];
+  /** The last entry captured per slice (reused while the slice's version is unchanged). */
+  readonly captured: (SnapshotSlice | undefined)[];
+}
 
 interface HeldCommit {
   readonly committed: CommittedEnvelope;
@@ -598,6 +613,16 @@ export function createSession(options: SessionOptions): Session {
       const snapshot = restoring.get(env.seq);
       if (snapshot === undefined) return;
       restoring.delete(env.seq);
+      const plan = ownPlan(snapshot);
+      if (plan !== undefined && event.payload.slices === plan.names) {
+        // A whole snapshot of this session: its records and entries, in order, without lookups.
+        const entries = snapshotEntries(snapshot) as readonly SnapshotSlice[];
+        for (let i = 0; i < plan.records.length; i++) {
+          const stored = (entries[i] as SnapshotSlice).stored as StoredSlice<unknown>;
+          pendingOf(plan.records[i] as SliceRecord<any>).restore(stored, env.at);
+        }
+        return;
+      }
       for (const name of event.payload.slices) {
         const s = snapshot.slices[name] as SnapshotSlice;
         const tx = pendingOf(recordOf(name));
@@ -608,6 +633,36 @@ export function createSession(options: SessionOptions): Session {
   }
 
   const restoring = new Map<number, Snapshot>();
+
+  // ---- snapshots ----------------------------------------------------------------------
+
+  /** Capture plans for `snapshot()` (state slices only) and `snapshot({ includeLogs: true })`. */
+  let statePlan: CapturePlan | undefined;
+  let fullPlan: CapturePlan | undefined;
+
+  /** The plan of the slices to capture, rebuilt only when a slice was added since. */
+  function capturePlan(includeLogs: boolean): CapturePlan {
+    const plan = includeLogs ? fullPlan : statePlan;
+    if (plan !== undefined && plan.recordCount === records.size) return plan;
+    const list: SliceRecord<any>[] = [];
+    for (const record of records.values()) if (includeLogs || record.def.policy !== 'log') list.push(record);
+    const next: CapturePlan = {
+      owner: internals,
+      recordCount: records.size,
+      names: Object.freeze(list.map((r) => r.def.name)),
+      records: list,
+      captured: list.map(() => undefined),
+    };
+    if (includeLogs) fullPlan = next;
+    else statePlan = next;
+    return next;
+  }
+
+  /** The plan of a snapshot this session took, or `undefined` for any other snapshot. */
+  function ownPlan(snapshot: Snapshot): CapturePlan | undefined {
+    const source = snapshotSource(snapshot) as CapturePlan | undefined;
+    return source !== undefined && source.owner === internals ? source : undefined;
+  }
 
   // ---- public face --------------------------------------------------------------------
 
@@ -749,19 +804,32 @@ export function createSession(options: SessionOptions): Session {
       return result;
     },
     snapshot(opts = {}) {
-      const slices: Record<string, SnapshotSlice> = {};
-      for (const [name, record] of records) {
-        if (record.def.policy === 'log' && opts.includeLogs !== true) continue;
-        const stored = record.storage.snapshot();
-        slices[name] = { policy: record.def.policy, version: record.storage.version, items: stored.items, stored };
+      const plan = capturePlan(opts.includeLogs === true);
+      const { records: list, captured } = plan;
+      const entries = new Array<SnapshotSlice>(list.length);
+      for (let i = 0; i < list.length; i++) {
+        const record = list[i] as SliceRecord<any>;
+        const storage = record.storage;
+        // One entry per slice version, shared by every snapshot taken at that version.
+        let entry = captured[i];
+        if (entry === undefined || entry.version !== storage.version) {
+          const stored = storage.snapshot();
+          entry = { policy: record.def.policy, version: storage.version, items: stored.items, stored };
+          captured[i] = freeze ? Object.freeze(entry) : entry;
+        }
+        entries[i] = entry;
       }
-      return makeSnapshot(lastSeq, scheduler.now(), opts.tag, slices);
+      return makeSnapshot(lastSeq, scheduler.now(), opts.tag, plan.names, entries, plan);
     },
     restore(snapshot, opts = {}) {
-      const names = opts.slices ?? Object.keys(snapshot.slices);
-      for (const name of names) {
-        if (!records.has(name)) throw new UnknownSliceError(name, [...records.keys()]);
-        if (!(name in snapshot.slices)) throw new UnknownSliceError(name, Object.keys(snapshot.slices));
+      const plan = opts.slices === undefined ? ownPlan(snapshot) : undefined;
+      // A whole snapshot of this session names registered slices only (slices are never removed).
+      const names = plan?.names ?? opts.slices ?? Object.keys(snapshot.slices);
+      if (plan === undefined) {
+        for (const name of names) {
+          if (!records.has(name)) throw new UnknownSliceError(name, [...records.keys()]);
+          if (!(name in snapshot.slices)) throw new UnknownSliceError(name, Object.keys(snapshot.slices));
+        }
       }
       const env = accept(SessionRestored({ slices: names, fromSeq: snapshot.seq, tag: snapshot.tag }), { source: 'rxslice' }, true);
       restoring.set(env.seq, snapshot);

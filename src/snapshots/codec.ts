@@ -91,8 +91,9 @@ export function snapshotFromJSON(
     );
   }
   const byName = new Map(slices.map((s) => [s.name, s]));
-  const out: Record<string, SnapshotSlice> = {};
-  for (const name of Object.keys(body.slices)) {
+  const names = Object.keys(body.slices);
+  const entries: SnapshotSlice[] = [];
+  for (const name of names) {
     const def = byName.get(name);
     if (def === undefined) throw new UnknownSliceError(name, [...byName.keys()]);
     const entry = body.slices[name] as { policy: 'state' | 'log'; items: unknown[] };
@@ -104,7 +105,7 @@ export function snapshotFromJSON(
       }
       return r.data;
     });
-    out[name] = { policy: def.policy, version: 0, items: deepFreeze(items) };
+    entries.push(Object.freeze({ policy: def.policy, version: 0, items: deepFreeze(items) }));
   }
-  return makeSnapshot(body.seq, body.at, body.tag, out);
+  return makeSnapshot(body.seq, body.at, body.tag, names, entries);
 }
