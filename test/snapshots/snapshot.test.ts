@@ -195,6 +195,27 @@ describe('snapshot JSON codec', () => {
     for (let i = 0; i < 100; i++) deep = { d: deep };
     expect(() => snapshotFromJSON({ ...good, slices: { counter: { policy: 'state', items: [deep] } } }, [Counter])).toThrow(/deeper than 64/);
     expect(() => snapshotFromJSON({ format: 'other' }, [Counter])).toThrow(/envelope is malformed/);
+    expect(() => snapshotFromJSON({ ...good, slices: { counter: { policy: 'state', items: { 0: { n: 1 } } } } }, [Counter])).toThrow(
+      /envelope is malformed/,
+    );
+  });
+
+  it('limits depth exactly: objects and arrays at depth maxDepth - 1 pass, one level more fails', () => {
+    const Any = defineSlice('any', { policy: 'state', reducers: () => [] });
+    // The root is at depth 0, `slices` at 1, the slice at 2, `items` at 3, an item at 4.
+    const nest = (levels: number, leaf: unknown, asArray: boolean): unknown => {
+      let value = leaf;
+      for (let i = 0; i < levels; i++) value = asArray ? [value] : { d: value };
+      return value;
+    };
+    const withItem = (item: unknown) => ({ format: 'rxslice.snapshot', formatVersion: 1, seq: 0, at: 0, slices: { any: { policy: 'state', items: [item] } } });
+    for (const asArray of [false, true]) {
+      // An item of `levels` nested containers around an object leaf: the leaf sits at depth 4 + levels.
+      expect(() => snapshotFromJSON(JSON.stringify(withItem(nest(5, {}, asArray))), [Any], { maxDepth: 10 })).not.toThrow();
+      expect(() => snapshotFromJSON(JSON.stringify(withItem(nest(6, {}, asArray))), [Any], { maxDepth: 10 })).toThrow(/deeper than 10/);
+      // Primitives do not count as a level.
+      expect(() => snapshotFromJSON(JSON.stringify(withItem(nest(5, 1, asArray))), [Any], { maxDepth: 10 })).not.toThrow();
+    }
   });
 
   it('never lets __proto__ in untrusted JSON reach a prototype', () => {
