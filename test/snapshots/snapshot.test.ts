@@ -7,7 +7,10 @@ import {
   snapshotFromJSON,
   UnknownSliceError,
   SNAPSHOT_FORMAT_VERSION,
+  SessionRestored,
+  type Envelope,
 } from '../../src/index';
+import { map } from 'rxjs';
 import { SESSION_INTERNALS } from '../../src/session/internals';
 import { Counter, CounterBumped, NoteAdded, Notes } from '../fixtures';
 
@@ -151,6 +154,21 @@ describe('snapshot and restore fast paths', () => {
     source.restore(snap, { slices: ['counter'] });
     expect(source.slice(Counter).latest()).toEqual({ n: 1 });
     expect(ids(source.slice(Notes).all())).toEqual([1, 3]);
+  });
+
+  it('restores through operator middleware, also when a middleware rewrites the restored event', () => {
+    const rewrite = map((env: Envelope) =>
+      SessionRestored.match(env.event) ? { ...env, event: { ...env.event, payload: { ...env.event.payload, slices: [...env.event.payload.slices] } } } : env,
+    );
+    for (const operators of [[map((env: Envelope) => ({ ...env }))], [rewrite]]) {
+      const s = createSession({ slices: [Counter, Notes], middleware: { operators } });
+      s.dispatch(NoteAdded({ id: 1, text: 'a' }));
+      const snap = s.snapshot({ includeLogs: true });
+      s.dispatch(NoteAdded({ id: 2, text: 'b' }));
+      s.restore(snap);
+      expect(ids(s.slice(Notes).all())).toEqual([1]);
+      expect(s.slice(Counter).latest()).toEqual({ n: 1 });
+    }
   });
 
   it('captures slices added after earlier snapshots, and still restores the earlier ones', () => {
