@@ -8,10 +8,9 @@ import { deepFreeze } from '../internal/freeze';
 import type { Reducer, ReducerEntry, ReducerMiddleware, SessionReader, SliceDef } from '../slices/reducer';
 import type { SliceOp } from '../slices/slice-op';
 import type { SliceView } from '../slices/slice-view';
-import { makeSnapshot, snapshotEntries, snapshotSource, type Snapshot, type SnapshotSlice } from '../snapshots/snapshot';
-import { UnknownSliceError } from '../snapshots/codec';
+import type { Snapshot } from '../snapshots/snapshot';
 import { memory } from '../storage/memory-storage';
-import type { StorageFactory, StorageTransaction, StoredSlice } from '../storage/slice-storage';
+import type { StorageFactory, StorageTransaction } from '../storage/slice-storage';
 import {
   DispatchInReducerError,
   DuplicateSliceError,
@@ -22,6 +21,7 @@ import {
   SliceNotRegisteredError,
 } from './errors';
 import { SliceRecord, type Route, type SliceHandle, type SliceRuntimeConfig } from './slice-handle';
+import { SessionSnapshots } from './session-snapshots';
 import { SessionReset, SessionRestored, SliceCleared, SliceSeeded } from './system-events';
 import { ATTACH, rejectNotASlice, SESSION_INTERNALS, type Attachable, type CommitListener, type SessionInternals } from './internals';
 
@@ -134,21 +134,6 @@ const NO_EVENT: Event = Object.freeze({ type: '(none)', payload: undefined });
 
 const isProduction = (): boolean =>
   (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.['NODE_ENV'] === 'production';
-
-/**
- * The slices a session's `snapshot()` captures, in registration order, with their last entries.
- * Every snapshot keeps its plan (privately), so restoring it needs no lookups by name.
- */
-interface CapturePlan {
-  /** The session's internals: tells its own snapshots from any other. */
-  readonly owner: object;
-  /** How many slices the session had when the plan was made. */
-  readonly recordCount: number;
-  readonly names: readonly string[];
-  readonly records: readonly SliceRecord<any>[];
-  /** The last entry captured per slice (reused while the slice's version is unchanged). */
-  readonly captured: (SnapshotSlice | undefined)[];
-}
 
 interface HeldCommit {
   readonly committed: CommittedEnvelope;
@@ -613,56 +598,12 @@ export function createSession(options: SessionOptions): Session {
       const snapshot = restoring.get(env.seq);
       if (snapshot === undefined) return;
       restoring.delete(env.seq);
-      const plan = ownPlan(snapshot);
-      if (plan !== undefined && event.payload.slices === plan.names) {
-        // A whole snapshot of this session: its records and entries, in order, without lookups.
-        const entries = snapshotEntries(snapshot) as readonly SnapshotSlice[];
-        for (let i = 0; i < plan.records.length; i++) {
-          const stored = (entries[i] as SnapshotSlice).stored as StoredSlice<unknown>;
-          pendingOf(plan.records[i] as SliceRecord<any>).restore(stored, env.at);
-        }
-        return;
-      }
-      for (const name of event.payload.slices) {
-        const s = snapshot.slices[name] as SnapshotSlice;
-        const tx = pendingOf(recordOf(name));
-        if (s.stored !== undefined) tx.restore(s.stored, env.at);
-        else tx.replace(s.items, env.at);
-      }
+      snapshots.restore(snapshot, event.payload.slices, env.at, pendingOf);
     }
   }
 
   const restoring = new Map<number, Snapshot>();
-
-  // ---- snapshots ----------------------------------------------------------------------
-
-  /** Capture plans for `snapshot()` (state slices only) and `snapshot({ includeLogs: true })`. */
-  let statePlan: CapturePlan | undefined;
-  let fullPlan: CapturePlan | undefined;
-
-  /** The plan of the slices to capture, rebuilt only when a slice was added since. */
-  function capturePlan(includeLogs: boolean): CapturePlan {
-    const plan = includeLogs ? fullPlan : statePlan;
-    if (plan !== undefined && plan.recordCount === records.size) return plan;
-    const list: SliceRecord<any>[] = [];
-    for (const record of records.values()) if (includeLogs || record.def.policy !== 'log') list.push(record);
-    const next: CapturePlan = {
-      owner: internals,
-      recordCount: records.size,
-      names: Object.freeze(list.map((r) => r.def.name)),
-      records: list,
-      captured: list.map(() => undefined),
-    };
-    if (includeLogs) fullPlan = next;
-    else statePlan = next;
-    return next;
-  }
-
-  /** The plan of a snapshot this session took, or `undefined` for any other snapshot. */
-  function ownPlan(snapshot: Snapshot): CapturePlan | undefined {
-    const source = snapshotSource(snapshot) as CapturePlan | undefined;
-    return source !== undefined && source.owner === internals ? source : undefined;
-  }
+  const snapshots = new SessionSnapshots(records, freeze);
 
   // ---- public face --------------------------------------------------------------------
 
@@ -804,33 +745,10 @@ export function createSession(options: SessionOptions): Session {
       return result;
     },
     snapshot(opts = {}) {
-      const plan = capturePlan(opts.includeLogs === true);
-      const { records: list, captured } = plan;
-      const entries = new Array<SnapshotSlice>(list.length);
-      for (let i = 0; i < list.length; i++) {
-        const record = list[i] as SliceRecord<any>;
-        const storage = record.storage;
-        // One entry per slice version, shared by every snapshot taken at that version.
-        let entry = captured[i];
-        if (entry === undefined || entry.version !== storage.version) {
-          const stored = storage.snapshot();
-          entry = { policy: record.def.policy, version: storage.version, items: stored.items, stored };
-          captured[i] = freeze ? Object.freeze(entry) : entry;
-        }
-        entries[i] = entry;
-      }
-      return makeSnapshot(lastSeq, scheduler.now(), opts.tag, plan.names, entries, plan);
+      return snapshots.take(lastSeq, scheduler.now(), opts.tag, opts.includeLogs === true);
     },
     restore(snapshot, opts = {}) {
-      const plan = opts.slices === undefined ? ownPlan(snapshot) : undefined;
-      // A whole snapshot of this session names registered slices only (slices are never removed).
-      const names = plan?.names ?? opts.slices ?? Object.keys(snapshot.slices);
-      if (plan === undefined) {
-        for (const name of names) {
-          if (!records.has(name)) throw new UnknownSliceError(name, [...records.keys()]);
-          if (!(name in snapshot.slices)) throw new UnknownSliceError(name, Object.keys(snapshot.slices));
-        }
-      }
+      const names = snapshots.namesToRestore(snapshot, opts.slices);
       const env = accept(SessionRestored({ slices: names, fromSeq: snapshot.seq, tag: snapshot.tag }), { source: 'rxslice' }, true);
       restoring.set(env.seq, snapshot);
       try {
