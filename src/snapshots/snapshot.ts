@@ -26,9 +26,10 @@ export interface SnapshotJSON {
  * did not change since the previous snapshot shares that snapshot's entry.
  * `JSON.stringify(snapshot)` writes the versioned JSON form.
  *
- * @remarks The snapshot and its `slices` record are frozen; the entries and their items are
- * frozen as the session freezes its items (its `freeze` option, off in production).
- * Later changes to the session never show through a snapshot.
+ * @remarks The snapshot and its `slices` record are frozen. In a session's snapshot the
+ * entries and their items are frozen as the session freezes its items (its `freeze` option,
+ * off in production); `snapshotFromJSON` deep-freezes everything it reads. Later changes to
+ * the session never show through a snapshot.
  */
 export interface Snapshot {
   readonly formatVersion: number;

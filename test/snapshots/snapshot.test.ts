@@ -125,6 +125,19 @@ describe('snapshot and restore fast paths', () => {
     expect(c.slices).toBe(c.slices);
   });
 
+  it('freezes entries as the session freezes items; the snapshot itself is always frozen', () => {
+    const s = createSession({ slices: [Counter, Notes], freeze: false });
+    s.dispatch(NoteAdded({ id: 1, text: 'a' }));
+    const snap = s.snapshot({ includeLogs: true });
+    expect(Object.isFrozen(snap)).toBe(true);
+    expect(Object.isFrozen(snap.slices)).toBe(true);
+    expect(Object.isFrozen(snap.slices['notes'])).toBe(false);
+    s.dispatch(NoteAdded({ id: 2, text: 'b' }));
+    s.dispatch(CounterBumped({ by: 5 }));
+    expect(ids(snap.slices['notes']?.items)).toEqual([1]);
+    expect(snap.slices['counter']?.items).toEqual([{ n: 1 }]);
+  });
+
   it('counts a restore as one change of every restored slice, also when restoring the same snapshot again', () => {
     const s = make();
     const snap = s.snapshot({ includeLogs: true });
