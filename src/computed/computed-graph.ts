@@ -36,7 +36,7 @@ export class ComputedGraph {
     const stop = this.internals.onCommit((changed) => this.propagate(changed));
     this.internals.onDispose(() => {
       stop();
-      for (const node of this.nodes.values()) node.changes.complete();
+      for (const node of this.nodes.values()) node.complete();
     });
   }
 
@@ -92,7 +92,7 @@ export class ComputedGraph {
       if (s.node !== undefined) s.node.dependents.delete(node);
       else this.bySlice.get(s.slice.name)?.delete(node);
     }
-    node.changes.complete();
+    node.complete();
   }
 
   /** Forgets `node`'s memo; observed nodes at or above it are recomputed and emit if they changed. */

@@ -1,4 +1,4 @@
-import { Subject } from 'rxjs';
+import { config } from 'rxjs';
 import type { SessionReader, SliceDef } from '../slices/reducer';
 import type { SessionInternals } from '../session/internals';
 import { ComputedError } from './computed-errors';
@@ -8,6 +8,23 @@ import type { ComputedDef } from './define-computed';
 export type NodeSource =
   | { readonly slice: SliceDef<string, any>; readonly node?: undefined }
   | { readonly slice?: undefined; readonly node: ComputedNode<any> };
+
+/** @internal What a `value$` subscription registers on a node. */
+export interface NodeListener<TValue> {
+  next(value: TValue): void;
+  complete(): void;
+}
+
+const NO_LISTENERS: readonly NodeListener<any>[] = Object.freeze([]);
+
+/** Reports a listener's error as RxJS reports an unhandled one: asynchronously, never to the emitter. */
+function reportLater(error: unknown): void {
+  setTimeout(() => {
+    const { onUnhandledError } = config;
+    if (onUnhandledError) onUnhandledError(error);
+    else throw error;
+  });
+}
 
 /**
  * @internal The live state of one computed slice in one session.
@@ -26,11 +43,18 @@ export class ComputedNode<TValue> {
   version = 0;
   /** Source versions at the last computation; `undefined` = never computed, or invalidated. */
   private seen: number[] | undefined;
-  /** Version last pushed to `changes` (each observer also drops repeats by `equals`). */
+  /** Scratch array for the source versions of the next computation (swapped with `seen`). */
+  private spare: number[];
+  /** Version last pushed to the listeners (each observer also drops repeats by `equals`). */
   emittedVersion = -1;
   readonly depth: number;
   readonly dependents = new Set<ComputedNode<any>>();
-  readonly changes = new Subject<TValue>();
+  /**
+   * The `value$` subscriptions, called directly by `emit()` (no Subject in between). Replaced,
+   * never mutated, on every change, so an emission goes through the list it started with.
+   */
+  private listeners: readonly NodeListener<TValue>[] = NO_LISTENERS;
+  private completed = false;
   observers = 0;
   /** Dropped from its family's cache while observed: detach when the last observer leaves. */
   orphan = false;
@@ -44,6 +68,7 @@ export class ComputedNode<TValue> {
     let depth = 0;
     for (const s of sources) if (s.node !== undefined) depth = Math.max(depth, s.node.depth);
     this.depth = depth + 1;
+    this.spare = new Array<number>(sources.length);
   }
 
   private sourceVersion(s: NodeSource): number {
@@ -68,26 +93,33 @@ export class ComputedNode<TValue> {
 
   /** Brings the value up to date with the sources; never throws (failures are reported). */
   refresh(): void {
-    const n = this.sources.length;
-    let seen = this.seen;
+    const sources = this.sources;
+    const n = sources.length;
+    const seen = this.seen;
+    // Each source's version is read once, after refreshing it, into the spare array; the spare
+    // becomes `seen` when something changed (two arrays per node, swapped: no allocation per commit).
+    const versions = this.spare;
     let stale = seen === undefined;
     for (let i = 0; i < n; i++) {
-      const s = this.sources[i] as NodeSource;
-      if (s.node !== undefined) s.node.refresh();
-      if (!stale && this.sourceVersion(s) !== (seen as number[])[i]) stale = true;
+      const s = sources[i] as NodeSource;
+      let version: number;
+      if (s.node !== undefined) {
+        s.node.refresh();
+        version = s.node.version;
+      } else {
+        version = this.internals.version(s.slice.name);
+      }
+      versions[i] = version;
+      if (!stale && version !== (seen as number[])[i]) stale = true;
     }
     if (!stale) return;
-    seen = new Array<number>(n);
-    const values = new Array<unknown>(n);
+    this.seen = versions;
+    this.spare = seen ?? new Array<number>(n);
     let blocked: ComputedError | undefined;
     for (let i = 0; i < n; i++) {
-      const s = this.sources[i] as NodeSource;
-      seen[i] = this.sourceVersion(s);
-      if (s.node === undefined) values[i] = this.reader.read(s.slice);
-      else if (s.node.hasValue) values[i] = s.node.value;
-      else blocked ??= s.node.failure;
+      const s = sources[i] as NodeSource;
+      if (s.node !== undefined && !s.node.hasValue) blocked ??= s.node.failure;
     }
-    this.seen = seen;
     if (blocked !== undefined) {
       // A source never produced a value (its failure was already reported): nothing to compute from.
       if (!this.hasValue) this.failure = blocked;
@@ -95,7 +127,7 @@ export class ComputedNode<TValue> {
     }
     let next: TValue;
     try {
-      next = this.def.project(...values);
+      next = this.project();
     } catch (cause) {
       const error = new ComputedError(this.def.name, cause);
       if (!this.hasValue) this.failure = error;
@@ -109,10 +141,62 @@ export class ComputedNode<TValue> {
     this.version++;
   }
 
-  /** Pushes the value to observers if it changed since the last push. */
+  /** The value of source `i`: a slice's items, or a computed source's value. */
+  private valueOf(i: number): unknown {
+    const s = this.sources[i] as NodeSource;
+    return s.node === undefined ? this.reader.read(s.slice) : s.node.value;
+  }
+
+  /** Calls `project` with the sources' values (no argument array for up to three sources). */
+  private project(): TValue {
+    const project = this.def.project;
+    switch (this.sources.length) {
+      case 0:
+        return project();
+      case 1:
+        return project(this.valueOf(0));
+      case 2:
+        return project(this.valueOf(0), this.valueOf(1));
+      case 3:
+        return project(this.valueOf(0), this.valueOf(1), this.valueOf(2));
+      default:
+        return project(...this.sources.map((_, i) => this.valueOf(i)));
+    }
+  }
+
+  /** Pushes the value to the listeners if it changed since the last push. */
   emit(): void {
     if (!this.hasValue || this.emittedVersion === this.version) return;
     this.emittedVersion = this.version;
-    this.changes.next(this.value as TValue);
+    const listeners = this.listeners;
+    const value = this.value as TValue;
+    for (let i = 0; i < listeners.length; i++) {
+      try {
+        (listeners[i] as NodeListener<TValue>).next(value);
+      } catch (error) {
+        reportLater(error);
+      }
+    }
+  }
+
+  /** Adds a listener of `emit()`; returns its removal. A completed node completes it at once. */
+  listen(listener: NodeListener<TValue>): () => void {
+    if (this.completed) {
+      listener.complete();
+      return () => undefined;
+    }
+    this.listeners = [...this.listeners, listener];
+    return () => {
+      this.listeners = this.listeners.filter((l) => l !== listener);
+    };
+  }
+
+  /** Completes every listener (the session was disposed, or the node left the graph). */
+  complete(): void {
+    if (this.completed) return;
+    this.completed = true;
+    const listeners = this.listeners;
+    this.listeners = NO_LISTENERS;
+    for (const listener of listeners) listener.complete();
   }
 }

@@ -61,9 +61,9 @@ export function handleOf<TValue>(graph: ComputedGraph, node: ComputedNode<TValue
       subscriber.next(value);
     };
     if (node.hasValue) deliver(node.value as TValue);
-    const sub = node.changes.subscribe({ next: deliver, complete: () => subscriber.complete() });
+    const remove = node.listen({ next: deliver, complete: () => subscriber.complete() });
     return () => {
-      sub.unsubscribe();
+      remove();
       graph.release(node);
     };
   });

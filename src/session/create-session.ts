@@ -8,8 +8,7 @@ import { deepFreeze } from '../internal/freeze';
 import type { Reducer, ReducerEntry, ReducerMiddleware, SessionReader, SliceDef } from '../slices/reducer';
 import type { SliceOp } from '../slices/slice-op';
 import type { SliceView } from '../slices/slice-view';
-import { makeSnapshot, type Snapshot, type SnapshotSlice } from '../snapshots/snapshot';
-import { UnknownSliceError } from '../snapshots/codec';
+import type { Snapshot } from '../snapshots/snapshot';
 import { memory } from '../storage/memory-storage';
 import { InvalidWindowError } from '../windows/invalid-window-error';
 import { SliceWindow } from '../windows/slice-window';
@@ -24,6 +23,7 @@ import {
   SliceNotRegisteredError,
 } from './errors';
 import { SliceRecord, type Route, type SliceHandle, type SliceRuntimeConfig } from './slice-handle';
+import { SessionSnapshots } from './session-snapshots';
 import { SessionReset, SessionRestored, SliceCleared, SliceSeeded } from './system-events';
 import { ATTACH, rejectNotASlice, SESSION_INTERNALS, type Attachable, type CommitListener, type SessionInternals } from './internals';
 
@@ -49,9 +49,9 @@ export interface SessionOptions {
    */
   readonly validation?: ValidationMode;
   /**
-   * Deep-freeze items entering the session and the arrays handed to readers. Default: on
-   * unless `process.env.NODE_ENV === 'production'` (as Redux Toolkit's dev-only checks do);
-   * readers always get read-only arrays for log slices.
+   * Deep-freeze items entering the session, the arrays handed to readers and the entries of
+   * snapshots. Default: on unless `process.env.NODE_ENV === 'production'` (as Redux Toolkit's
+   * dev-only checks do); readers always get read-only arrays for log slices.
    */
   readonly freeze?: boolean;
   /** Storage per policy. Default: `memory({ freeze })` for both. */
@@ -619,16 +619,12 @@ export function createSession(options: SessionOptions): Session {
       const snapshot = restoring.get(env.seq);
       if (snapshot === undefined) return;
       restoring.delete(env.seq);
-      for (const name of event.payload.slices) {
-        const s = snapshot.slices[name] as SnapshotSlice;
-        const tx = pendingOf(recordOf(name));
-        if (s.stored !== undefined) tx.restore(s.stored, env.at);
-        else tx.replace(s.items, env.at);
-      }
+      snapshots.restore(snapshot, event.payload.slices, env.at, pendingOf);
     }
   }
 
   const restoring = new Map<number, Snapshot>();
+  const snapshots = new SessionSnapshots(records, freeze);
 
   // ---- public face --------------------------------------------------------------------
 
@@ -777,20 +773,10 @@ export function createSession(options: SessionOptions): Session {
       return result;
     },
     snapshot(opts = {}) {
-      const slices: Record<string, SnapshotSlice> = {};
-      for (const [name, record] of records) {
-        if (record.def.policy === 'log' && opts.includeLogs !== true) continue;
-        const stored = record.storage.snapshot();
-        slices[name] = { policy: record.def.policy, version: record.storage.version, items: stored.items, stored };
-      }
-      return makeSnapshot(lastSeq, scheduler.now(), opts.tag, slices);
+      return snapshots.take(lastSeq, scheduler.now(), opts.tag, opts.includeLogs === true);
     },
     restore(snapshot, opts = {}) {
-      const names = opts.slices ?? Object.keys(snapshot.slices);
-      for (const name of names) {
-        if (!records.has(name)) throw new UnknownSliceError(name, [...records.keys()]);
-        if (!(name in snapshot.slices)) throw new UnknownSliceError(name, Object.keys(snapshot.slices));
-      }
+      const names = snapshots.namesToRestore(snapshot, opts.slices);
       const env = accept(SessionRestored({ slices: names, fromSeq: snapshot.seq, tag: snapshot.tag }), { source: 'rxslice' }, true);
       restoring.set(env.seq, snapshot);
       try {

@@ -31,22 +31,50 @@ export interface SnapshotReadLimits {
   readonly maxDepth?: number;
 }
 
+/** An array, checked without zod's per-element copy (each item is validated with its slice's schema after). */
+const ItemArray = z.custom<readonly unknown[]>((value) => Array.isArray(value), { message: 'Expected an array of items' });
+
 const Envelope = z.object({
   format: z.literal('rxslice.snapshot'),
   formatVersion: z.number().int().positive(),
   seq: z.number().int().nonnegative(),
   at: z.number(),
   tag: z.string().optional(),
-  slices: z.record(z.string(), z.object({ policy: z.enum(['state', 'log']), items: z.array(z.unknown()) })),
+  slices: z.record(z.string(), z.object({ policy: z.enum(['state', 'log']), items: ItemArray })),
 });
 
+/**
+ * Throws when an object or array sits at depth `maxDepth` or deeper (the root is at depth 0).
+ * Iterative (no recursion limit) and allocation-free apart from its two stacks: only objects
+ * are pushed, with their depth on a parallel stack.
+ */
 function checkDepth(root: unknown, maxDepth: number): void {
-  const stack: [unknown, number][] = [[root, 0]];
-  while (stack.length > 0) {
-    const [value, depth] = stack.pop() as [unknown, number];
-    if (value === null || typeof value !== 'object') continue;
+  if (root === null || typeof root !== 'object') return;
+  const values: object[] = [root];
+  const depths: number[] = [0];
+  while (values.length > 0) {
+    const value = values.pop() as Record<string, unknown>;
+    const depth = depths.pop() as number;
     if (depth >= maxDepth) throw new InvalidSnapshotError(`it nests deeper than ${maxDepth} levels`);
-    for (const key of Object.keys(value)) stack.push([(value as Record<string, unknown>)[key], depth + 1]);
+    if (Array.isArray(value)) {
+      for (let i = 0; i < value.length; i++) {
+        const child: unknown = value[i];
+        if (child !== null && typeof child === 'object') {
+          values.push(child);
+          depths.push(depth + 1);
+        }
+      }
+    } else {
+      // `for...in` (twice as fast as `Object.keys` here) also visits inherited enumerable keys,
+      // which only makes the check stricter.
+      for (const key in value) {
+        const child = value[key];
+        if (child !== null && typeof child === 'object') {
+          values.push(child);
+          depths.push(depth + 1);
+        }
+      }
+    }
   }
 }
 
@@ -91,11 +119,12 @@ export function snapshotFromJSON(
     );
   }
   const byName = new Map(slices.map((s) => [s.name, s]));
-  const out: Record<string, SnapshotSlice> = {};
-  for (const name of Object.keys(body.slices)) {
+  const names = Object.keys(body.slices);
+  const entries: SnapshotSlice[] = [];
+  for (const name of names) {
     const def = byName.get(name);
     if (def === undefined) throw new UnknownSliceError(name, [...byName.keys()]);
-    const entry = body.slices[name] as { policy: 'state' | 'log'; items: unknown[] };
+    const entry = body.slices[name] as { policy: 'state' | 'log'; items: readonly unknown[] };
     const items = entry.items.map((item, index) => {
       if (def.schema === undefined) return item;
       const r = def.schema.safeParse(item);
@@ -104,7 +133,7 @@ export function snapshotFromJSON(
       }
       return r.data;
     });
-    out[name] = { policy: def.policy, version: 0, items: deepFreeze(items) };
+    entries.push(Object.freeze({ policy: def.policy, version: 0, items: deepFreeze(items) }));
   }
-  return makeSnapshot(body.seq, body.at, body.tag, out);
+  return makeSnapshot(body.seq, body.at, body.tag, names, entries);
 }

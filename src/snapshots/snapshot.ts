@@ -22,8 +22,14 @@ export interface SnapshotJSON {
 
 /**
  * An immutable capture of a session's slices at one sequence number. Taking it is
- * O(number of slices): items are shared with the session, never copied.
+ * O(number of slices): items are shared with the session, never copied, and a slice that
+ * did not change since the previous snapshot shares that snapshot's entry.
  * `JSON.stringify(snapshot)` writes the versioned JSON form.
+ *
+ * @remarks The snapshot and its `slices` record are frozen. In a session's snapshot the
+ * entries and their items are frozen as the session freezes its items (its `freeze` option,
+ * off in production); `snapshotFromJSON` deep-freezes everything it reads. Later changes to
+ * the session never show through a snapshot.
  */
 export interface Snapshot {
   readonly formatVersion: number;
@@ -39,35 +45,83 @@ export interface Snapshot {
 /** The JSON format version this build writes. */
 export const SNAPSHOT_FORMAT_VERSION = 1;
 
-/** @internal Builds a frozen snapshot value. */
+/**
+ * The snapshot value. Kept as parallel arrays of names and entries: `slices` is built (and
+ * frozen) on first read, and `toJSON` lives on the prototype, so taking a snapshot costs one
+ * small object per slice at most. Whoever made it may keep a private `source` in it (a
+ * session keeps its restore plan), invisible to `Object.keys`, `JSON.stringify` and equality.
+ */
+class FrozenSnapshot implements Snapshot {
+  readonly formatVersion = SNAPSHOT_FORMAT_VERSION;
+  readonly #names: readonly string[];
+  readonly #entries: readonly SnapshotSlice[];
+  readonly #source: unknown;
+  #slices: Readonly<Record<string, SnapshotSlice>> | undefined = undefined;
+  constructor(
+    readonly seq: number,
+    readonly at: number,
+    readonly tag: string | undefined,
+    names: readonly string[],
+    entries: readonly SnapshotSlice[],
+    source: unknown,
+  ) {
+    this.#names = names;
+    this.#entries = entries;
+    this.#source = source;
+  }
+  get slices(): Readonly<Record<string, SnapshotSlice>> {
+    if (this.#slices === undefined) {
+      const slices: Record<string, SnapshotSlice> = {};
+      for (let i = 0; i < this.#names.length; i++) slices[this.#names[i] as string] = this.#entries[i] as SnapshotSlice;
+      this.#slices = Object.freeze(slices);
+    }
+    return this.#slices;
+  }
+  toJSON(): SnapshotJSON {
+    const out: Record<string, { policy: SlicePolicy; items: readonly unknown[] }> = {};
+    for (let i = 0; i < this.#names.length; i++) {
+      const s = this.#entries[i] as SnapshotSlice;
+      // `slice()` copies natively, also for the storage's read-only views (iterating a view
+      // element by element goes through its proxy).
+      out[this.#names[i] as string] = { policy: s.policy, items: s.items.slice() };
+    }
+    return {
+      format: 'rxslice.snapshot',
+      formatVersion: SNAPSHOT_FORMAT_VERSION,
+      seq: this.seq,
+      at: this.at,
+      ...(this.tag === undefined ? {} : { tag: this.tag }),
+      slices: out,
+    };
+  }
+  /** @internal */
+  static sourceOf(snapshot: Snapshot): unknown {
+    return #source in snapshot ? snapshot.#source : undefined;
+  }
+  /** @internal */
+  static entriesOf(snapshot: Snapshot): readonly SnapshotSlice[] | undefined {
+    return #entries in snapshot ? snapshot.#entries : undefined;
+  }
+}
+
+/**
+ * @internal Builds a frozen snapshot of the slices `names[i]` → `entries[i]` (both arrays are
+ * kept, never copied: the caller must not change them). `source` is kept privately for
+ * whoever made the snapshot (see {@link snapshotSource}).
+ */
 export function makeSnapshot(
   seq: number,
   at: number,
   tag: string | undefined,
-  slices: Record<string, SnapshotSlice>,
+  names: readonly string[],
+  entries: readonly SnapshotSlice[],
+  source?: unknown,
 ): Snapshot {
-  Object.freeze(slices);
-  const snapshot: Snapshot = {
-    formatVersion: SNAPSHOT_FORMAT_VERSION,
-    seq,
-    at,
-    tag,
-    slices,
-    toJSON(): SnapshotJSON {
-      const out: Record<string, { policy: SlicePolicy; items: readonly unknown[] }> = {};
-      for (const name of Object.keys(slices)) {
-        const s = slices[name] as SnapshotSlice;
-        out[name] = { policy: s.policy, items: Array.from(s.items) };
-      }
-      return {
-        format: 'rxslice.snapshot',
-        formatVersion: SNAPSHOT_FORMAT_VERSION,
-        seq,
-        at,
-        ...(tag === undefined ? {} : { tag }),
-        slices: out,
-      };
-    },
-  };
-  return Object.freeze(snapshot);
+  return Object.freeze(new FrozenSnapshot(seq, at, tag, names, entries, source));
 }
+
+/** @internal The `source` a snapshot was made with (`undefined` for any other value). */
+export const snapshotSource = (snapshot: Snapshot): unknown => FrozenSnapshot.sourceOf(snapshot);
+
+/** @internal The entries of a snapshot made by {@link makeSnapshot}, in the order of its names. */
+export const snapshotEntries = (snapshot: Snapshot): readonly SnapshotSlice[] | undefined => FrozenSnapshot.entriesOf(snapshot);

@@ -77,9 +77,16 @@ class Window<TItem> implements SliceView<TItem> {
   }
 }
 
-/** A capture of the cells, restorable without copying (buffers below `end` never change). */
+/**
+ * A capture of the cells: a frozen copy, restorable without copying (indices below `end` of a
+ * buffer are never rewritten, so the capture stays valid whatever the storage does next).
+ */
 class CellsToken<TItem> {
-  constructor(readonly cells: Readonly<Cells<TItem>>) {}
+  readonly cells: Readonly<Cells<TItem>>;
+  constructor(c: Readonly<Cells<TItem>>) {
+    // The window memo is not captured: a restore discards it (the window scans once again).
+    this.cells = Object.freeze({ buf: c.buf, times: c.times, start: c.start, end: c.end, appended: c.appended, sealed: c.sealed, memo: undefined });
+  }
 }
 
 class MemoryTransaction<TItem> implements StorageTransaction<TItem> {
@@ -88,13 +95,21 @@ class MemoryTransaction<TItem> implements StorageTransaction<TItem> {
   private readonly c: Cells<TItem> = { buf: [], times: [], start: 0, end: 0, appended: 0, sealed: false, memo: undefined };
   private readonly pendingView = new Window<TItem>(this.c);
   private beginLength = 0;
+  /**
+   * Items of `c.buf` below this index existed before this transaction used the buffer (views
+   * and captures may hold them): `dropBack` never truncates the buffer below it.
+   */
+  private keep = 0;
+  /** The capture this transaction restored, while nothing else has changed the cells. */
+  private restored: StoredSlice<TItem> | undefined = undefined;
 
   constructor(private readonly owner: MemoryStorage<TItem>) {}
 
   /** @internal Re-arms this (reused) transaction over the committed cells. */
   reset(committed: Cells<TItem>): void {
     copyCells(this.c, committed);
-    this.beginLength = committed.buf.length;
+    this.beginLength = this.keep = committed.buf.length;
+    this.restored = undefined;
     this.changed = false;
     this.open = true;
   }
@@ -122,9 +137,11 @@ class MemoryTransaction<TItem> implements StorageTransaction<TItem> {
     c.end -= c.start;
     c.start = 0;
     c.sealed = false;
+    this.keep = 0;
   }
   append(item: TItem, at: number): void {
     const c = this.c;
+    this.restored = undefined;
     if (c.sealed || c.end !== c.buf.length) this.own();
     c.buf.push(item);
     c.times.push(at);
@@ -162,6 +179,8 @@ class MemoryTransaction<TItem> implements StorageTransaction<TItem> {
     c.times = times;
     c.start = 0;
     c.end = n;
+    this.keep = n;
+    this.restored = undefined;
     this.changed = true;
   }
   restore(stored: StoredSlice<TItem>, at: number): void {
@@ -169,6 +188,9 @@ class MemoryTransaction<TItem> implements StorageTransaction<TItem> {
     if (token instanceof CellsToken) {
       copyCells(this.c, token.cells as Cells<TItem>);
       this.c.memo = undefined;
+      this.keep = this.c.buf.length;
+      // Committed as is, the cells equal the capture's: the storage hands out `stored` again.
+      this.restored = stored;
       this.changed = true;
       return;
     }
@@ -180,6 +202,7 @@ class MemoryTransaction<TItem> implements StorageTransaction<TItem> {
     const c = this.c;
     if (c.end === c.start) return;
     c.memo = undefined;
+    this.restored = undefined;
     if (predicate === undefined) {
       c.buf = EMPTY as unknown as TItem[];
       c.times = [];
@@ -196,6 +219,7 @@ class MemoryTransaction<TItem> implements StorageTransaction<TItem> {
     const c = this.c;
     const n = Math.min(count, c.end - c.start);
     if (n <= 0) return EMPTY;
+    this.restored = undefined;
     const dropped = n === 1 ? [c.buf[c.start] as TItem] : c.buf.slice(c.start, c.start + n);
     c.start += n;
     if (c.start >= COMPACT_MIN && c.start * 2 >= c.buf.length) this.own();
@@ -206,10 +230,12 @@ class MemoryTransaction<TItem> implements StorageTransaction<TItem> {
     const c = this.c;
     const n = Math.min(count, c.end - c.start);
     if (n <= 0) return EMPTY;
+    this.restored = undefined;
     const dropped = c.buf.slice(c.end - n, c.end);
     c.end -= n;
-    // Items this transaction pushed may be truncated again; committed ones must stay.
-    const floor = Math.max(c.end, this.owner.committedEnd(c.buf));
+    // Items this transaction pushed may be truncated again; items that were in the buffer
+    // before (committed, or held by a capture or view of the same buffer) must stay.
+    const floor = Math.max(c.end, this.keep);
     if (!c.sealed && c.buf.length > floor) {
       c.buf.length = floor;
       c.times.length = floor;
@@ -220,6 +246,7 @@ class MemoryTransaction<TItem> implements StorageTransaction<TItem> {
   dropIndices(indices: readonly number[]): readonly TItem[] {
     if (indices.length === 0) return EMPTY;
     const c = this.c;
+    this.restored = undefined;
     if (indices.length <= 4 && ascendingWithin(indices, c.end - c.start)) {
       // A few items (a predicate window evicting one per append): copy with native slices, then splice.
       const buf = c.buf.slice(c.start, c.end);
@@ -257,17 +284,20 @@ class MemoryTransaction<TItem> implements StorageTransaction<TItem> {
     c.start = 0;
     c.end = buf.length;
     c.sealed = false;
+    this.keep = 0;
     if (dropped.length > 0) this.changed = true;
     return dropped;
   }
   commit(): void {
     if (!this.open) return;
     this.open = false;
-    if (this.changed) this.owner.settle(this.c);
+    if (this.changed) this.owner.settle(this.c, this.restored);
+    this.restored = undefined;
   }
   rollback(): void {
     if (!this.open) return;
     this.open = false;
+    this.restored = undefined;
     const committed = this.owner.cells;
     // Undo pushes onto the committed buffer so that its owner can keep appending in O(1).
     if (!committed.sealed && committed.buf.length > this.beginLength) {
@@ -313,6 +343,9 @@ export class MemoryStorage<TItem> implements SliceStorage<TItem> {
   readonly sealOnReplace: boolean;
   private readonly tx = new MemoryTransaction<TItem>(this);
   private readonly committedView: Window<TItem>;
+  /** The last capture, valid while `version === captureVersion` (one capture per version). */
+  private capture: StoredSlice<TItem> | undefined = undefined;
+  private captureVersion = -1;
 
   constructor(initial: readonly TItem[] = [], at = 0, options: MemoryStorageOptions = {}) {
     this.freeze = options.freeze ?? true;
@@ -342,22 +375,26 @@ export class MemoryStorage<TItem> implements SliceStorage<TItem> {
     this.tx.reset(this.cells);
     return this.tx;
   }
-  /** @internal The committed end when `buf` is the committed buffer, else 0. */
-  committedEnd(buf: readonly TItem[]): number {
-    return buf === this.cells.buf ? this.cells.end : 0;
-  }
-  /** @internal */
-  settle(next: Cells<TItem>): void {
+  /** @internal Commits `next`; `restored` is the capture it equals, when it is one. */
+  settle(next: Cells<TItem>, restored: StoredSlice<TItem> | undefined): void {
     copyCells(this.cells, next);
     this.version++;
+    if (restored !== undefined) {
+      this.capture = restored;
+      this.captureVersion = this.version;
+    }
   }
+  /**
+   * Captures the committed content in O(1), without copying items. Until the next change the
+   * same (frozen) capture is returned; after restoring a capture of this backend, that capture.
+   */
   snapshot(): StoredSlice<TItem> {
+    if (this.capture !== undefined && this.captureVersion === this.version) return this.capture;
     const c = this.cells;
-    return {
-      items: this.all(),
-      appended: c.appended,
-      token: new CellsToken({ ...c }),
-    };
+    const capture: StoredSlice<TItem> = Object.freeze({ items: this.all(), appended: c.appended, token: new CellsToken(c) });
+    this.capture = capture;
+    this.captureVersion = this.version;
+    return capture;
   }
   append(item: TItem, at: number): void {
     const tx = this.begin();

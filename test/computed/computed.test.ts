@@ -1,4 +1,4 @@
-import { combineLatest, map } from 'rxjs';
+import { combineLatest, config, map } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { createSession, isRxSliceError, SliceNotRegisteredError, type RxSliceError } from '../../src/index';
 import { computed } from '../../src/computed/computed';
@@ -319,6 +319,88 @@ describe('computed: failures, invalidation and lifecycle', () => {
     expect(events).toEqual(['n0', 'done']);
     computed(session, Double).value$.subscribe({ complete: () => events.push('late') });
     expect(events).toEqual(['n0', 'done', 'late']);
+  });
+});
+
+describe('computed: observers', () => {
+  it('passes every source to project in order, for any number of sources', () => {
+    const values = (count: readonly { n: number }[], notes: readonly unknown[]) => [n(count), notes.length];
+    const One = defineComputed('one', [Count], (c) => [n(c)]);
+    const Two = defineComputed('two', [Count, Notes], values);
+    const Three = defineComputed('three', [Count, Notes, Two], (c, notes, two) => [n(c), notes.length, ...two]);
+    const Four = defineComputed('four', [One, Count, Notes, Three], (one, c, notes, three) => [...one, n(c), notes.length, ...three]);
+    const None = defineComputed('none', [], () => 'constant');
+    const session = createSession({ slices: [Count, Notes] });
+    session.dispatch(Bumped({ by: 3 }));
+    session.dispatch(Noted({ text: 'a' }));
+    expect(computed(session, Four).latest()).toEqual([3, 3, 1, 3, 1, 3, 1]);
+    expect(computed(session, None).latest()).toBe('constant');
+    session.dispatch(Noted({ text: 'b' }));
+    expect(computed(session, Four).latest()).toEqual([3, 3, 2, 3, 2, 3, 2]);
+  });
+
+  it('an observer that unsubscribes another during an emission: the other hears nothing more', () => {
+    const Double = defineComputed('double', [Count], (count) => n(count) * 2);
+    const session = createSession({ slices: [Count] });
+    const seen: string[] = [];
+    const value$ = computed(session, Double).value$;
+    const first = value$.subscribe((v) => {
+      seen.push(`first ${v}`);
+      if (v === 2) second.unsubscribe();
+    });
+    const second = value$.subscribe((v) => seen.push(`second ${v}`));
+    session.dispatch(Bumped({ by: 1 }));
+    session.dispatch(Bumped({ by: 1 }));
+    expect(seen).toEqual(['first 0', 'second 0', 'first 2', 'first 4']);
+    first.unsubscribe();
+  });
+
+  it('an observer that subscribes during an emission gets the current value once, then later ones', () => {
+    const Double = defineComputed('double', [Count], (count) => n(count) * 2);
+    const session = createSession({ slices: [Count] });
+    const seen: string[] = [];
+    const value$ = computed(session, Double).value$;
+    value$.subscribe((v) => {
+      seen.push(`first ${v}`);
+      if (v === 2) value$.subscribe((w) => seen.push(`late ${w}`));
+    });
+    session.dispatch(Bumped({ by: 1 }));
+    session.dispatch(Bumped({ by: 1 }));
+    expect(seen).toEqual(['first 0', 'first 2', 'late 2', 'first 4', 'late 4']);
+  });
+
+  it("an observer whose equals throws is reported as an unhandled error (as RxJS does); the others and the session go on", async () => {
+    const unhandled: unknown[] = [];
+    const previous = config.onUnhandledError;
+    config.onUnhandledError = (e) => unhandled.push(e);
+    try {
+      // Per commit, equals runs once in the recomputation, then once per observer: make the
+      // first observer's call throw.
+      let calls = 0;
+      let explode = false;
+      const Double = defineComputed('double', [Count], (count) => n(count) * 2, {
+        equals: (a, b) => {
+          if (explode && ++calls === 2) throw new Error('equals exploded');
+          return a === b;
+        },
+      });
+      const session = createSession({ slices: [Count] });
+      const seen: number[] = [];
+      const value$ = computed(session, Double).value$;
+      value$.subscribe(() => undefined);
+      value$.subscribe((v) => seen.push(v));
+      explode = true;
+      expect(() => session.dispatch(Bumped({ by: 1 }))).not.toThrow();
+      expect(seen).toEqual([0, 2]);
+      expect(unhandled).toEqual([]);
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      expect(unhandled).toEqual([new Error('equals exploded')]);
+      explode = false;
+      session.dispatch(Bumped({ by: 1 }));
+      expect(seen).toEqual([0, 2, 4]);
+    } finally {
+      config.onUnhandledError = previous;
+    }
   });
 });
 

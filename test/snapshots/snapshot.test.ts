@@ -7,7 +7,11 @@ import {
   snapshotFromJSON,
   UnknownSliceError,
   SNAPSHOT_FORMAT_VERSION,
+  SessionRestored,
+  type Envelope,
 } from '../../src/index';
+import { map } from 'rxjs';
+import { SESSION_INTERNALS } from '../../src/session/internals';
 import { Counter, CounterBumped, NoteAdded, Notes } from '../fixtures';
 
 const make = () => createSession({ slices: [Counter, Notes], validation: 'always' });
@@ -68,6 +72,130 @@ describe('session.snapshot / restore', () => {
   });
 });
 
+describe('snapshot and restore fast paths', () => {
+  const ids = (items: readonly unknown[] | undefined) => (items ?? []).map((n) => (n as { id: number }).id);
+
+  it('restoring a snapshot after further appends to a log yields exactly its items, every time', () => {
+    const s = make();
+    s.dispatch(NoteAdded({ id: 1, text: 'a' }));
+    s.dispatch(NoteAdded({ id: 2, text: 'b' }));
+    const snap = s.snapshot({ includeLogs: true });
+    for (let round = 0; round < 3; round++) {
+      s.dispatch(NoteAdded({ id: 10 + round, text: 'later' }));
+      s.dispatch(CounterBumped({ by: 100 }));
+      s.restore(snap);
+      expect(ids(s.slice(Notes).all())).toEqual([1, 2]);
+      expect(s.slice(Counter).latest()).toEqual({ n: 2 });
+    }
+    s.dispatch(NoteAdded({ id: 3, text: 'c' }));
+    expect(ids(s.slice(Notes).all())).toEqual([1, 2, 3]);
+    expect(ids(snap.slices['notes']?.items)).toEqual([1, 2]);
+  });
+
+  it('a snapshot taken before a restore is unaffected by the restore and by later changes', () => {
+    const s = make();
+    s.dispatch(NoteAdded({ id: 1, text: 'a' }));
+    const early = s.snapshot({ includeLogs: true });
+    s.dispatch(NoteAdded({ id: 2, text: 'b' }));
+    const before = s.snapshot({ includeLogs: true });
+    const beforeJSON = JSON.stringify(before);
+    s.restore(early);
+    s.dispatch(NoteAdded({ id: 3, text: 'c' }));
+    s.dispatch(CounterBumped({ by: 7 }));
+    expect(ids(before.slices['notes']?.items)).toEqual([1, 2]);
+    expect(before.slices['counter']?.items).toEqual([{ n: 2 }]);
+    expect(JSON.stringify(before)).toBe(beforeJSON);
+    s.restore(before);
+    expect(ids(s.slice(Notes).all())).toEqual([1, 2]);
+    expect(s.slice(Counter).latest()).toEqual({ n: 2 });
+  });
+
+  it('shares the entry of an unchanged slice between snapshots; each entry has the version it captured', () => {
+    const s = make();
+    const a = s.snapshot({ includeLogs: true });
+    s.dispatch(NoteAdded({ id: 1, text: 'a' }));
+    const b = s.snapshot({ includeLogs: true });
+    expect(b.slices['notes']?.version).toBe(1);
+    expect(a.slices['notes']?.version).toBe(0);
+    const c = s.snapshot({ includeLogs: true, tag: 'c' });
+    expect(c.slices['notes']).toBe(b.slices['notes']);
+    expect(Object.isFrozen(c.slices)).toBe(true);
+    expect(Object.isFrozen(c.slices['notes'])).toBe(true);
+    expect(Object.keys(c.slices)).toEqual(['counter', 'notes']);
+    expect(c.slices).toBe(c.slices);
+  });
+
+  it('freezes entries as the session freezes items; the snapshot itself is always frozen', () => {
+    const s = createSession({ slices: [Counter, Notes], freeze: false });
+    s.dispatch(NoteAdded({ id: 1, text: 'a' }));
+    const snap = s.snapshot({ includeLogs: true });
+    expect(Object.isFrozen(snap)).toBe(true);
+    expect(Object.isFrozen(snap.slices)).toBe(true);
+    expect(Object.isFrozen(snap.slices['notes'])).toBe(false);
+    s.dispatch(NoteAdded({ id: 2, text: 'b' }));
+    s.dispatch(CounterBumped({ by: 5 }));
+    expect(ids(snap.slices['notes']?.items)).toEqual([1]);
+    expect(snap.slices['counter']?.items).toEqual([{ n: 1 }]);
+  });
+
+  it('counts a restore as one change of every restored slice, also when restoring the same snapshot again', () => {
+    const s = make();
+    const snap = s.snapshot({ includeLogs: true });
+    const changed: string[][] = [];
+    s.committed$.subscribe((c) => changed.push([...c.changed]));
+    const v = s.slice(Notes).version;
+    s.restore(snap);
+    s.restore(snap);
+    expect(changed).toEqual([
+      ['counter', 'notes'],
+      ['counter', 'notes'],
+    ]);
+    expect(s.slice(Notes).version).toBe(v + 2);
+  });
+
+  it('restores a snapshot of another session with the same slices, and a subset of its own', () => {
+    const source = make();
+    source.dispatch(NoteAdded({ id: 1, text: 'a' }));
+    const snap = source.snapshot({ includeLogs: true });
+    const target = make();
+    target.restore(snap);
+    expect(ids(target.slice(Notes).all())).toEqual([1]);
+    expect(target.slice(Counter).latest()).toEqual({ n: 1 });
+    target.dispatch(NoteAdded({ id: 2, text: 'b' }));
+    expect(ids(source.slice(Notes).all())).toEqual([1]);
+    source.dispatch(NoteAdded({ id: 3, text: 'c' }));
+    source.restore(snap, { slices: ['counter'] });
+    expect(source.slice(Counter).latest()).toEqual({ n: 1 });
+    expect(ids(source.slice(Notes).all())).toEqual([1, 3]);
+  });
+
+  it('restores through operator middleware, also when a middleware rewrites the restored event', () => {
+    const rewrite = map((env: Envelope) =>
+      SessionRestored.match(env.event) ? { ...env, event: { ...env.event, payload: { ...env.event.payload, slices: [...env.event.payload.slices] } } } : env,
+    );
+    for (const operators of [[map((env: Envelope) => ({ ...env }))], [rewrite]]) {
+      const s = createSession({ slices: [Counter, Notes], middleware: { operators } });
+      s.dispatch(NoteAdded({ id: 1, text: 'a' }));
+      const snap = s.snapshot({ includeLogs: true });
+      s.dispatch(NoteAdded({ id: 2, text: 'b' }));
+      s.restore(snap);
+      expect(ids(s.slice(Notes).all())).toEqual([1]);
+      expect(s.slice(Counter).latest()).toEqual({ n: 1 });
+    }
+  });
+
+  it('captures slices added after earlier snapshots, and still restores the earlier ones', () => {
+    const s = make();
+    const before = s.snapshot();
+    const Extra = defineSlice('extra', { policy: 'state', initial: [1], reducers: () => [] });
+    s[SESSION_INTERNALS].addSlice(Extra);
+    expect(Object.keys(s.snapshot().slices)).toEqual(['counter', 'extra']);
+    s.dispatch(CounterBumped({ by: 1 }));
+    s.restore(before);
+    expect(s.slice(Counter).latest()).toEqual({ n: 0 });
+  });
+});
+
 describe('snapshot JSON codec', () => {
   it('round-trips through JSON with a format version', () => {
     const s = make();
@@ -98,6 +226,27 @@ describe('snapshot JSON codec', () => {
     for (let i = 0; i < 100; i++) deep = { d: deep };
     expect(() => snapshotFromJSON({ ...good, slices: { counter: { policy: 'state', items: [deep] } } }, [Counter])).toThrow(/deeper than 64/);
     expect(() => snapshotFromJSON({ format: 'other' }, [Counter])).toThrow(/envelope is malformed/);
+    expect(() => snapshotFromJSON({ ...good, slices: { counter: { policy: 'state', items: { 0: { n: 1 } } } } }, [Counter])).toThrow(
+      /envelope is malformed/,
+    );
+  });
+
+  it('limits depth exactly: objects and arrays at depth maxDepth - 1 pass, one level more fails', () => {
+    const Any = defineSlice('any', { policy: 'state', reducers: () => [] });
+    // The root is at depth 0, `slices` at 1, the slice at 2, `items` at 3, an item at 4.
+    const nest = (levels: number, leaf: unknown, asArray: boolean): unknown => {
+      let value = leaf;
+      for (let i = 0; i < levels; i++) value = asArray ? [value] : { d: value };
+      return value;
+    };
+    const withItem = (item: unknown) => ({ format: 'rxslice.snapshot', formatVersion: 1, seq: 0, at: 0, slices: { any: { policy: 'state', items: [item] } } });
+    for (const asArray of [false, true]) {
+      // An item of `levels` nested containers around an object leaf: the leaf sits at depth 4 + levels.
+      expect(() => snapshotFromJSON(JSON.stringify(withItem(nest(5, {}, asArray))), [Any], { maxDepth: 10 })).not.toThrow();
+      expect(() => snapshotFromJSON(JSON.stringify(withItem(nest(6, {}, asArray))), [Any], { maxDepth: 10 })).toThrow(/deeper than 10/);
+      // Primitives do not count as a level.
+      expect(() => snapshotFromJSON(JSON.stringify(withItem(nest(5, 1, asArray))), [Any], { maxDepth: 10 })).not.toThrow();
+    }
   });
 
   it('never lets __proto__ in untrusted JSON reach a prototype', () => {

@@ -39,6 +39,28 @@ describe('MemoryStorage', () => {
     expect(s.all()).toEqual([1, 2, 3]);
   });
 
+  it('hands out one capture per version, and the restored capture itself after a restore', () => {
+    const s = new MemoryStorage<number>([1, 2]);
+    const a = s.snapshot();
+    expect(s.snapshot()).toBe(a);
+    expect(Object.isFrozen(a)).toBe(true);
+    s.append(3, 0);
+    const b = s.snapshot();
+    expect(b).not.toBe(a);
+    const tx = s.begin();
+    tx.restore(a, 0);
+    tx.commit();
+    expect(s.snapshot()).toBe(a);
+    // Restoring and then changing something else in the same transaction is a new capture.
+    const mixed = s.begin();
+    mixed.restore(b, 0);
+    mixed.append(4, 0);
+    mixed.commit();
+    expect(s.snapshot()).not.toBe(b);
+    expect(s.snapshot().items).toEqual([1, 2, 3, 4]);
+    expect(b.items).toEqual([1, 2, 3]);
+  });
+
   it('allows one open transaction at a time', () => {
     const s = new MemoryStorage<number>();
     const tx = s.begin();

@@ -79,6 +79,47 @@ export function storageConformance(name: string, make: (initial?: readonly unkno
       expect(cap.items).toEqual([1, 2]);
     });
 
+    it('keeps every capture intact when the content shrinks after a restore', () => {
+      const s = make();
+      s.extend([1, 2], 0);
+      const short = s.snapshot();
+      s.append(3, 0);
+      const long = s.snapshot();
+      const restore = s.begin();
+      restore.restore(short, 0);
+      restore.commit();
+      // Evicting from the back, then appending, must not truncate what `long` holds.
+      const tx = s.begin();
+      expect(tx.dropBack(1)).toEqual([2]);
+      tx.commit();
+      s.append(4, 0);
+      expect(s.all()).toEqual([1, 4]);
+      expect(long.items).toEqual([1, 2, 3]);
+      expect(short.items).toEqual([1, 2]);
+      const back = s.begin();
+      back.restore(long, 0);
+      back.commit();
+      expect(s.all()).toEqual([1, 2, 3]);
+    });
+
+    it('captures the same content as often as asked, and restores a capture exactly', () => {
+      const s = make();
+      s.extend([1, 2], 0);
+      const a = s.snapshot();
+      expect(s.snapshot().items).toEqual(a.items);
+      s.extend([3, 4], 0);
+      const tx = s.begin();
+      tx.restore(a, 0);
+      tx.commit();
+      expect(s.version).toBe(3);
+      const again = s.snapshot();
+      expect(again.items).toEqual([1, 2]);
+      expect(again.appended).toBe(a.appended);
+      s.append(5, 0);
+      expect(s.snapshot().items).toEqual([1, 2, 5]);
+      expect(again.items).toEqual([1, 2]);
+    });
+
     it('drops from the front, the back and by index, returning what it dropped', () => {
       const s = make([1, 2, 3, 4, 5]);
       const tx = s.begin();
