@@ -103,6 +103,11 @@ describe('compileExpression (no eval)', () => {
     expect(() => compileExpression('x["__proto__"]')(args({ x: {} }))).toThrow(/not allowed/);
     expect(() => compileExpression('y')(args({}))).toThrow(/not declared/);
     expect(() => compileExpression('process.exit()')).toThrow(InvalidExpressionError);
+    // names inherited by the table of globals are not globals: never Object, Object.prototype.toString, ...
+    expect(() => compileExpression('constructor')).toThrow(InvalidExpressionError);
+    expect(() => compileExpression('toString')(args({}))).toThrow(/not declared/);
+    expect(() => compileExpression('hasOwnProperty')(args({}))).toThrow(/not declared/);
+    expect(compileExpression('toString')(args({ toString: 'data' }))).toBe('data');
   });
   it('rejects ++ and -- (which jsep would read as +(+x)) and the unbound _name, instead of evaluating them wrongly', () => {
     expect(() => compileExpression('++x == 2')).toThrow(/update operators/);

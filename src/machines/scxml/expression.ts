@@ -41,6 +41,8 @@ const SAFE_FUNCTIONS: Record<string, (...args: unknown[]) => unknown> = {
   'JSON.parse': (x) => JSON.parse(String(x)) as unknown,
 };
 const GLOBALS: Record<string, unknown> = { undefined: undefined, NaN: Number.NaN, Infinity: Number.POSITIVE_INFINITY };
+/** An own key of {@link GLOBALS}: `toString`, `constructor`, ... are inherited, never globals of the subset. */
+const isGlobal = (name: string): boolean => Object.prototype.hasOwnProperty.call(GLOBALS, name);
 
 /** The type URI of the SCXML Event I/O Processor, the only one rxslice has (SCXML C.1). */
 export const SCXML_EVENT_PROCESSOR_TYPE = 'http://www.w3.org/TR/scxml/#SCXMLEventProcessor';
@@ -114,7 +116,7 @@ function compileNode(node: Node, source: string): CompiledExpression {
       // names beginning with `_` are reserved for the platform (SCXML 5.10): one rxslice does not
       // bind (_name, _x, ...) is rejected rather than read as undefined
       if (name.startsWith('_')) unsupported(`the system variable "${name}" (only ${[...SYSTEM_VARIABLES].join(', ')} are bound)`);
-      if (name in GLOBALS) return () => GLOBALS[name];
+      if (isGlobal(name)) return () => GLOBALS[name];
       if (FORBIDDEN_KEYS.has(name)) unsupported(`the name "${name}"`);
       return (args) => {
         const ctx = args.context as Record<string, unknown> | undefined;
