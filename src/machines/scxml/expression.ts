@@ -27,6 +27,8 @@ const UNARY: Record<string, (a: unknown) => unknown> = {
   '!': (a) => !a,
   '-': (a) => -(a as number),
   '+': (a) => +(a as number),
+  // ECMAScript 13.5.3 (the typeof operator): the subset's values are never functions, symbols or bigints
+  typeof: (a) => typeof a,
 };
 const SAFE_FUNCTIONS: Record<string, (...args: unknown[]) => unknown> = {
   'Math.abs': (x) => Math.abs(x as number),
@@ -40,6 +42,8 @@ const SAFE_FUNCTIONS: Record<string, (...args: unknown[]) => unknown> = {
   'JSON.stringify': (x) => JSON.stringify(x),
   'JSON.parse': (x) => JSON.parse(String(x)) as unknown,
 };
+/** ECMAScript reserved words (ECMAScript 12.7.2) the subset could meet as names: never datamodel names. */
+const RESERVED_WORDS: ReadonlySet<string> = new Set(['typeof', 'in', 'instanceof', 'void', 'delete', 'new', 'function', 'var', 'let', 'const', 'return', 'yield', 'await', 'class']);
 const GLOBALS: Record<string, unknown> = { undefined: undefined, NaN: Number.NaN, Infinity: Number.POSITIVE_INFINITY };
 /** An own key of {@link GLOBALS}: `toString`, `constructor`, ... are inherited, never globals of the subset. */
 const isGlobal = (name: string): boolean => Object.prototype.hasOwnProperty.call(GLOBALS, name);
@@ -100,7 +104,7 @@ export function readMember(obj: unknown, key: unknown): unknown {
 
 function compileNode(node: Node, source: string): CompiledExpression {
   const unsupported = (what: string): never => {
-    throw new InvalidExpressionError(source, `${what} is outside the supported subset (literals, data names, member access, arithmetic, comparison, logical operators, ?:, arrays, In('id'), Math.*, JSON.stringify/parse, _event).`);
+    throw new InvalidExpressionError(source, `${what} is outside the supported subset (literals, data names, member access, arithmetic, comparison, logical operators, typeof, ?:, arrays, In('id'), Math.*, JSON.stringify/parse, _event).`);
   };
   switch (node.type) {
     case 'Literal': {
@@ -116,6 +120,8 @@ function compileNode(node: Node, source: string): CompiledExpression {
       // names beginning with `_` are reserved for the platform (SCXML 5.10): one rxslice does not
       // bind (_name, _x, ...) is rejected rather than read as undefined
       if (name.startsWith('_')) unsupported(`the system variable "${name}" (only ${[...SYSTEM_VARIABLES].join(', ')} are bound)`);
+      // jsep reads a word operator with no operand (`typeof`, `x in`) as a name: never look it up
+      if (RESERVED_WORDS.has(name)) unsupported(`the reserved word "${name}" here`);
       if (isGlobal(name)) return () => GLOBALS[name];
       if (FORBIDDEN_KEYS.has(name)) unsupported(`the name "${name}"`);
       return (args) => {
@@ -147,6 +153,15 @@ function compileNode(node: Node, source: string): CompiledExpression {
     }
     case 'UnaryExpression': {
       const u = node as jsep.UnaryExpression;
+      if (u.operator === 'typeof' && u.argument.type === 'Identifier') {
+        // ECMAScript 13.5.3 step 2.a: `typeof` of an unresolvable reference is "undefined", not a ReferenceError
+        const name = (u.argument as jsep.Identifier).name;
+        if (!name.startsWith('_') && !isGlobal(name) && !FORBIDDEN_KEYS.has(name))
+          return (args) => {
+            const ctx = args.context as Record<string, unknown> | undefined;
+            return ctx !== undefined && ctx !== null && Object.prototype.hasOwnProperty.call(ctx, name) ? typeof ctx[name] : 'undefined';
+          };
+      }
       const op = UNARY[u.operator] ?? unsupported(`the operator "${u.operator}"`);
       const argument = compileNode(u.argument, source);
       return (args) => op(argument(args));
@@ -184,6 +199,27 @@ function compileNode(node: Node, source: string): CompiledExpression {
   }
 }
 
+/** The word operators the subset adds to jsep's defaults: `typeof` (ECMAScript 13.5.3). */
+const SUBSET_UNARY_OPS = ['typeof'] as const;
+
+/**
+ * Parses with jsep plus the subset's word operators. jsep keeps its operator tables on its
+ * class (`jsep.addUnaryOp` and friends are static; there is no per-instance table, and a
+ * subclass would not help as the parser reads `Jsep.unary_ops` directly), so the operators
+ * are registered for the duration of this synchronous call only and removed afterwards:
+ * other users of jsep in the process never see them, as no other code runs in between
+ * (jsep's own plugin hooks aside). An operator someone else registered is left in place.
+ */
+function parse(source: string): Node {
+  const added = SUBSET_UNARY_OPS.filter((op) => !Object.prototype.hasOwnProperty.call(jsep.unary_ops, op));
+  for (const op of added) jsep.addUnaryOp(op);
+  try {
+    return jsep(source);
+  } finally {
+    for (const op of added) jsep.removeUnaryOp(op);
+  }
+}
+
 /** The source with the contents of its string literals blanked out (for token checks). */
 function withoutStrings(source: string): string {
   return source.replace(/'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"/g, '""');
@@ -192,7 +228,8 @@ function withoutStrings(source: string): string {
 /**
  * Compiles an SCXML ECMAScript expression of the safe subset into a function, with `jsep`
  * and a tree walker: literals, datamodel names, member access (own properties and
- * `length` only), arithmetic, comparison, `&& || ?? !`, `?:`, array literals, `In('id')`,
+ * `length` only), arithmetic, comparison, `&& || ?? !`, `typeof` (ECMAScript 13.5.3: the
+ * type string of the value; `"undefined"` for an undeclared name), `?:`, array literals, `In('id')`,
  * a few pure functions (`Math.abs/ceil/floor/round/sqrt/pow/max/min`, `JSON.stringify/parse`)
  * and the system variables of SCXML 5.10 that rxslice binds: `_event` (`name`, `data`, `type`,
  * `sendid`, `origin`, `origintype`, `invokeid`), `_sessionid` and `_ioprocessors`. Never uses
@@ -211,11 +248,11 @@ function withoutStrings(source: string): string {
 export function compileExpression(source: string): CompiledExpression {
   let ast: Node;
   try {
-    ast = jsep(source);
+    ast = parse(source);
   } catch (error) {
     throw new InvalidExpressionError(source, `cannot parse: ${(error as Error).message}.`, { cause: error });
   }
-  if (ast.type === 'Compound') throw new InvalidExpressionError(source, 'only one expression is allowed (statements and `typeof` are not supported).');
+  if (ast.type === 'Compound') throw new InvalidExpressionError(source, 'only one expression is allowed (statements are not supported).');
   // jsep reads `++x` as `+(+x)` and `--x` as `-(-x)`: reject the update operators instead of evaluating them wrongly
   if (/\+\+|--/.test(withoutStrings(source))) throw new InvalidExpressionError(source, 'the update operators ++ and -- are outside the supported subset (use <assign>).');
   return compileNode(ast, source);
@@ -232,7 +269,7 @@ export type CompiledLocation = (args: ActionArgs<unknown>) => readonly (string |
 export function compileLocation(source: string): CompiledLocation {
   let ast: Node;
   try {
-    ast = jsep(source);
+    ast = parse(source);
   } catch (error) {
     throw new InvalidExpressionError(source, `cannot parse location: ${(error as Error).message}.`, { cause: error });
   }

@@ -1,0 +1,94 @@
+import jsep from 'jsep';
+import { describe, expect, it } from 'vitest';
+import { compileExpression, fromSCXML, initialTransition, InvalidExpressionError, transition } from '../../src/machines/index.js';
+
+/** Operators of the expression subset beyond arithmetic and comparison: `typeof` (ECMAScript 13.5.3). */
+const doc = (body: string, attrs = '') => `<?xml version="1.0"?>
+<scxml xmlns="http://www.w3.org/2005/07/scxml" version="1.0" datamodel="ecmascript" initial="s0"${attrs}>
+${body}
+</scxml>`;
+const args = (context: Record<string, unknown>) => ({
+  context,
+  event: { type: 'e', payload: { v: 2 } },
+  eventKind: 'external' as const,
+  sendId: undefined,
+  inState: () => false,
+});
+const run = (source: string, context: Record<string, unknown> = {}) => compileExpression(source)(args(context));
+
+describe('typeof (ECMAScript 13.5.3)', () => {
+  it('returns the type string of each kind of value the subset can hold', () => {
+    const context = { n: 1, s: 'a', b: true, o: { k: 1 }, a: [1], z: null, u: undefined };
+    expect(['n', 's', 'b', 'o', 'a', 'z', 'u'].map((k) => run(`typeof ${k}`, context))).toEqual(['number', 'string', 'boolean', 'object', 'object', 'object', 'undefined']);
+    expect(run('typeof o.k', context)).toBe('number');
+    expect(run('typeof o.missing', context)).toBe('undefined');
+    expect(run('typeof _event.data.v')).toBe('number');
+  });
+
+  it('binds tighter than binary operators, as in ECMAScript', () => {
+    expect(run("typeof n === 'number' && typeof s !== 'number'", { n: 1, s: 'x' })).toBe(true);
+    expect(run('typeof n + 1', { n: 1 })).toBe('number1');
+    expect(run('typeof typeof n', { n: 1 })).toBe('string');
+    expect(run('!typeof n', { n: 1 })).toBe(false);
+  });
+
+  it('is "undefined" for an undeclared name (no ReferenceError, step 2.a), but a member of undefined still throws', () => {
+    expect(run('typeof nope')).toBe('undefined');
+    expect(() => run('typeof nope.x')).toThrow(/not declared/);
+    expect(() => run('typeof o.missing.x', { o: {} })).toThrow(TypeError);
+  });
+
+  it('never reaches prototypes: the forbidden names and members stay rejected', () => {
+    expect(() => compileExpression('typeof constructor')).toThrow(InvalidExpressionError);
+    expect(() => compileExpression('typeof x.constructor')).toThrow(InvalidExpressionError);
+    expect(() => run('typeof x["__proto__"]', { x: {} })).toThrow(/not allowed/);
+    expect(run('typeof toString')).toBe('undefined'); // a datamodel name, not Object.prototype.toString
+    expect(() => compileExpression('typeof _unbound')).toThrow(/"_unbound"/);
+  });
+
+  it('rejects `typeof` without an operand, and other reserved words, instead of reading them as names', () => {
+    expect(() => compileExpression('typeof')).toThrow(/reserved word "typeof"/);
+    expect(() => compileExpression('x + typeof')).toThrow(/reserved word "typeof"/);
+    expect(() => compileExpression('void 0')).toThrow(InvalidExpressionError);
+    expect(() => compileExpression('delete x.y')).toThrow(InvalidExpressionError);
+    expect(() => compileExpression('new Date()')).toThrow(InvalidExpressionError);
+    expect(run('typeofx', { typeofx: 3 })).toBe(3); // a name that merely starts with the word
+  });
+
+  it('does not change jsep for other users: the operator is registered only while the subset parses', () => {
+    compileExpression('typeof x');
+    expect(Object.prototype.hasOwnProperty.call(jsep.unary_ops, 'typeof')).toBe(false);
+    expect(jsep('typeof x').type).toBe('Compound');
+    jsep.addUnaryOp('typeof');
+    try {
+      compileExpression('typeof x');
+      expect(jsep('typeof x').type).toBe('UnaryExpression'); // someone else's registration is kept
+    } finally {
+      jsep.removeUnaryOp('typeof');
+    }
+  });
+
+  it('in an SCXML cond: the blank _event fields of a raised event are undefined (W3C IRP tests 330-335)', () => {
+    const def = fromSCXML(
+      doc(`  <datamodel><data id="declared"/></datamodel>
+  <state id="s0">
+    <onentry><raise event="go"/></onentry>
+    <transition event="go" cond="typeof _event.sendid === 'undefined' &amp;&amp; typeof _event.origin === 'undefined' &amp;&amp; typeof _event.name === 'string' &amp;&amp; typeof declared === 'undefined'" target="pass"/>
+    <transition event="*" target="fail"/>
+  </state>
+  <final id="pass"/><final id="fail"/>`),
+    );
+    expect(initialTransition(def).snapshot.configuration).toEqual(['pass']);
+  });
+
+  it('typeof _event is "undefined" before the first event and "object" after it (SCXML 5.10)', () => {
+    const def = fromSCXML(
+      doc(`  <datamodel><data id="before" expr="typeof _event"/><data id="after"/></datamodel>
+  <state id="s0"><transition event="go" target="s1"><assign location="after" expr="typeof _event"/></transition></state>
+  <state id="s1"/>`),
+    );
+    const start = initialTransition(def).snapshot;
+    expect(start.context.before).toBe('undefined');
+    expect(transition(def, start, { type: 'go' }).snapshot.context.after).toBe('object');
+  });
+});
