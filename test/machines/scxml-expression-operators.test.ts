@@ -2,7 +2,7 @@ import jsep from 'jsep';
 import { describe, expect, it } from 'vitest';
 import { compileExpression, fromSCXML, initialTransition, InvalidExpressionError, transition } from '../../src/machines/index.js';
 
-/** Operators of the expression subset beyond arithmetic and comparison: `typeof` (ECMAScript 13.5.3). */
+/** Operators of the expression subset beyond arithmetic and comparison: `typeof` (ECMAScript 13.5.3), `in` (13.10.1). */
 const doc = (body: string, attrs = '') => `<?xml version="1.0"?>
 <scxml xmlns="http://www.w3.org/2005/07/scxml" version="1.0" datamodel="ecmascript" initial="s0"${attrs}>
 ${body}
@@ -68,7 +68,7 @@ describe('typeof (ECMAScript 13.5.3)', () => {
     }
   });
 
-  it('in an SCXML cond: the blank _event fields of a raised event are undefined (W3C IRP tests 330-335)', () => {
+  it('in an SCXML cond: the blank _event fields of a raised event are undefined (W3C IRP tests 333-339)', () => {
     const def = fromSCXML(
       doc(`  <datamodel><data id="declared"/></datamodel>
   <state id="s0">
@@ -90,5 +90,62 @@ describe('typeof (ECMAScript 13.5.3)', () => {
     const start = initialTransition(def).snapshot;
     expect(start.context.before).toBe('undefined');
     expect(transition(def, start, { type: 'go' }).snapshot.context.after).toBe('object');
+  });
+});
+
+describe('in (ECMAScript 13.10.1), own properties only', () => {
+  it("checks the fields of _event (SCXML 5.10.1: every field is present, blank or not) and of datamodel objects", () => {
+    expect(run("'name' in _event && 'type' in _event && 'sendid' in _event && 'origin' in _event && 'origintype' in _event && 'invokeid' in _event && 'data' in _event")).toBe(true);
+    expect(run("'other' in _event")).toBe(false);
+    expect(run("'k' in o && !('j' in o)", { o: { k: undefined } })).toBe(true);
+    expect(run("0 in a && !(1 in a) && 'length' in a", { a: ['x'] })).toBe(true);
+    expect(run("'scxml' in _ioprocessors")).toBe(true);
+  });
+
+  it('has the precedence of the relational operators', () => {
+    expect(run("'k' in o === true", { o: { k: 1 } })).toBe(true); // ('k' in o) === true
+    expect(run("'k' + 'ey' in o", { o: { key: 1 } })).toBe(true); // ('k' + 'ey') in o
+  });
+
+  it('never reaches the prototype chain', () => {
+    const context = { x: {}, a: [], parsed: JSON.parse('{"__proto__": 1, "constructor": 2}') as unknown };
+    for (const key of ['constructor', '__proto__', 'prototype', 'toString', 'hasOwnProperty', 'valueOf', '__defineGetter__']) expect(run(`'${key}' in x`, context)).toBe(false);
+    expect(run("'map' in a || 'push' in a", context)).toBe(false);
+    expect(run("'toString' in _event || 'constructor' in _ioprocessors")).toBe(false);
+    // own keys named like the forbidden ones (JSON.parse creates them) are not present either
+    expect(run("'__proto__' in parsed || 'constructor' in parsed", context)).toBe(false);
+  });
+
+  it('throws a TypeError (error.execution in a machine) when the right side is not an object, as ECMAScript does', () => {
+    expect(() => run("'length' in s", { s: 'abc' })).toThrow(TypeError);
+    expect(() => run("'x' in n", { n: null })).toThrow(TypeError);
+    expect(() => run("'x' in u", { u: undefined })).toThrow(TypeError);
+    expect(() => run("'x' in 1")).toThrow(TypeError);
+    const def = fromSCXML(
+      doc(`  <datamodel><data id="s" expr="'abc'"/></datamodel>
+  <state id="s0"><transition cond="'length' in s" target="fail"/><transition event="error.execution" target="pass"/></state>
+  <final id="pass"/><final id="fail"/>`),
+    );
+    expect(initialTransition(def).snapshot.configuration).toEqual(['pass']);
+  });
+
+  it('leaves jsep without the operator for other users, and `in` alone, for-in and instanceof stay rejected', () => {
+    compileExpression("'a' in x");
+    expect(Object.prototype.hasOwnProperty.call(jsep.binary_ops, 'in')).toBe(false);
+    expect(() => compileExpression('in')).toThrow(/reserved word "in"/);
+    expect(() => compileExpression('x instanceof y')).toThrow(InvalidExpressionError);
+    expect(run('index + inner', { index: 1, inner: 2 })).toBe(3); // names that start with the word
+  });
+
+  it("in an SCXML cond (the check of W3C IRP test 330)", () => {
+    const def = fromSCXML(
+      doc(`  <state id="s0">
+    <onentry><send event="go"/></onentry>
+    <transition event="go" cond="'name' in _event &amp;&amp; 'origin' in _event &amp;&amp; !('constructor' in _event)" target="pass"/>
+    <transition event="*" target="fail"/>
+  </state>
+  <final id="pass"/><final id="fail"/>`),
+    );
+    expect(initialTransition(def).snapshot.configuration).toEqual(['pass']);
   });
 });

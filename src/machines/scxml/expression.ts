@@ -102,9 +102,22 @@ export function readMember(obj: unknown, key: unknown): unknown {
   return undefined;
 }
 
+/**
+ * The subset's `key in obj` (ECMAScript 13.10.1, RelationalExpression `in`): as in ECMAScript
+ * a `TypeError` when `obj` is not an object (a string, a number, `null`, `undefined`), else
+ * whether it has the key. Unlike ECMAScript only own properties count (the objects the subset
+ * sees are system variables and datamodel values, whose prototypes hold nothing of theirs), and
+ * the keys member access refuses (`__proto__`, `constructor`, ...) are never present.
+ */
+function hasOwnKey(obj: unknown, key: unknown): boolean {
+  if (obj === null || typeof obj !== 'object') throw new TypeError(`Cannot use "in" to search for "${String(key)}" in ${String(obj)}.`);
+  const k = String(key);
+  return !FORBIDDEN_KEYS.has(k) && Object.prototype.hasOwnProperty.call(obj, k);
+}
+
 function compileNode(node: Node, source: string): CompiledExpression {
   const unsupported = (what: string): never => {
-    throw new InvalidExpressionError(source, `${what} is outside the supported subset (literals, data names, member access, arithmetic, comparison, logical operators, typeof, ?:, arrays, In('id'), Math.*, JSON.stringify/parse, _event).`);
+    throw new InvalidExpressionError(source, `${what} is outside the supported subset (literals, data names, member access, arithmetic, comparison, logical operators, typeof, in (own properties), ?:, arrays, In('id'), Math.*, JSON.stringify/parse, _event).`);
   };
   switch (node.type) {
     case 'Literal': {
@@ -148,6 +161,7 @@ function compileNode(node: Node, source: string): CompiledExpression {
       if (b.operator === '&&') return (args) => left(args) && right(args);
       if (b.operator === '||') return (args) => left(args) || right(args);
       if (b.operator === '??') return (args) => left(args) ?? right(args);
+      if (b.operator === 'in') return (args) => hasOwnKey(right(args), left(args));
       const op = BINARY[b.operator] ?? unsupported(`the operator "${b.operator}"`);
       return (args) => op(left(args), right(args));
     }
@@ -201,6 +215,8 @@ function compileNode(node: Node, source: string): CompiledExpression {
 
 /** The word operators the subset adds to jsep's defaults: `typeof` (ECMAScript 13.5.3). */
 const SUBSET_UNARY_OPS = ['typeof'] as const;
+/** ... and `in` (ECMAScript 13.10), at the precedence jsep gives the other relational operators. */
+const SUBSET_BINARY_OPS = [['in', 7]] as const;
 
 /**
  * Parses with jsep plus the subset's word operators. jsep keeps its operator tables on its
@@ -211,12 +227,15 @@ const SUBSET_UNARY_OPS = ['typeof'] as const;
  * (jsep's own plugin hooks aside). An operator someone else registered is left in place.
  */
 function parse(source: string): Node {
-  const added = SUBSET_UNARY_OPS.filter((op) => !Object.prototype.hasOwnProperty.call(jsep.unary_ops, op));
-  for (const op of added) jsep.addUnaryOp(op);
+  const unary = SUBSET_UNARY_OPS.filter((op) => !Object.prototype.hasOwnProperty.call(jsep.unary_ops, op));
+  const binary = SUBSET_BINARY_OPS.filter(([op]) => !Object.prototype.hasOwnProperty.call(jsep.binary_ops, op));
+  for (const op of unary) jsep.addUnaryOp(op);
+  for (const [op, precedence] of binary) jsep.addBinaryOp(op, precedence);
   try {
     return jsep(source);
   } finally {
-    for (const op of added) jsep.removeUnaryOp(op);
+    for (const op of unary) jsep.removeUnaryOp(op);
+    for (const [op] of binary) jsep.removeBinaryOp(op);
   }
 }
 
@@ -229,7 +248,8 @@ function withoutStrings(source: string): string {
  * Compiles an SCXML ECMAScript expression of the safe subset into a function, with `jsep`
  * and a tree walker: literals, datamodel names, member access (own properties and
  * `length` only), arithmetic, comparison, `&& || ?? !`, `typeof` (ECMAScript 13.5.3: the
- * type string of the value; `"undefined"` for an undeclared name), `?:`, array literals, `In('id')`,
+ * type string of the value; `"undefined"` for an undeclared name), `key in obj` (ECMAScript
+ * 13.10.1, own properties only), `?:`, array literals, `In('id')`,
  * a few pure functions (`Math.abs/ceil/floor/round/sqrt/pow/max/min`, `JSON.stringify/parse`)
  * and the system variables of SCXML 5.10 that rxslice binds: `_event` (`name`, `data`, `type`,
  * `sendid`, `origin`, `origintype`, `invokeid`), `_sessionid` and `_ioprocessors`. Never uses
