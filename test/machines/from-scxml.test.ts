@@ -109,10 +109,10 @@ describe('compileExpression (no eval)', () => {
     expect(() => compileExpression('hasOwnProperty')(args({}))).toThrow(/not declared/);
     expect(compileExpression('toString')(args({ toString: 'data' }))).toBe('data');
   });
-  it('rejects ++ and -- (which jsep would read as +(+x)) and the unbound _name, instead of evaluating them wrongly', () => {
+  it('rejects ++ and -- (which jsep would read as +(+x)) and an unbound _x, instead of evaluating them wrongly', () => {
     expect(() => compileExpression('++x == 2')).toThrow(/update operators/);
     expect(() => compileExpression('--x')).toThrow(/update operators/);
-    expect(() => compileExpression('_name')).toThrow(/"_name"/);
+    expect(() => compileExpression('_x')).toThrow(/"_x"/);
     expect(compileExpression("x - -1 + '++'")(args({ x: 1 }))).toBe('2++');
     expect(() => fromSCXML(doc(`  <datamodel><data id="v" expr="1"/></datamodel>\n  <state id="a"><transition cond="++v == 2" target="b"/></state>\n  <state id="b"/>`))).toThrow(
       /<transition> at line 4, column \d+: cond="\+\+v == 2" is not supported/,

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { advanceTime, fromSCXML, initialTransition, ScxmlInvalidError, ScxmlUnsupportedError, transition } from '../../src/machines/index.js';
+import { advanceTime, compileExpression, fromSCXML, initialTransition, ScxmlInvalidError, ScxmlUnsupportedError, transition } from '../../src/machines/index.js';
 
-/** SCXML 5.10 system variables (`_event` fields, `_ioprocessors`, reserved `_` names) and 5.7 `<donedata>`. */
-const doc = (body: string) => `<?xml version="1.0"?>
-<scxml xmlns="http://www.w3.org/2005/07/scxml" version="1.0" datamodel="ecmascript" initial="s0">
+/** SCXML 5.10 system variables (`_event` fields, `_name`, `_ioprocessors`, reserved `_` names) and 5.7 `<donedata>`. */
+const doc = (body: string, attrs = '') => `<?xml version="1.0"?>
+<scxml xmlns="http://www.w3.org/2005/07/scxml" version="1.0" datamodel="ecmascript" initial="s0"${attrs}>
 ${body}
 </scxml>`;
 const SCXML_TYPE = 'http://www.w3.org/TR/scxml/#SCXMLEventProcessor';
@@ -87,6 +87,44 @@ describe('_ioprocessors (SCXML 5.10, C.1)', () => {
   });
 });
 
+describe('_name (SCXML 5.10)', () => {
+  const named = (body: string) => fromSCXML(doc(body, ' name="machineName"'));
+
+  it('is the name attribute of <scxml>, bound at load time (W3C IRP test 323)', () => {
+    const def = named(`  <datamodel><data id="atLoad" expr="_name"/><data id="later"/></datamodel>
+  <state id="s0"><onentry><assign location="later" expr="_name + '!'"/></onentry></state>`);
+    expect(initialTransition(def).snapshot.context).toEqual({ atLoad: 'machineName', later: 'machineName!' });
+  });
+
+  it('is undefined when the document has no name, and is not the name given in the options', () => {
+    const xml = doc(`  <datamodel><data id="n" expr="_name"/><data id="t" expr="typeof _name"/></datamodel><state id="s0"/>`);
+    expect(initialTransition(fromSCXML(xml)).snapshot.context).toEqual({ n: undefined, t: 'undefined' });
+    expect(initialTransition(fromSCXML(xml, { name: 'other' })).snapshot.context.n).toBeUndefined();
+    expect(initialTransition(fromSCXML(doc(`  <datamodel><data id="n" expr="_name"/></datamodel><state id="s0"/>`, ' name="doc"'), { name: 'other' })).snapshot.context.n).toBe('doc');
+  });
+
+  it('is read-only: an <assign> to it, or to a member of it, raises error.execution and leaves it unchanged (W3C IRP tests 324, 329)', () => {
+    const def = named(`  <datamodel><data id="errors" expr="0"/></datamodel>
+  <state id="s0">
+    <onentry><assign location="_name" expr="'otherName'"/></onentry>
+    <onentry><assign location="_name.x" expr="1"/></onentry>
+    <transition event="error.execution" cond="errors == 0"><assign location="errors" expr="errors + 1"/></transition>
+    <transition event="error.execution" cond="errors == 1 &amp;&amp; _name === 'machineName'" target="pass"/>
+    <transition event="*" target="fail"/>
+  </state>
+  <final id="pass"/><final id="fail"/>`);
+    const result = initialTransition(def);
+    expect(result.snapshot.configuration).toEqual(['pass']);
+    expect(String(result.errors[0])).toMatch(/"_name": system variables are read-only/);
+  });
+
+  it('is the scope given to compileExpression, undefined without one', () => {
+    const args = { context: {}, event: { type: 'e' }, eventKind: 'external' as const, sendId: undefined, inState: () => false };
+    expect(compileExpression('_name', { name: 'm' })(args)).toBe('m');
+    expect(compileExpression('_name')(args)).toBeUndefined();
+  });
+});
+
 describe('names beginning with "_" that rxslice does not bind are rejected at import (SCXML 5.10)', () => {
   it('in an expression, naming the element and line', () => {
     const xml = doc(`  <state id="s0">
@@ -95,7 +133,7 @@ describe('names beginning with "_" that rxslice does not bind are rejected at im
   <state id="s1"/>`);
     expect(() => fromSCXML(xml)).toThrow(ScxmlUnsupportedError);
     expect(() => fromSCXML(xml)).toThrow(/<transition> at line 4, column \d+: cond="_x3c == 1" is not supported: .*"_x3c"/);
-    expect(() => fromSCXML(doc(`  <datamodel><data id="n" expr="_name"/></datamodel><state id="s0"/>`))).toThrow(/<data> at line 3.*"_name"/);
+    expect(() => fromSCXML(doc(`  <datamodel><data id="n" expr="_data"/></datamodel><state id="s0"/>`))).toThrow(/<data> at line 3.*"_data"/);
   });
 
   it('as an assignment location, unless it is a system variable (then error.execution at run time, as W3C test 346 expects)', () => {

@@ -65,10 +65,20 @@ const IO_PROCESSORS: Readonly<Record<string, { readonly location: string }>> = (
   return Object.freeze({ [SCXML_EVENT_PROCESSOR_TYPE]: scxml, scxml });
 })();
 
-/** The system variables an expression can read (SCXML 5.10); other names beginning with `_` are rejected. */
-export const SYSTEM_VARIABLES: ReadonlySet<string> = new Set(['_event', '_sessionid', '_ioprocessors']);
-/** Every system variable of SCXML 5.10, bound or not: assigning to one is an `error.execution` at run time. */
-const SYSTEM_LOCATIONS: ReadonlySet<string> = new Set([...SYSTEM_VARIABLES, '_name']);
+/**
+ * The system variables of SCXML 5.10, all of which an expression can read; other names beginning
+ * with `_` are rejected. Assigning to one is an `error.execution` at run time (SCXML 5.10).
+ */
+export const SYSTEM_VARIABLES: ReadonlySet<string> = new Set(['_event', '_sessionid', '_name', '_ioprocessors']);
+
+/** What an expression sees of the document it belongs to. */
+export interface ExpressionScope {
+  /**
+   * `_name` (SCXML 5.10): the `name` attribute of `<scxml>`, bound at load time and read-only;
+   * `undefined` when the document has none (and for an expression compiled on its own).
+   */
+  readonly name?: string | undefined;
+}
 
 /**
  * The SCXML `_event` variable (SCXML 5.10.1) built from the action args. For an event the
@@ -115,9 +125,9 @@ function hasOwnKey(obj: unknown, key: unknown): boolean {
   return !FORBIDDEN_KEYS.has(k) && Object.prototype.hasOwnProperty.call(obj, k);
 }
 
-function compileNode(node: Node, source: string): CompiledExpression {
+function compileNode(node: Node, source: string, scope: ExpressionScope): CompiledExpression {
   const unsupported = (what: string): never => {
-    throw new InvalidExpressionError(source, `${what} is outside the supported subset (literals, data names, member access, arithmetic, comparison, logical operators, typeof, in (own properties), ?:, arrays, In('id'), Math.*, JSON.stringify/parse, _event).`);
+    throw new InvalidExpressionError(source, `${what} is outside the supported subset (literals, data names, member access, arithmetic, comparison, logical operators, typeof, in (own properties), ?:, arrays, In('id'), Math.*, JSON.stringify/parse, the system variables).`);
   };
   switch (node.type) {
     case 'Literal': {
@@ -130,8 +140,9 @@ function compileNode(node: Node, source: string): CompiledExpression {
       if (name === '_event') return eventVariable;
       if (name === '_sessionid') return () => SCXML_SESSION_ID;
       if (name === '_ioprocessors') return () => IO_PROCESSORS;
-      // names beginning with `_` are reserved for the platform (SCXML 5.10): one rxslice does not
-      // bind (_name, _x, ...) is rejected rather than read as undefined
+      if (name === '_name') return () => scope.name;
+      // names beginning with `_` are reserved for the platform (SCXML 5.10): one that is not a
+      // system variable (_x, _data, ...) is rejected rather than read as undefined
       if (name.startsWith('_')) unsupported(`the system variable "${name}" (only ${[...SYSTEM_VARIABLES].join(', ')} are bound)`);
       // jsep reads a word operator with no operand (`typeof`, `x in`) as a name: never look it up
       if (RESERVED_WORDS.has(name)) unsupported(`the reserved word "${name}" here`);
@@ -145,9 +156,9 @@ function compileNode(node: Node, source: string): CompiledExpression {
     }
     case 'MemberExpression': {
       const m = node as jsep.MemberExpression;
-      const object = compileNode(m.object, source);
+      const object = compileNode(m.object, source, scope);
       if (m.computed) {
-        const property = compileNode(m.property, source);
+        const property = compileNode(m.property, source, scope);
         return (args) => readMember(object(args), property(args));
       }
       const name = (m.property as jsep.Identifier).name;
@@ -156,8 +167,8 @@ function compileNode(node: Node, source: string): CompiledExpression {
     }
     case 'BinaryExpression': {
       const b = node as jsep.BinaryExpression;
-      const left = compileNode(b.left, source);
-      const right = compileNode(b.right, source);
+      const left = compileNode(b.left, source, scope);
+      const right = compileNode(b.right, source, scope);
       if (b.operator === '&&') return (args) => left(args) && right(args);
       if (b.operator === '||') return (args) => left(args) || right(args);
       if (b.operator === '??') return (args) => left(args) ?? right(args);
@@ -177,24 +188,24 @@ function compileNode(node: Node, source: string): CompiledExpression {
           };
       }
       const op = UNARY[u.operator] ?? unsupported(`the operator "${u.operator}"`);
-      const argument = compileNode(u.argument, source);
+      const argument = compileNode(u.argument, source, scope);
       return (args) => op(argument(args));
     }
     case 'ConditionalExpression': {
       const c = node as jsep.ConditionalExpression;
-      const test = compileNode(c.test, source);
-      const yes = compileNode(c.consequent, source);
-      const no = compileNode(c.alternate, source);
+      const test = compileNode(c.test, source, scope);
+      const yes = compileNode(c.consequent, source, scope);
+      const no = compileNode(c.alternate, source, scope);
       return (args) => (test(args) ? yes(args) : no(args));
     }
     case 'ArrayExpression': {
-      const elements = (node as jsep.ArrayExpression).elements.map((e) => (e ? compileNode(e, source) : () => undefined));
+      const elements = (node as jsep.ArrayExpression).elements.map((e) => (e ? compileNode(e, source, scope) : () => undefined));
       return (args) => elements.map((e) => e(args));
     }
     case 'CallExpression': {
       const call = node as jsep.CallExpression;
       if (call.callee.type === 'Identifier' && (call.callee as jsep.Identifier).name === 'In' && call.arguments.length === 1) {
-        const id = compileNode(call.arguments[0]!, source);
+        const id = compileNode(call.arguments[0]!, source, scope);
         return (args) => args.inState(String(id(args)));
       }
       if (call.callee.type === 'MemberExpression' && !(call.callee as jsep.MemberExpression).computed) {
@@ -202,7 +213,7 @@ function compileNode(node: Node, source: string): CompiledExpression {
         const owner = m.object.type === 'Identifier' ? (m.object as jsep.Identifier).name : '';
         const fn = SAFE_FUNCTIONS[`${owner}.${(m.property as jsep.Identifier).name}`];
         if (fn) {
-          const params = call.arguments.map((a) => compileNode(a, source));
+          const params = call.arguments.map((a) => compileNode(a, source, scope));
           return (args) => fn(...params.map((p) => p(args)));
         }
       }
@@ -251,9 +262,11 @@ function withoutStrings(source: string): string {
  * type string of the value; `"undefined"` for an undeclared name), `key in obj` (ECMAScript
  * 13.10.1, own properties only), `?:`, array literals, `In('id')`,
  * a few pure functions (`Math.abs/ceil/floor/round/sqrt/pow/max/min`, `JSON.stringify/parse`)
- * and the system variables of SCXML 5.10 that rxslice binds: `_event` (`name`, `data`, `type`,
- * `sendid`, `origin`, `origintype`, `invokeid`), `_sessionid` and `_ioprocessors`. Never uses
+ * and the system variables of SCXML 5.10: `_event` (`name`, `data`, `type`, `sendid`, `origin`,
+ * `origintype`, `invokeid`), `_sessionid`, `_name` (from `scope`) and `_ioprocessors`. Never uses
  * `eval` or `new Function`.
+ *
+ * @param scope - What the expression sees of its document: `_name` (SCXML 5.10).
  *
  * @throws {@link InvalidExpressionError} when the text does not parse or leaves the subset,
  * including any other name beginning with `_` (reserved for the platform, SCXML 5.10).
@@ -265,7 +278,7 @@ function withoutStrings(source: string): string {
  * f({ context: { x: 2 }, inState: () => true, ... }); // true
  * ```
  */
-export function compileExpression(source: string): CompiledExpression {
+export function compileExpression(source: string, scope: ExpressionScope = {}): CompiledExpression {
   let ast: Node;
   try {
     ast = parse(source);
@@ -275,7 +288,7 @@ export function compileExpression(source: string): CompiledExpression {
   if (ast.type === 'Compound') throw new InvalidExpressionError(source, 'only one expression is allowed (statements are not supported).');
   // jsep reads `++x` as `+(+x)` and `--x` as `-(-x)`: reject the update operators instead of evaluating them wrongly
   if (/\+\+|--/.test(withoutStrings(source))) throw new InvalidExpressionError(source, 'the update operators ++ and -- are outside the supported subset (use <assign>).');
-  return compileNode(ast, source);
+  return compileNode(ast, source, scope);
 }
 
 /** A location expression (`x`, `x.y`, `x[0]`) as a path of keys, for `<assign>` and `idlocation`. */
@@ -283,10 +296,13 @@ export type CompiledLocation = (args: ActionArgs<unknown>) => readonly (string |
 
 /**
  * Compiles an assignment location: a datamodel name followed by member accesses.
+ * A system variable (SCXML 5.10) compiles, but writing to it throws (an `error.execution`).
+ *
+ * @param scope - What computed keys (`x[_name]`) see of the document, as for {@link compileExpression}.
  *
  * @throws {@link InvalidExpressionError} for anything else.
  */
-export function compileLocation(source: string): CompiledLocation {
+export function compileLocation(source: string, scope: ExpressionScope = {}): CompiledLocation {
   let ast: Node;
   try {
     ast = parse(source);
@@ -298,7 +314,7 @@ export function compileLocation(source: string): CompiledLocation {
   while (node.type === 'MemberExpression') {
     const m = node as jsep.MemberExpression;
     if (m.computed) {
-      const key = compileNode(m.property, source);
+      const key = compileNode(m.property, source, scope);
       parts.unshift((args) => {
         const k = key(args);
         if (typeof k !== 'string' && typeof k !== 'number') throw new TypeError(`Invalid key ${String(k)} in location "${source}".`);
@@ -313,7 +329,7 @@ export function compileLocation(source: string): CompiledLocation {
   if (node.type !== 'Identifier') throw new InvalidExpressionError(source, 'a location must be a datamodel name, optionally followed by member accesses.');
   const root = (node as jsep.Identifier).name;
   for (const k of [root]) if (FORBIDDEN_KEYS.has(k)) throw new InvalidExpressionError(source, `"${k}" cannot be assigned.`);
-  if (SYSTEM_LOCATIONS.has(root))
+  if (SYSTEM_VARIABLES.has(root))
     // SCXML 5.10: an attempt to change a system variable fails at run time with error.execution
     return () => {
       throw new TypeError(`Cannot assign to "${root}": system variables are read-only (SCXML 5.10).`);

@@ -3,6 +3,7 @@ import { defineMachine } from '../define-machine.js';
 import { InvalidMachineError, ScxmlInvalidError, ScxmlUnsupportedError } from '../errors.js';
 import type { MachineConfig, StateConfig, TransitionConfig } from '../machine-config.js';
 import type { MachineDefinition } from '../machine-definition.js';
+import type { ExpressionScope } from './expression.js';
 import { compileBlock, contentValue, eventData, expr } from './scxml-content.js';
 import { parseXmlTree, type XmlElement } from './xml-tree.js';
 
@@ -13,7 +14,7 @@ const STATE_ELEMENTS = new Set(['state', 'parallel', 'final', 'history']);
 
 /** Options of {@link fromSCXML}. */
 export interface FromScxmlOptions {
-  /** Machine name (default: the `<scxml name>` attribute, else `scxml`). */
+  /** Machine name (default: the `<scxml name>` attribute, else `scxml`). `_name` stays the attribute (SCXML 5.10). */
   readonly name?: string;
   readonly invalidTransitions?: MachineConfig['invalidTransitions'];
 }
@@ -29,14 +30,15 @@ export interface FromScxmlOptions {
  * `<donedata>` (`<param>`s as an object, or `<content>`) as the `done.state.<id>` event data
  * (SCXML 5.7). Expressions (`cond`, `expr`, ...) are a safe ECMAScript subset evaluated by a
  * tree walker (see {@link compileExpression}); of the system variables (SCXML 5.10) it binds
- * `_event` (every field of 5.10.1), `_sessionid` and `_ioprocessors` (the SCXML Event I/O
- * Processor, rxslice's only one), and rejects any other name beginning with `_`.
+ * `_event` (every field of 5.10.1), `_sessionid`, `_name` (the `name` attribute of `<scxml>`)
+ * and `_ioprocessors` (the SCXML Event I/O Processor, rxslice's only one), and rejects any
+ * other name beginning with `_`.
  *
  * @remarks All or nothing: the whole document is checked before a definition is returned.
  * The context is the datamodel (`{ [dataId]: value }`). Delays are ms on the actor's scheduler.
  * @throws {@link ScxmlUnsupportedError} (element, line, column) for `<script>`, `<invoke>`,
  * sends to other targets, late binding, `src` attributes, or an expression outside the subset
- * (including an unbound name beginning with `_`, such as `_name`).
+ * (including a name beginning with `_` that is not a system variable, such as `_x`).
  * @throws {@link ScxmlInvalidError} for malformed XML or invalid SCXML (unknown targets, duplicate ids, no `<scxml>` root).
  * @example
  * ```ts
@@ -54,6 +56,8 @@ export function fromSCXML(xml: string, options: FromScxmlOptions = {}): MachineD
   if (root.attrs.binding === 'late') throw new ScxmlUnsupportedError(root.location, 'binding="late" is not supported; use early binding.');
 
   const name = options.name ?? root.attrs.name ?? 'scxml';
+  // SCXML 5.10: `_name` is bound at load time to the name attribute of <scxml> (not to options.name)
+  const scope: ExpressionScope = { name: root.attrs.name };
   const ids = new Map<string, XmlElement>();
   const dataIds: string[] = [];
   const dataInit: Action[] = [];
@@ -70,7 +74,7 @@ export function fromSCXML(xml: string, options: FromScxmlOptions = {}): MachineD
       if (id.startsWith('_')) throw new ScxmlInvalidError(data.location, `<data id="${id}">: ids beginning with "_" are reserved for system variables (SCXML 5.10); rename it.`);
       if (data.attrs.src !== undefined) throw new ScxmlUnsupportedError(data.location, 'src is not supported: inline the data.');
       dataIds.push(id);
-      const value = data.attrs.expr !== undefined ? expr(data, 'expr') : data.text.length > 0 ? contentValue(data) : undefined;
+      const value = data.attrs.expr !== undefined ? expr(data, 'expr', scope) : data.text.length > 0 ? contentValue(data, scope) : undefined;
       if (value) dataInit.push({ kind: 'block', actions: [{ kind: 'assign', update: (args) => ({ [id]: value(args) }) }] });
     }
   };
@@ -81,13 +85,13 @@ export function fromSCXML(xml: string, options: FromScxmlOptions = {}): MachineD
     if (type !== undefined && type !== 'internal' && type !== 'external') throw new ScxmlInvalidError(el.location, `type must be "internal" or "external", got "${type}".`);
     const targets = targetsOf(el);
     pendingTargets.push({ el, targets });
-    const cond = el.attrs.cond !== undefined ? expr(el, 'cond') : undefined;
+    const cond = el.attrs.cond !== undefined ? expr(el, 'cond', scope) : undefined;
     return {
       ...(el.attrs.event !== undefined ? { event: el.attrs.event } : {}),
       ...(targets.length > 0 ? { target: targets } : {}),
       ...(cond ? { guard: (args) => Boolean(cond(args)), guardLabel: el.attrs.cond! } : {}),
       ...(type ? { type } : {}),
-      actions: compileBlock(el),
+      actions: compileBlock(el, scope),
     };
   };
 
@@ -113,7 +117,7 @@ export function fromSCXML(xml: string, options: FromScxmlOptions = {}): MachineD
         const targets = targetsOf(t);
         pendingTargets.push({ el: t, targets });
         cfg.target = targets;
-        cfg.defaultActions = compileBlock(t);
+        cfg.defaultActions = compileBlock(t, scope);
       }
       parentStates[id] = cfg;
       return;
@@ -122,10 +126,10 @@ export function fromSCXML(xml: string, options: FromScxmlOptions = {}): MachineD
     for (const child of el.children) {
       switch (child.name) {
         case 'onentry':
-          entry.push(compileBlock(child));
+          entry.push(compileBlock(child, scope));
           break;
         case 'onexit':
-          exit.push(compileBlock(child));
+          exit.push(compileBlock(child, scope));
           break;
         case 'transition':
           if (el.name === 'final') throw new ScxmlInvalidError(child.location, '<final> cannot have transitions.');
@@ -136,14 +140,14 @@ export function fromSCXML(xml: string, options: FromScxmlOptions = {}): MachineD
           if (!t) throw new ScxmlInvalidError(child.location, '<initial> needs a <transition>.');
           const targets = targetsOf(t);
           pendingTargets.push({ el: t, targets });
-          cfg.initial = { target: targets, actions: compileBlock(t) };
+          cfg.initial = { target: targets, actions: compileBlock(t, scope) };
           break;
         }
         case 'datamodel':
           datamodel(child);
           break;
         case 'donedata': {
-          const data = eventData(child);
+          const data = eventData(child, scope);
           if (data) cfg.output = data;
           break;
         }
