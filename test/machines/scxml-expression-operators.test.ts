@@ -2,7 +2,7 @@ import jsep from 'jsep';
 import { describe, expect, it } from 'vitest';
 import { compileExpression, fromSCXML, initialTransition, InvalidExpressionError, transition } from '../../src/machines/index.js';
 
-/** Operators of the expression subset beyond arithmetic and comparison: `typeof` (ECMAScript 13.5.3), `in` (13.10.1). */
+/** Operators of the expression subset beyond arithmetic and comparison: `typeof` (ECMAScript 13.5.3), `in` (13.10.1), `& ^ |` (13.12). */
 const doc = (body: string, attrs = '') => `<?xml version="1.0"?>
 <scxml xmlns="http://www.w3.org/2005/07/scxml" version="1.0" datamodel="ecmascript" initial="s0"${attrs}>
 ${body}
@@ -147,5 +147,36 @@ describe('in (ECMAScript 13.10.1), own properties only', () => {
   <final id="pass"/><final id="fail"/>`),
     );
     expect(initialTransition(def).snapshot.configuration).toEqual(['pass']);
+  });
+});
+
+describe('the binary bitwise operators & ^ | (ECMAScript 13.12)', () => {
+  it('compute on the ToInt32 of both operands, below the equality operators in precedence', () => {
+    expect(run('6 & 3')).toBe(2);
+    expect(run('6 ^ 3')).toBe(5);
+    expect(run('6 | 3')).toBe(7);
+    expect(run('2.7 | 0')).toBe(2);
+    expect(run('4294967297 | 0')).toBe(1);
+    expect(run("'5' | 0")).toBe(5);
+    expect(run('true | false')).toBe(1);
+    expect(run('x == 0 | y != 2', { x: 1, y: 2 })).toBe(0); // (x == 0) | (y != 2)
+    expect(run('1 | 2 & 3 ^ 1')).toBe(3); // 1 | ((2 & 3) ^ 1): & above ^ above |
+  });
+
+  it("W3C IRP test 459's check: `Var4==0 | Var3 != 2` is falsy when both comparisons are", () => {
+    const def = fromSCXML(
+      doc(`  <datamodel><data id="Var3"/><data id="Var4" expr="[1,2,3]"/></datamodel>
+  <state id="s0">
+    <onentry><foreach item="v" array="Var4" index="Var3"><assign location="v" expr="v"/></foreach></onentry>
+    <transition cond="Var4==0 | Var3 != 2" target="fail"/>
+    <transition target="pass"/>
+  </state>
+  <final id="pass"/><final id="fail"/>`),
+    );
+    expect(initialTransition(def).snapshot.configuration).toEqual(['pass']);
+  });
+
+  it('leaves ~, the shifts and ** outside the subset', () => {
+    for (const source of ['~x', 'x << 1', 'x >> 1', 'x >>> 1', 'x ** 2']) expect(() => compileExpression(source)).toThrow(InvalidExpressionError);
   });
 });

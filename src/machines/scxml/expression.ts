@@ -22,6 +22,12 @@ const BINARY: Record<string, (a: unknown, b: unknown) => unknown> = {
   '>': (a, b) => (a as number) > (b as number),
   '<=': (a, b) => (a as number) <= (b as number),
   '>=': (a, b) => (a as number) >= (b as number),
+  // the binary bitwise operators (ECMAScript 13.12): pure arithmetic on the ToInt32 of both
+  // operands. W3C IRP test 459 writes a logical "or" as `Var4==0 | Var3 != 2`. The shifts and
+  // `~` stay outside the subset: no W3C test uses them.
+  '&': (a, b) => (a as number) & (b as number),
+  '^': (a, b) => (a as number) ^ (b as number),
+  '|': (a, b) => (a as number) | (b as number),
 };
 const UNARY: Record<string, (a: unknown) => unknown> = {
   '!': (a) => !a,
@@ -127,7 +133,7 @@ function hasOwnKey(obj: unknown, key: unknown): boolean {
 
 function compileNode(node: Node, source: string, scope: ExpressionScope): CompiledExpression {
   const unsupported = (what: string): never => {
-    throw new InvalidExpressionError(source, `${what} is outside the supported subset (literals, data names, member access, arithmetic, comparison, logical operators, typeof, in (own properties), ?:, arrays, In('id'), Math.*, JSON.stringify/parse, the system variables).`);
+    throw new InvalidExpressionError(source, `${what} is outside the supported subset (literals, data names, member access, arithmetic, comparison, logical operators, & ^ |, typeof, in (own properties), ?:, arrays, In('id'), Math.*, JSON.stringify/parse, the system variables).`);
   };
   switch (node.type) {
     case 'Literal': {
@@ -258,10 +264,10 @@ function withoutStrings(source: string): string {
 /**
  * Compiles an SCXML ECMAScript expression of the safe subset into a function, with `jsep`
  * and a tree walker: literals, datamodel names, member access (own properties and
- * `length` only), arithmetic, comparison, `&& || ?? !`, `typeof` (ECMAScript 13.5.3: the
- * type string of the value; `"undefined"` for an undeclared name), `key in obj` (ECMAScript
- * 13.10.1, own properties only), `?:`, array literals, `In('id')`,
- * a few pure functions (`Math.abs/ceil/floor/round/sqrt/pow/max/min`, `JSON.stringify/parse`)
+ * `length` only), arithmetic, comparison, `&& || ?? !`, the bitwise `& ^ |` (ECMAScript
+ * 13.12), `typeof` (ECMAScript 13.5.3: the type string of the value; `"undefined"` for an
+ * undeclared name), `key in obj` (ECMAScript 13.10.1, own properties only), `?:`, array
+ * literals, `In('id')`, a few pure functions (`Math.abs/ceil/floor/round/sqrt/pow/max/min`, `JSON.stringify/parse`)
  * and the system variables of SCXML 5.10: `_event` (`name`, `data`, `type`, `sendid`, `origin`,
  * `origintype`, `invokeid`), `_sessionid`, `_name` (from `scope`) and `_ioprocessors`. Never uses
  * `eval` or `new Function`.
