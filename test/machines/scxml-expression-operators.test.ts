@@ -46,9 +46,10 @@ describe('typeof (ECMAScript 13.5.3)', () => {
     expect(() => compileExpression('typeof _unbound')).toThrow(/"_unbound"/);
   });
 
-  it('rejects `typeof` without an operand, and other reserved words, instead of reading them as names', () => {
-    expect(() => compileExpression('typeof')).toThrow(/reserved word "typeof"/);
-    expect(() => compileExpression('x + typeof')).toThrow(/reserved word "typeof"/);
+  it('never reads `typeof` without an operand, or another reserved word, as a name: evaluating it is an error (SCXML 5.9)', () => {
+    expect(() => run('typeof', { typeof: 1 })).toThrow(SyntaxError);
+    expect(() => run('x + typeof', { x: 1, typeof: 1 })).toThrow(/reserved word "typeof"/);
+    expect(() => run('return', { return: 1 })).toThrow(/reserved word "return"/);
     expect(() => compileExpression('void 0')).toThrow(InvalidExpressionError);
     expect(() => compileExpression('delete x.y')).toThrow(InvalidExpressionError);
     expect(() => compileExpression('new Date()')).toThrow(InvalidExpressionError);
@@ -91,6 +92,19 @@ describe('typeof (ECMAScript 13.5.3)', () => {
     expect(start.context.before).toBe('undefined');
     expect(transition(def, start, { type: 'go' }).snapshot.context.after).toBe('object');
   });
+
+  it('an illegal expression such as `return` raises error.execution when evaluated (SCXML 5.9, as W3C IRP tests expect)', () => {
+    const def = fromSCXML(
+      doc(`  <datamodel><data id="x" expr="0"/></datamodel>
+  <state id="s0">
+    <onentry><assign location="x" expr="return"/></onentry>
+    <transition event="error.execution" cond="x === 0" target="pass"/>
+    <transition event="*" target="fail"/>
+  </state>
+  <final id="pass"/><final id="fail"/>`),
+    );
+    expect(initialTransition(def).snapshot.configuration).toEqual(['pass']);
+  });
 });
 
 describe('in (ECMAScript 13.10.1), own properties only', () => {
@@ -129,10 +143,10 @@ describe('in (ECMAScript 13.10.1), own properties only', () => {
     expect(initialTransition(def).snapshot.configuration).toEqual(['pass']);
   });
 
-  it('leaves jsep without the operator for other users, and `in` alone, for-in and instanceof stay rejected', () => {
+  it('leaves jsep without the operator for other users, `in` alone is an error and instanceof stays rejected', () => {
     compileExpression("'a' in x");
     expect(Object.prototype.hasOwnProperty.call(jsep.binary_ops, 'in')).toBe(false);
-    expect(() => compileExpression('in')).toThrow(/reserved word "in"/);
+    expect(() => run('in', { in: 1 })).toThrow(/reserved word "in"/);
     expect(() => compileExpression('x instanceof y')).toThrow(InvalidExpressionError);
     expect(run('index + inner', { index: 1, inner: 2 })).toBe(3); // names that start with the word
   });
