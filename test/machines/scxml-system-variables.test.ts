@@ -57,6 +57,26 @@ describe('_event fields (SCXML 5.10.1)', () => {
   });
 });
 
+describe('_event is bound once per event (SCXML 5.10)', () => {
+  it('a copy stored in the datamodel equals it while that event is processed, and is read-only (W3C IRP test 329)', () => {
+    const def = fromSCXML(
+      doc(`  <datamodel><data id="copy"/><data id="same"/><data id="frozen"/></datamodel>
+  <state id="s0">
+    <transition event="go" target="s1"><assign location="copy" expr="_event"/></transition>
+  </state>
+  <state id="s1">
+    <onentry><assign location="same" expr="copy == _event"/></onentry>
+    <transition event="again" target="s2"/>
+  </state>
+  <state id="s2"><onentry><assign location="frozen" expr="copy == _event"/></onentry></state>`),
+    );
+    const first = transition(def, initialTransition(def).snapshot, 'go').snapshot;
+    expect(first.context.same).toBe(true);
+    expect(Object.isFrozen(first.context.copy)).toBe(true);
+    expect(transition(def, first, 'again').snapshot.context.frozen).toBe(false); // another event, another value
+  });
+});
+
 describe('_ioprocessors (SCXML 5.10, C.1)', () => {
   it('maps the SCXML processor, by type URI and by its short name, to this session location', () => {
     const def = fromSCXML(

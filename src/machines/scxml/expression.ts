@@ -92,12 +92,16 @@ export interface ExpressionScope {
  * Processor and `origin` this session's location, so a reply could be sent back (C.1);
  * `sendid` is set only when the `<send>` named one (`id` or `idlocation`). Raised,
  * platform and host-sent events leave all three blank, and `invokeid` is always blank
- * (`<invoke>` is not supported).
+ * (`<invoke>` is not supported). SCXML 5.10 binds `_event` once per event taken from a queue:
+ * every read while that event is processed returns the same frozen object.
  */
-function eventVariable(args: ActionArgs<unknown>): Record<string, unknown> | undefined {
+function eventVariable(args: ActionArgs<unknown>): Readonly<Record<string, unknown>> | undefined {
   if (args.event.type === 'rxslice.machine.init') return undefined; // _event is unbound until the first event (SCXML 5.10)
+  // one value per event, so a copy stored in the datamodel compares equal to it (W3C IRP test 329)
+  const bound = EVENT_VARIABLES.get(args.event);
+  if (bound && bound.kind === args.eventKind && bound.sendId === args.sendId && bound.sendIdGenerated === args.sendIdGenerated) return bound.variable;
   const sent = args.sendId !== undefined;
-  return {
+  const variable = Object.freeze({
     name: args.event.type,
     data: args.event.payload,
     type: args.eventKind,
@@ -105,8 +109,19 @@ function eventVariable(args: ActionArgs<unknown>): Record<string, unknown> | und
     origin: sent ? SCXML_LOCATION : undefined,
     origintype: sent ? SCXML_EVENT_PROCESSOR_TYPE : undefined,
     invokeid: undefined,
-  };
+  });
+  EVENT_VARIABLES.set(args.event, { kind: args.eventKind, sendId: args.sendId, sendIdGenerated: args.sendIdGenerated, variable });
+  return variable;
 }
+/**
+ * `_event` values by the event object the engine keeps while it processes that event. A memo, not
+ * a registry (STYLE: no module-level state): a value is a pure function of its key and the args it
+ * was built from, reused only when they match, and held weakly, so sessions never see each other.
+ */
+const EVENT_VARIABLES = new WeakMap<
+  object,
+  { readonly kind: ActionArgs<unknown>['eventKind']; readonly sendId: string | undefined; readonly sendIdGenerated: boolean | undefined; readonly variable: Readonly<Record<string, unknown>> }
+>();
 
 /** Reads `obj[key]` for own or array-length properties only: no prototype walking. */
 export function readMember(obj: unknown, key: unknown): unknown {
