@@ -9,7 +9,7 @@ import type { StorageFactory, StorageTransaction } from '../storage/slice-storag
 import { applyOp, applyWindow } from './apply-op';
 import type { CommittedEnvelope, EvictedItems } from './create-session';
 import { DispatchInReducerError, InvalidEventError, ReducerError, SessionDisposedError } from './errors';
-import type { CommitListener } from './internals';
+import type { CommitListener, CommittedListener } from './internals';
 import { connectOperators } from './operator-pipeline';
 import { SessionRegistry } from './session-registry';
 import { SessionSnapshots } from './session-snapshots';
@@ -66,7 +66,7 @@ export class SessionCore {
   readonly errors$ = new Subject<RxSliceError>();
   readonly evicted$ = new Subject<EvictedItems>();
   readonly commitListeners: CommitListener[] = [];
-  readonly committedListeners: ((committed: CommittedEnvelope) => void)[] = [];
+  readonly committedListeners: CommittedListener[] = [];
   readonly subscriptions = new Subscription();
   /** Snapshots of restored events not reduced yet, by `seq`. */
   readonly restoring = new Map<number, Snapshot>();
@@ -353,12 +353,12 @@ export class SessionCore {
       for (let i = 0; i < changed.length; i++) (changed[i] as SliceRecord<any>).notify();
       if (commitListeners.length > 0) {
         const set = changed.length === 1 ? (changed[0] as SliceRecord<any>).nameSet : new Set(committed.changed);
-        for (let i = 0; i < commitListeners.length; i++) (commitListeners[i] as CommitListener)(set);
+        for (let i = 0; i < commitListeners.length; i++) (commitListeners[i] as CommitListener).onCommit(set);
       }
     }
     if (evicted !== undefined) for (const e of evicted) this.evicted$.next(e);
     const committedListeners = this.committedListeners;
-    for (let i = 0; i < committedListeners.length; i++) (committedListeners[i] as (c: CommittedEnvelope) => void)(committed);
+    for (let i = 0; i < committedListeners.length; i++) (committedListeners[i] as CommittedListener).onCommitted(committed);
     if (this.committed$.observed) this.committed$.next(committed);
   }
 
@@ -370,11 +370,11 @@ export class SessionCore {
     if (this.commitListeners.length > 0 && notified.size > 0) {
       const names = new Set<string>();
       for (const r of notified) names.add(r.def.name);
-      for (const listener of this.commitListeners) listener(names);
+      for (const listener of this.commitListeners) listener.onCommit(names);
     }
     for (const c of commits) {
       for (const e of c.evicted) this.evicted$.next(e);
-      for (const listener of [...this.committedListeners]) listener(c.committed);
+      for (const listener of [...this.committedListeners]) listener.onCommitted(c.committed);
       this.committed$.next(c.committed);
     }
   }
