@@ -33,7 +33,7 @@ export class ComputedGraph {
 
   constructor(private readonly session: Session) {
     this.internals = session[SESSION_INTERNALS];
-    const stop = this.internals.onCommit((changed) => this.propagate(changed));
+    const stop = this.internals.onCommit(this);
     this.internals.onDispose(() => {
       stop();
       for (const node of this.nodes.values()) node.complete();
@@ -101,7 +101,8 @@ export class ComputedGraph {
     if (this.observed > 0) this.update(new Set([node]));
   }
 
-  private propagate(changed: ReadonlySet<string>): void {
+  /** @internal Called by the session once per publish with the changed slices: refreshes the observed nodes downstream. */
+  onCommit(changed: ReadonlySet<string>): void {
     if (this.observed === 0) return;
     const key = changed.size === 1 ? (changed.values().next().value as string) : [...changed].sort().join('\u0000');
     let plan = this.plans.get(key);

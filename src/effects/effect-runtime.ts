@@ -21,7 +21,7 @@ import {
 import type { Event } from '../events/event';
 import type { Envelope, EnvelopeMeta } from '../events/envelope';
 import type { RxSliceError } from '../internal/errors';
-import type { Session } from '../session/create-session';
+import type { CommittedEnvelope, Session } from '../session/create-session';
 import { SESSION_INTERNALS, type SessionInternals } from '../session/internals';
 import { isCompositeEffect } from './compose';
 import type { AnyEffectDef, Concurrency, Effect } from './define-effect';
@@ -131,13 +131,13 @@ export class EffectRuntime {
   constructor(private readonly session: Session) {
     this.internals = session[SESSION_INTERNALS];
     this.internals.onDispose(this.subscription);
-    this.subscription.add(
-      this.internals.onCommitted((committed) => {
-        // Called for every commit of the session; most carry no effects.
-        const effects = committed.effects;
-        for (let i = 0; i < effects.length; i++) this.route(effects[i] as Effect, committed);
-      }),
-    );
+    this.subscription.add(this.internals.onCommitted(this));
+  }
+
+  /** @internal Called by the session for every commit (most carry no effects): routes its effects. */
+  onCommitted(committed: CommittedEnvelope): void {
+    const effects = committed.effects;
+    for (let i = 0; i < effects.length; i++) this.route(effects[i] as Effect, committed);
   }
 
   private report(error: RxSliceError): void {

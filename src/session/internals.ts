@@ -32,8 +32,20 @@ export function rejectNotASlice(def: object, operation: string): void {
   if (reject !== undefined) throw reject(operation);
 }
 
-/** @internal Called once per publish with the names of the slices that changed. */
-export type CommitListener = (changed: ReadonlySet<string>) => void;
+/**
+ * @internal Told once per publish with the names of the slices that changed. An object with a
+ * method rather than a closure: the session's publish code calls every session's listeners
+ * through the same prototype method, so V8 keeps that code optimized from one session to the
+ * next (a call to one closure would tie the optimized code to the session that made it).
+ */
+export interface CommitListener {
+  onCommit(changed: ReadonlySet<string>): void;
+}
+
+/** @internal Told every committed envelope, just before `committed$` emits it. An object for the reason given at {@link CommitListener}. */
+export interface CommittedListener {
+  onCommitted(committed: CommittedEnvelope): void;
+}
 
 /** @internal Hooks into a session for the library's own higher layers. Not public API. */
 export interface SessionInternals {
@@ -55,10 +67,10 @@ export interface SessionInternals {
    */
   addReducer(slice: string, entry: ReducerEntry<any>): () => void;
   /**
-   * Calls `listener` with every committed envelope, just before `committed$` emits it (cheaper
+   * Tells `listener` every committed envelope, just before `committed$` emits it (cheaper
    * than a `committed$` subscription on the hot path). Returns a function that removes it.
    */
-  onCommitted(listener: (committed: CommittedEnvelope) => void): () => void;
+  onCommitted(listener: CommittedListener): () => void;
   /** Per-session registry for higher layers (computed handles, installed machines, effect runners). */
   readonly extensions: Map<unknown, unknown>;
 }

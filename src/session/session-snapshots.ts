@@ -19,6 +19,11 @@ interface CapturePlan {
   readonly captured: (SnapshotSlice | undefined)[];
 }
 
+/** @internal Opens the transaction of a slice for the envelope being reduced (see `SessionCore`). */
+export interface PendingTransactions {
+  pendingOf(record: SliceRecord<any>): StorageTransaction<any>;
+}
+
 /**
  * @internal Takes and restores the snapshots of one session: `session.snapshot()`, the checks of
  * `session.restore()`, and the restore step of `rxslice.session.restored`.
@@ -74,17 +79,17 @@ export class SessionSnapshots {
 
   /**
    * Restores `names` (the payload of the restored event) from `snapshot` into the transactions
-   * `pendingOf` opens: by the snapshot's plan when it is a whole snapshot of this session, else
-   * by name. Backends restore their own captures without copying.
+   * `pending.pendingOf` opens (one per slice and envelope): by the snapshot's plan when it is
+   * a whole snapshot of this session, else by name. Backends restore their own captures without copying.
    * @throws {@link SliceNotRegisteredError} when a name is not registered.
    */
-  restore(snapshot: Snapshot, names: readonly string[], at: number, pendingOf: (record: SliceRecord<any>) => StorageTransaction<any>): void {
+  restore(snapshot: Snapshot, names: readonly string[], at: number, pending: PendingTransactions): void {
     const plan = this.ownPlan(snapshot);
     if (plan !== undefined && names === plan.names) {
       const entries = snapshotEntries(snapshot) as readonly SnapshotSlice[];
       for (let i = 0; i < plan.records.length; i++) {
         const stored = (entries[i] as SnapshotSlice).stored as StoredSlice<unknown>;
-        pendingOf(plan.records[i] as SliceRecord<any>).restore(stored, at);
+        pending.pendingOf(plan.records[i] as SliceRecord<any>).restore(stored, at);
       }
       return;
     }
@@ -92,7 +97,7 @@ export class SessionSnapshots {
       const record = this.records.get(name);
       if (record === undefined) throw new SliceNotRegisteredError(name);
       const s = snapshot.slices[name] as SnapshotSlice;
-      const tx = pendingOf(record);
+      const tx = pending.pendingOf(record);
       if (s.stored !== undefined) tx.restore(s.stored, at);
       else tx.replace(s.items, at);
     }

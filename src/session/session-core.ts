@@ -1,0 +1,420 @@
+import { Subject, Subscription, type OperatorFunction, type SchedulerLike } from 'rxjs';
+import { RESERVED_PREFIX, ReservedEventTypeError } from '../events/define-event';
+import type { Event, EventCreator } from '../events/event';
+import type { Envelope, EnvelopeMeta } from '../events/envelope';
+import { toIssues, type RxSliceError } from '../internal/errors';
+import type { ReducerMiddleware, SliceDef } from '../slices/reducer';
+import type { Snapshot } from '../snapshots/snapshot';
+import type { StorageFactory, StorageTransaction } from '../storage/slice-storage';
+import { applyOp, applyWindow } from './apply-op';
+import type { CommittedEnvelope, EvictedItems } from './create-session';
+import { DispatchInReducerError, InvalidEventError, ReducerError, SessionDisposedError } from './errors';
+import type { CommitListener, CommittedListener } from './internals';
+import { connectOperators } from './operator-pipeline';
+import { SessionRegistry } from './session-registry';
+import { SessionSnapshots } from './session-snapshots';
+import type { Route, SliceRecord } from './slice-handle';
+import { SessionReset, SessionRestored, SliceCleared, SliceSeeded } from './system-events';
+
+const EMPTY_META: EnvelopeMeta = Object.freeze({});
+const NO_EFFECTS: readonly Event[] = Object.freeze([]);
+const NO_NAMES: readonly string[] = Object.freeze([]);
+const NO_RECORDS: readonly SliceRecord<any>[] = Object.freeze([]);
+const NO_EVICTIONS: readonly EvictedItems[] = Object.freeze([]);
+
+/** @internal What {@link SessionCore} needs from the session's options, resolved. */
+export interface SessionCoreConfig {
+  readonly scheduler: SchedulerLike;
+  /** Validate event payloads and reducer output. */
+  readonly validate: boolean;
+  /** Deep-freeze items entering the session. */
+  readonly freeze: boolean;
+  readonly globalMiddleware: readonly ReducerMiddleware[];
+  readonly operators: readonly OperatorFunction<Envelope, Envelope>[];
+  readonly stateStorage: StorageFactory;
+  readonly logStorage: StorageFactory;
+  /** The slices, in registration order (registered with their declared reducers). */
+  readonly slices: readonly SliceDef<string, any>[];
+  /** Event creators whose schemas validate dispatches even when no reducer listens to them. */
+  readonly events: readonly EventCreator<string, any>[];
+}
+
+interface HeldCommit {
+  readonly committed: CommittedEnvelope;
+  readonly records: readonly SliceRecord<any>[];
+  readonly evicted: readonly EvictedItems[];
+}
+
+/**
+ * @internal The dispatch pipeline of one session: its queue and commit state in fields, the
+ * hot path (accept → dispatch → drain → reduce → commit → publish) as methods.
+ *
+ * A class rather than closures inside `createSession`: optimized code for a closure is tied to
+ * the session that created it (V8 embeds weak references to its functions and context), so
+ * every new session re-optimized the hot path and ran its first thousands of events at several
+ * times the steady-state cost. Prototype methods are optimized once for all sessions.
+ * `createSession` builds the public `Session` object around one `SessionCore`.
+ */
+export class SessionCore {
+  readonly scheduler: SchedulerLike;
+  readonly validate: boolean;
+  readonly freeze: boolean;
+  readonly registry: SessionRegistry;
+  readonly snapshots: SessionSnapshots;
+  readonly events$ = new Subject<Envelope>();
+  readonly committed$ = new Subject<CommittedEnvelope>();
+  readonly errors$ = new Subject<RxSliceError>();
+  readonly evicted$ = new Subject<EvictedItems>();
+  readonly commitListeners: CommitListener[] = [];
+  readonly committedListeners: CommittedListener[] = [];
+  readonly subscriptions = new Subscription();
+  /** Snapshots of restored events not reduced yet, by `seq`. */
+  readonly restoring = new Map<number, Snapshot>();
+  seq = 0;
+  lastSeq = 0;
+  disposed = false;
+  inReducer = false;
+  busy = false;
+  readonly queue: Envelope[] = [];
+  /** The `seq` whose failure the top-level `dispatch` waits for (-1: none). */
+  awaitedSeq = -1;
+  awaitedFailure: ReducerError | undefined = undefined;
+  batchDepth = 0;
+  readonly held: HeldCommit[] = [];
+  /** Whether the session has operator middleware (`input` is then defined). */
+  readonly hasOperators: boolean;
+  /** The operator middleware's input. */
+  readonly input: Subject<Envelope> | undefined;
+  pipelineDown = false;
+  /** The last envelope that entered the pipeline. */
+  last: Envelope | undefined = undefined;
+  /** Records with an open transaction for the envelope being reduced (reused; reduce is never re-entered). */
+  private readonly pending: SliceRecord<any>[] = [];
+  private pendingCount = 0;
+
+  constructor(config: SessionCoreConfig) {
+    this.scheduler = config.scheduler;
+    this.validate = config.validate;
+    this.freeze = config.freeze;
+    const registry = (this.registry = new SessionRegistry(config.globalMiddleware, config.stateStorage, config.logStorage));
+    for (const def of config.slices) registry.addSlice(def);
+    for (const record of registry.records.values()) {
+      for (const entry of record.def.reducers) registry.addRoute(registry.makeRoute(record, entry), entry.schema);
+    }
+    for (const creator of config.events) if (creator.schema) registry.schemas.set(creator.type, creator.schema);
+    this.snapshots = new SessionSnapshots(registry.records, config.freeze);
+    this.hasOperators = config.operators.length > 0;
+    // Last: an operator middleware may emit as soon as it is subscribed.
+    this.input = this.hasOperators ? connectOperators(this, config.operators) : undefined;
+  }
+
+  /** The last envelope that entered the pipeline, or a placeholder before any. */
+  lastEnvelope(): Envelope {
+    return this.last ?? { seq: 0, at: this.scheduler.now(), event: { type: 'unknown', payload: undefined }, meta: {} };
+  }
+
+  // ---- accept and dispatch -------------------------------------------------------------
+
+  /** Checks and validates `event` and wraps it in the next envelope; `system` for `rxslice.*` events. */
+  accept<TEvent extends Event>(event: TEvent, meta: EnvelopeMeta | undefined, system: boolean): Envelope<TEvent> {
+    if (event === null || typeof event !== 'object' || typeof (event as { type?: unknown }).type !== 'string') {
+      throw new InvalidEventError(String((event as { type?: unknown } | null)?.type ?? event), [
+        { code: 'invalid_type', path: ['type'], message: 'dispatch expects an event object { type: string, payload }, e.g. StepAdded({ ... })' },
+      ]);
+    }
+    if (this.disposed) throw new SessionDisposedError(`dispatch "${event.type}"`);
+    if (this.inReducer) throw new DispatchInReducerError(event.type);
+    if (!system && typeof event.type === 'string' && event.type.startsWith(RESERVED_PREFIX)) {
+      throw new ReservedEventTypeError(event.type);
+    }
+    let accepted = event;
+    if (this.validate && !system) {
+      const schema = this.registry.schemas.get(event.type);
+      if (schema !== undefined) {
+        const r = schema.safeParse(event.payload);
+        if (!r.success) {
+          const error = new InvalidEventError(event.type, toIssues(r.error.issues));
+          this.errors$.next(error);
+          throw error;
+        }
+        accepted = { type: event.type, payload: r.data } as TEvent;
+      }
+    }
+    return { seq: ++this.seq, at: this.scheduler.now(), event: accepted, meta: meta ?? EMPTY_META };
+  }
+
+  /** Processes `env` now, or queues it (FIFO) while another envelope is processed. */
+  dispatchEnvelope<TEvent extends Event>(env: Envelope<TEvent>): Envelope<TEvent> {
+    if (this.busy) {
+      this.queue.push(env);
+      return env;
+    }
+    // Only the top-level dispatcher waits for its own envelope's outcome; failures of queued or
+    // delayed envelopes are reported on errors$ alone.
+    this.awaitedSeq = env.seq;
+    this.awaitedFailure = undefined;
+    try {
+      this.drain(env);
+    } finally {
+      this.awaitedSeq = -1;
+    }
+    const failure = this.awaitedFailure;
+    this.awaitedFailure = undefined;
+    if (failure !== undefined) throw failure;
+    return env;
+  }
+
+  /** Runs `first` (if any), then the queue until it is empty. */
+  drain(first?: Envelope): void {
+    this.busy = true;
+    const queue = this.queue;
+    try {
+      for (let env = first ?? (queue.length > 0 ? queue.shift() : undefined); env !== undefined; env = queue.length > 0 ? queue.shift() : undefined) {
+        this.last = env;
+        if (this.events$.observed) this.events$.next(env);
+        if (this.input === undefined) this.reduce(env);
+        else if (!this.pipelineDown) this.input.next(env);
+        else this.errors$.next(new ReducerError(env, '(session)', 'operator middleware', new Error('The operator middleware failed 10 times in a row and was stopped; the event was not reduced.')));
+      }
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  /** Entry point for envelopes leaving the operator middleware (possibly later, on the scheduler). */
+  reduceEntered(env: Envelope): void {
+    if (this.busy) {
+      this.reduce(env);
+      return;
+    }
+    this.busy = true;
+    try {
+      this.reduce(env);
+    } finally {
+      this.busy = false;
+    }
+    if (this.queue.length > 0) this.drain();
+  }
+
+  /** Runs `fn` with notifications held; the outermost call publishes what was committed meanwhile. */
+  batch<TResult>(fn: () => TResult): TResult {
+    this.batchDepth++;
+    try {
+      return fn();
+    } finally {
+      this.batchDepth--;
+      if (this.batchDepth === 0 && this.held.length > 0) {
+        const commits = this.held.splice(0, this.held.length);
+        const wasBusy = this.busy;
+        this.busy = true;
+        try {
+          this.publish(commits);
+        } finally {
+          this.busy = wasBusy;
+        }
+        if (!this.busy && this.queue.length > 0) this.drain();
+      }
+    }
+  }
+
+  /** Dispatches the restored event of `snapshot` for `names` (checked by the caller). */
+  restore(snapshot: Snapshot, names: readonly string[]): void {
+    const env = this.accept(SessionRestored({ slices: names, fromSeq: snapshot.seq, tag: snapshot.tag }), { source: 'rxslice' }, true);
+    this.restoring.set(env.seq, snapshot);
+    try {
+      this.dispatchEnvelope(env);
+    } finally {
+      // Reduced (or dropped by an operator middleware) by now, unless it was queued behind
+      // the envelope being processed or delayed by a middleware.
+      if (!this.busy && !this.hasOperators) this.restoring.delete(env.seq);
+    }
+  }
+
+  // ---- reduce and commit --------------------------------------------------------------
+
+  /** Opens (once per envelope) the transaction of `record`. */
+  pendingOf(record: SliceRecord<any>): StorageTransaction<any> {
+    if (record.tx !== undefined) return record.tx;
+    this.pending[this.pendingCount++] = record;
+    return (record.tx = record.storage.begin());
+  }
+
+  /** Reduces `env` into every listening slice and commits all of them, or none. */
+  private reduce(env: Envelope): void {
+    const type = env.event.type;
+    const registry = this.registry;
+    let effects: Event[] | undefined;
+    let failedSlice = '(session)';
+    let failedReducer = type;
+    try {
+      const system = type.charCodeAt(0) === 114 /* r */ && type.startsWith(RESERVED_PREFIX);
+      if (system) this.reduceSystem(env);
+      const list = registry.routes.get(type);
+      const n = list === undefined ? 0 : list.length;
+      const catchAll = registry.catchAll;
+      const all = system ? 0 : catchAll.length;
+      // Reducers, their middleware and windows run with dispatch forbidden (DispatchInReducerError).
+      this.inReducer = true;
+      for (let i = 0; i < n + all; i++) {
+        const route = (i < n ? (list as Route[])[i] : catchAll[i - n]) as Route;
+        const record = route.record;
+        failedSlice = record.def.name;
+        failedReducer = route.entry.name;
+        // The first reducer of a slice for this envelope reads the committed view; a
+        // transaction opens only when an op actually changes something.
+        const ctx = route.ctx;
+        ctx.previous = record.tx === undefined ? record.storage.view() : record.tx.view();
+        ctx.event = env.event;
+        ctx.eventType = type;
+        ctx.metadata = env.meta;
+        ctx.seq = env.seq;
+        ctx.at = env.at;
+        // Without middleware the reducer is called directly (one call frame fewer per route).
+        const invoke = route.invoke;
+        const op = invoke === undefined ? route.reducer(ctx.previous, ctx.event, ctx) : invoke();
+        if (op !== null && typeof op === 'object' && op.kind === 'none') {
+          if (op.effects !== undefined) (effects ??= []).push(...op.effects);
+          continue;
+        }
+        const tx = this.pendingOf(record);
+        applyOp(record, tx, op, env.at, this.validate, this.freeze);
+        if (op.effects !== undefined) (effects ??= []).push(...op.effects);
+        if (record.window !== undefined) applyWindow(record, tx, env.seq, env.at);
+      }
+      this.inReducer = false;
+    } catch (cause) {
+      this.inReducer = false;
+      this.rollbackPending();
+      const error = new ReducerError(env, failedSlice, failedReducer, cause);
+      if (env.seq === this.awaitedSeq) this.awaitedFailure = error;
+      this.errors$.next(error);
+      return;
+    }
+    this.commit(env, effects);
+  }
+
+  private rollbackPending(): void {
+    for (let i = 0; i < this.pendingCount; i++) {
+      const record = this.pending[i] as SliceRecord<any>;
+      record.tx?.rollback();
+      record.tx = undefined;
+      record.evicted = undefined;
+    }
+    this.pendingCount = 0;
+  }
+
+  /** Commits the open transactions of `env`, then publishes (or holds, in a batch) the commit. */
+  private commit(env: Envelope, effects: Event[] | undefined): void {
+    // One changed slice (the common case) reuses the record's own one-element lists.
+    let changed: readonly SliceRecord<any>[] | undefined;
+    let evicted: EvictedItems[] | undefined;
+    let names: readonly string[] | undefined;
+    for (let i = 0; i < this.pendingCount; i++) {
+      const record = this.pending[i] as SliceRecord<any>;
+      const tx = record.tx as StorageTransaction<any>;
+      const didChange = tx.changed;
+      tx.commit();
+      record.tx = undefined;
+      if (didChange) {
+        if (changed === undefined || names === undefined) {
+          changed = record.selfList;
+          names = record.nameList;
+        } else if (changed.length === 1) {
+          changed = [changed[0] as SliceRecord<any>, record];
+          names = [names[0] as string, record.def.name];
+        } else {
+          (changed as SliceRecord<any>[]).push(record);
+          (names as string[]).push(record.def.name);
+        }
+      }
+      if (record.evicted !== undefined) {
+        (evicted ??= []).push({ slice: record.def.name, seq: env.seq, items: record.evicted });
+        record.evicted = undefined;
+      }
+    }
+    this.pendingCount = 0;
+    this.lastSeq = env.seq;
+    const committed: CommittedEnvelope = {
+      seq: env.seq,
+      at: env.at,
+      event: env.event,
+      meta: env.meta,
+      changed: names ?? NO_NAMES,
+      effects: effects ?? NO_EFFECTS,
+    };
+    if (this.batchDepth > 0) this.held.push({ committed, records: changed ?? NO_RECORDS, evicted: evicted ?? NO_EVICTIONS });
+    else this.publishOne(committed, changed, evicted);
+  }
+
+  /** Publishes one commit: changed slices, then commit listeners, then evictions and `committed$`. */
+  private publishOne(committed: CommittedEnvelope, changed: readonly SliceRecord<any>[] | undefined, evicted: EvictedItems[] | undefined): void {
+    const commitListeners = this.commitListeners;
+    if (changed !== undefined) {
+      for (let i = 0; i < changed.length; i++) (changed[i] as SliceRecord<any>).notify();
+      if (commitListeners.length > 0) {
+        const set = changed.length === 1 ? (changed[0] as SliceRecord<any>).nameSet : new Set(committed.changed);
+        for (let i = 0; i < commitListeners.length; i++) (commitListeners[i] as CommitListener).onCommit(set);
+      }
+    }
+    if (evicted !== undefined) for (const e of evicted) this.evicted$.next(e);
+    const committedListeners = this.committedListeners;
+    for (let i = 0; i < committedListeners.length; i++) (committedListeners[i] as CommittedListener).onCommitted(committed);
+    if (this.committed$.observed) this.committed$.next(committed);
+  }
+
+  /** Publishes the commits held by a batch: each changed slice and commit listener once. */
+  private publish(commits: readonly HeldCommit[]): void {
+    const notified = new Set<SliceRecord<any>>();
+    for (const c of commits) for (const r of c.records) notified.add(r);
+    for (const r of notified) r.notify();
+    if (this.commitListeners.length > 0 && notified.size > 0) {
+      const names = new Set<string>();
+      for (const r of notified) names.add(r.def.name);
+      for (const listener of this.commitListeners) listener.onCommit(names);
+    }
+    for (const c of commits) {
+      for (const e of c.evicted) this.evicted$.next(e);
+      for (const listener of [...this.committedListeners]) listener.onCommitted(c.committed);
+      this.committed$.next(c.committed);
+    }
+  }
+
+  /** The reduce step of the library's own events (seeded, cleared, reset, restored). */
+  private reduceSystem(env: Envelope): void {
+    const { event } = env;
+    const registry = this.registry;
+    if (SliceSeeded.match(event)) {
+      const record = registry.recordOf(event.payload.slice);
+      const tx = this.pendingOf(record);
+      tx.replace(event.payload.items, env.at);
+      if (record.window !== undefined) applyWindow(record, tx, env.seq, env.at);
+    } else if (SliceCleared.match(event)) {
+      this.pendingOf(registry.recordOf(event.payload.slice)).clear();
+    } else if (SessionReset.match(event)) {
+      for (const record of registry.records.values()) {
+        if (record.storage.size > 0 || record.def.initial.length > 0) this.pendingOf(record).replace(record.def.initial, env.at);
+      }
+    } else if (SessionRestored.match(event)) {
+      const snapshot = this.restoring.get(env.seq);
+      if (snapshot === undefined) return;
+      this.restoring.delete(env.seq);
+      this.snapshots.restore(snapshot, event.payload.slices, env.at, this);
+    }
+  }
+
+  /** Completes every observable and drops the queue. Idempotent. */
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.subscriptions.unsubscribe();
+    for (const record of this.registry.records.values()) {
+      record.complete();
+      record.storage.dispose();
+    }
+    this.events$.complete();
+    this.committed$.complete();
+    this.errors$.complete();
+    this.evicted$.complete();
+    this.queue.length = 0;
+  }
+}

@@ -1,0 +1,109 @@
+import type { z } from 'zod';
+import type { Event } from '../events/event';
+import type { EnvelopeMeta } from '../events/envelope';
+import type { Reducer, ReducerEntry, ReducerMiddleware, SessionReader, SliceDef } from '../slices/reducer';
+import type { SliceOp } from '../slices/slice-op';
+import type { StorageFactory } from '../storage/slice-storage';
+import { checkItem } from './apply-op';
+import { DuplicateSliceError, SliceNotRegisteredError } from './errors';
+import { rejectNotASlice } from './internals';
+import { SliceRecord, type Route } from './slice-handle';
+
+const EMPTY_META: EnvelopeMeta = Object.freeze({});
+/** Placeholder event of a reducer context before its first call. */
+const NO_EVENT: Event = Object.freeze({ type: '(none)', payload: undefined });
+
+/**
+ * @internal The slices of one session and the routes from event types to their reducers
+ * (with the payload schemas that validate dispatches). Read by `SessionCore` on every
+ * dispatch; a class, like the core, so that its methods are optimized once for all sessions.
+ */
+export class SessionRegistry {
+  readonly records = new Map<string, SliceRecord<any>>();
+  /** Routes by event type, in registration order. */
+  readonly routes = new Map<string, Route[]>();
+  /** Payload schemas by event type. */
+  readonly schemas = new Map<string, z.ZodType>();
+  /** Routes of `'*'` reducers: every non-library event, after the typed routes. */
+  readonly catchAll: Route[] = [];
+  /** Handed to reducers as `ctx.session`. */
+  readonly reader: SessionReader;
+
+  constructor(
+    private readonly globalMiddleware: readonly ReducerMiddleware[],
+    private readonly stateStorage: StorageFactory,
+    private readonly logStorage: StorageFactory,
+  ) {
+    this.reader = { read: (def) => this.recordOf(def as SliceDef<string, any>).storage.all() };
+  }
+
+  /** Registers a slice (without its routes). @throws {@link DuplicateSliceError} */
+  addSlice(def: SliceDef<string, any>): SliceRecord<any> {
+    rejectNotASlice(def, 'register as a slice');
+    if (this.records.has(def.name)) throw new DuplicateSliceError(def.name);
+    const storage = (def.policy === 'log' ? this.logStorage : this.stateStorage)(def);
+    const record = new SliceRecord(def, storage, this.globalMiddleware);
+    if (def.schema !== undefined) def.initial.forEach((item, i) => checkItem(record, item, i));
+    this.records.set(def.name, record);
+    return record;
+  }
+
+  addRoute(route: Route, schema: z.ZodType | undefined): void {
+    if (route.entry.eventType === '*') {
+      this.catchAll.push(route);
+      return;
+    }
+    const list = this.routes.get(route.entry.eventType);
+    if (list === undefined) this.routes.set(route.entry.eventType, [route]);
+    else list.push(route);
+    if (schema !== undefined) this.schemas.set(route.entry.eventType, schema);
+  }
+
+  removeRoute(route: Route): void {
+    const list = route.entry.eventType === '*' ? this.catchAll : this.routes.get(route.entry.eventType);
+    const i = list?.indexOf(route) ?? -1;
+    if (list !== undefined && i >= 0) list.splice(i, 1);
+  }
+
+  /** Builds a route: its reusable context and its reducer composed with the middleware chain once. */
+  makeRoute(record: SliceRecord<any>, entry: ReducerEntry<any>): Route {
+    // One context per route, refilled before each call (reduce is never re-entered), so a
+    // reducer call allocates nothing.
+    const ctx: Route['ctx'] = {
+      event: NO_EVENT,
+      eventType: NO_EVENT.type,
+      slice: record.def.name,
+      previous: record.storage.view(),
+      reducerName: entry.name,
+      session: this.reader,
+      metadata: EMPTY_META,
+      seq: 0,
+      at: 0,
+    };
+    const reducer = entry.reducer as Reducer<any>;
+    if (record.chain.length === 0) return { record, entry, ctx, reducer, invoke: undefined };
+    let invoke = (): SliceOp<any> => reducer(ctx.previous, ctx.event, ctx);
+    for (let i = record.chain.length - 1; i >= 0; i--) {
+      const middleware = record.chain[i] as ReducerMiddleware;
+      const next = invoke;
+      invoke = () => middleware(ctx, next);
+    }
+    return { record, entry, ctx, reducer, invoke };
+  }
+
+  recordOf(def: SliceDef<string, any> | string): SliceRecord<any> {
+    const name = typeof def === 'string' ? def : def.name;
+    const record = this.records.get(name);
+    if (record === undefined || (typeof def !== 'string' && record.def !== def && record.def.name !== def.name)) {
+      if (typeof def !== 'string') rejectNotASlice(def, 'use as a slice');
+      throw new SliceNotRegisteredError(name);
+    }
+    return record;
+  }
+
+  /** Registers a slice and routes its declared reducers. @throws {@link DuplicateSliceError} */
+  addSliceWithRoutes(def: SliceDef<string, any>): void {
+    const record = this.addSlice(def);
+    for (const entry of def.reducers) this.addRoute(this.makeRoute(record, entry), entry.schema);
+  }
+}
