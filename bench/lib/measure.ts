@@ -81,7 +81,19 @@ const warmingUp = (runs: number, elapsedMs: number, scale = 1): boolean =>
 export interface RunResult {
   readonly ms: number;
   readonly extra?: Readonly<Record<string, number>>;
+  /** The store the run used; {@link measure} keeps the last warm-up's alive through the timed runs. */
+  readonly store?: unknown;
 }
+
+/**
+ * The store of the last warm-up run, kept alive until the timed runs are done. Each timed run
+ * builds a fresh store after a full `gc()`; had the warm-up stores died in that collection, V8
+ * would drop the optimized code built for the library's classes whose every instance died
+ * (a "weak objects" deoptimization: the code embeds their hidden classes), and the timed run
+ * would re-measure the JIT instead of the steady state warm-up reached. A live application
+ * keeps its store; so does the measurement, for every contender alike.
+ */
+let retained: unknown;
 
 const roundDown = (n: number, unit: number): number => Math.max(unit, Math.floor(n / unit) * unit);
 
@@ -100,7 +112,9 @@ export async function measure(
   const warmupStart = nowMs();
   let perOpMs = 0;
   for (let i = 0; i === 0 || warmingUp(i, nowMs() - warmupStart); i++) {
-    perOpMs = (await run(warmupOps)).ms / warmupOps;
+    const warm = await run(warmupOps);
+    perOpMs = warm.ms / warmupOps;
+    retained = warm.store;
   }
   const runs = options.timedRuns ?? 3;
   const budgetMs = (options.budgetMs ?? DEFAULT_BUDGET_MS) / runs;
@@ -110,6 +124,7 @@ export async function measure(
     collectGarbage();
     results.push(await run(ops));
   }
+  retained = undefined;
   results.sort((a, b) => a.ms - b.ms);
   const mid = results[(results.length - 1) >> 1] as RunResult;
   return { value: (mid.ms * 1e6) / ops, extra: { ...mid.extra, ops } };
@@ -131,10 +146,13 @@ export async function measurePaired(
   const warmupOps = roundDown(options.warmupOps ?? options.ops / 20, unit);
   const warmupStart = nowMs();
   let perOpMs = 0;
+  let retainedBase: unknown;
   for (let i = 0; i === 0 || warmingUp(i, nowMs() - warmupStart, 2); i++) {
-    const a = (await base(warmupOps)).ms;
-    const b = (await variant(warmupOps)).ms;
-    perOpMs = Math.max(a, b) / warmupOps;
+    const a = await base(warmupOps);
+    const b = await variant(warmupOps);
+    perOpMs = Math.max(a.ms, b.ms) / warmupOps;
+    retainedBase = a.store;
+    retained = b.store;
   }
   // Six timed runs share twice the usual budget.
   const budgetMs = ((options.budgetMs ?? DEFAULT_BUDGET_MS) * 2) / 6;
@@ -151,6 +169,7 @@ export async function measurePaired(
     variantNs.push(b);
     ratios.push(b / a);
   }
+  retained = retainedBase = undefined;
   const mid = (v: number[]): number => [...v].sort((x, y) => x - y)[1] as number;
   return { value: mid(variantNs), extra: { baseNs: mid(baseNs), overhead: mid(ratios), ops } };
 }

@@ -98,7 +98,7 @@ export function renderReport(workloads: readonly Workload[], results: Results, t
   out.push(`- Commit: ${info.git}`);
   out.push(`- Worker: ${info.worker}`);
   out.push(
-    `- Per measurement: warm-up (at least 3 runs and 0.4 s, at most 1.5 s), then 3 timed runs (median) sharing a budget of ${fmt(info.budgetMs, 0)} ms (a contender too slow for the issue's count in that time runs fewer operations: see "Ops timed"); log and replay workloads: one timed run of the full count, log deadline ${fmt(info.logDeadlineMs, 0)} ms`,
+    `- Per measurement: warm-up (at least 3 runs and 0.4 s, at most 1.5 s; the last warm-up store stays alive, see bench/README.md), then 3 timed runs (median) sharing a budget of ${fmt(info.budgetMs, 0)} ms (a contender too slow for the issue's count in that time runs fewer operations: see "Ops timed"); log and replay workloads: one timed run of the full count, log deadline ${fmt(info.logDeadlineMs, 0)} ms`,
   );
   out.push(`- Whole run: ${fmt(info.elapsedS, 0)} s`, '');
   out.push('## Summary (median, and ratio to the plain loop)', '', ...summaryTable(workloads, results), '');

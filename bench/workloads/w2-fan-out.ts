@@ -35,7 +35,7 @@ const impl =
         checkEqual(seen[j], ops / SLICES, `last count seen by subscriber ${j}`);
       }
       check(store.count(0) === ops / SLICES, 'final count of slice 0');
-      return { ms, extra: { callsPerDispatch: calls.reduce((a, b) => a + b, 0) / ops } };
+      return { ms, extra: { callsPerDispatch: calls.reduce((a, b) => a + b, 0) / ops }, store };
     });
 
 export const fanOutWorkload: Workload = {

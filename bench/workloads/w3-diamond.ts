@@ -61,7 +61,7 @@ export function diamondRun(make: () => Diamond, ops: number, expectedFires: numb
   checkEqual(lastC, 3 * ops + 1, 'last C seen by the subscriber');
   checkEqual(fires, expectedFires * ops, `calls of C's subscriber (expected ${expectedFires} per update)`);
   check(expectedFires > 1 || inconsistent === 0, `${inconsistent} inconsistent values of C`);
-  return { ms, extra: { firesPerUpdate: fires / ops, inconsistentPerUpdate: inconsistent / ops } };
+  return { ms, extra: { firesPerUpdate: fires / ops, inconsistentPerUpdate: inconsistent / ops }, store: diamond };
 }
 
 const impl =

@@ -77,7 +77,7 @@ function logRun(make: (window: number | undefined) => Log, window: number | unde
   checkEqual(log.firstId(), Math.max(0, ops - cap), 'oldest id kept');
   const first10Ms = tFirst - t0;
   const last10Ms = t1 - tLastStart;
-  return { ms: t1 - t0, extra: { first10Ms, last10Ms, lastToFirst: last10Ms / first10Ms } };
+  return { ms: t1 - t0, extra: { first10Ms, last10Ms, lastToFirst: last10Ms / first10Ms }, store: log };
 }
 
 function plain(window: number | undefined): Log {

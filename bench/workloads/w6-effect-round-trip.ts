@@ -48,7 +48,7 @@ async function roundTripRun(make: () => RoundTrip, ops: number): Promise<RunResu
   checkEqual(rt.pings().count, ops, 'pings reduced');
   checkEqual(rt.pongs().count, ops, 'follow-ups reduced');
   checkEqual(rt.pongs().lastId, ops - 1, 'id of the last follow-up');
-  return { ms };
+  return { ms, store: rt };
 }
 
 /** The floor: dispatch reduces, then runs the effect, which dispatches the follow-up. */

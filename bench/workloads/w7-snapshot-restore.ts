@@ -74,7 +74,7 @@ function inMemoryRun<T>(make: () => Snapshotting<T>, ops: number): RunResult {
   // The last capture holds the state before the last restore: restoring it flips the state back.
   s.restore(last);
   checkState(s, endsOnA, 'after restoring the last capture');
-  return { ms };
+  return { ms, store: s };
 }
 
 function jsonRun<T>(make: () => Snapshotting<T>, ops: number): RunResult {
@@ -89,7 +89,7 @@ function jsonRun<T>(make: () => Snapshotting<T>, ops: number): RunResult {
   }
   const ms = nowMs() - t0;
   checkState(s, true, 'after the JSON round trips');
-  return { ms, extra: { jsonBytes: bytes } };
+  return { ms, extra: { jsonBytes: bytes }, store: s };
 }
 
 function plain(): Snapshotting<Item[][]> {

@@ -52,7 +52,9 @@ interface HeldCommit {
  * A class rather than closures inside `createSession`: optimized code for a closure is tied to
  * the session that created it (V8 embeds weak references to its functions and context), so
  * every new session re-optimized the hot path and ran its first thousands of events at several
- * times the steady-state cost. Prototype methods are optimized once for all sessions.
+ * times the steady-state cost. Prototype methods are optimized once for all live sessions (V8
+ * still drops optimized code when every instance of a class has been collected, e.g. when the
+ * only session is disposed and garbage collected before the next one is created).
  * `createSession` builds the public `Session` object around one `SessionCore`.
  */
 export class SessionCore {
