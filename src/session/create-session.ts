@@ -99,7 +99,22 @@ export interface Session extends SessionReader {
   transaction<TResult>(fn: () => TResult): TResult;
   /** Captures state slices (and logs with `includeLogs`) in O(number of slices). */
   snapshot(options?: SnapshotOptions): Snapshot;
-  /** Restores the snapshot's slices (or the named subset) as one `rxslice.session.restored` event. */
+  /**
+   * Restores the snapshot's slices (or the named subset) as one `rxslice.session.restored` event,
+   * all or nothing. A snapshot this session took restores in O(number of slices); so does one from
+   * `snapshotFromJSON` or another session made with the same slice definitions. Any other snapshot
+   * (other definitions of the same names, a hand-made object) has its items validated with the
+   * slices' schemas and copied (deep-frozen) first, O(items).
+   * @throws {@link UnknownSliceError} when a name is not registered or not in the snapshot;
+   * {@link InvalidSliceItemError} when an item of such a snapshot fails its slice's schema;
+   * `InvalidSnapshotError` when an entry has no items array. Nothing changes then.
+   * @example
+   * ```ts
+   * const before = session.snapshot();
+   * session.dispatch(StepAdded({ step: 'b' }));
+   * session.restore(before); // one rxslice.session.restored event; Plan is back to what it was
+   * ```
+   */
   restore(snapshot: Snapshot, options?: { readonly slices?: readonly string[] }): void;
   /** Envelopes as they enter the pipeline (before operator middleware). */
   readonly events$: Observable<Envelope>;
@@ -232,7 +247,8 @@ export function createSession(options: SessionOptions): Session {
       return core.snapshots.take(core.lastSeq, core.scheduler.now(), opts.tag, opts.includeLogs === true);
     },
     restore(snapshot, opts = {}) {
-      core.restore(snapshot, core.snapshots.namesToRestore(snapshot, opts.slices));
+      const names = core.snapshots.namesToRestore(snapshot, opts.slices);
+      core.restore(core.snapshots.checked(snapshot, names), names);
     },
     events$: core.events$.asObservable(),
     committed$: core.committed$.asObservable(),

@@ -1,7 +1,10 @@
-import { UnknownSliceError } from '../snapshots/codec';
-import { makeSnapshot, snapshotEntries, snapshotSource, type Snapshot, type SnapshotSlice } from '../snapshots/snapshot';
+import { toIssues } from '../internal/errors';
+import { deepFreeze } from '../internal/freeze';
+import type { SliceDef } from '../slices/reducer';
+import { InvalidSnapshotError, UnknownSliceError } from '../snapshots/codec';
+import { checkedDefOf, makeSnapshot, snapshotEntries, snapshotSource, type Snapshot, type SnapshotSlice } from '../snapshots/snapshot';
 import type { StorageTransaction, StoredSlice } from '../storage/slice-storage';
-import { SliceNotRegisteredError } from './errors';
+import { InvalidSliceItemError, SliceNotRegisteredError } from './errors';
 import type { SliceRecord } from './slice-handle';
 
 /**
@@ -17,6 +20,8 @@ interface CapturePlan {
   readonly records: readonly SliceRecord<any>[];
   /** The last entry captured per slice (reused while the slice's version is unchanged). */
   readonly captured: (SnapshotSlice | undefined)[];
+  /** The definition of slice `name` (a `SnapshotProvenance`: another session with the same definitions trusts the items). */
+  defOf(name: string): SliceDef<string, unknown> | undefined;
 }
 
 /** @internal Opens the transaction of a slice for the envelope being reduced (see `SessionCore`). */
@@ -78,6 +83,40 @@ export class SessionSnapshots {
   }
 
   /**
+   * The snapshot to restore `names` from: `snapshot` itself when this session took it, or when
+   * its maker vouches that each slice's items were made under the same definition (a session or
+   * `snapshotFromJSON` given the same `SliceDef`); else a copy whose items were validated with
+   * the registered slices' schemas and deep-frozen, so that an in-memory snapshot from elsewhere
+   * (another session's definitions, a hand-made object) cannot bypass the schemas, or change the
+   * session later through arrays its maker still holds.
+   * @throws {@link InvalidSliceItemError} when an item does not match its slice's schema, and
+   * {@link InvalidSnapshotError} when a slice entry has no items array; nothing is restored then.
+   */
+  checked(snapshot: Snapshot, names: readonly string[]): Snapshot {
+    if (this.ownPlan(snapshot) !== undefined) return snapshot;
+    let copied = false;
+    const entries = names.map((name) => {
+      const record = this.records.get(name) as SliceRecord<any>;
+      const entry = snapshot.slices[name] as Partial<SnapshotSlice> | undefined;
+      if (checkedDefOf(snapshot, name) === record.def) return entry as SnapshotSlice;
+      if (entry === undefined || entry === null || !Array.isArray(entry.items)) {
+        throw new InvalidSnapshotError(`slice "${name}" has no items array`);
+      }
+      const schema = record.def.schema;
+      const items = entry.items.map((item: unknown, index: number) => {
+        // zod's output is a copy; without a schema, copy the item so its maker cannot change it later.
+        if (schema === undefined) return deepFreeze(structuredClone(item));
+        const r = schema.safeParse(item);
+        if (!r.success) throw new InvalidSliceItemError(name, index, toIssues(r.error.issues));
+        return deepFreeze(r.data);
+      });
+      copied = true;
+      return Object.freeze({ policy: record.def.policy, version: 0, items: Object.freeze(items) }) as SnapshotSlice;
+    });
+    return copied ? makeSnapshot(snapshot.seq, snapshot.at, snapshot.tag, names, entries) : snapshot;
+  }
+
+  /**
    * Restores `names` (the payload of the restored event) from `snapshot` into the transactions
    * `pending.pendingOf` opens (one per slice and envelope): by the snapshot's plan when it is
    * a whole snapshot of this session, else by name. Backends restore their own captures without copying.
@@ -109,12 +148,14 @@ export class SessionSnapshots {
     if (plan !== undefined && plan.recordCount === this.records.size) return plan;
     const list: SliceRecord<any>[] = [];
     for (const record of this.records.values()) if (includeLogs || record.def.policy !== 'log') list.push(record);
+    const names = Object.freeze(list.map((r) => r.def.name));
     const next: CapturePlan = {
       owner: this,
       recordCount: this.records.size,
-      names: Object.freeze(list.map((r) => r.def.name)),
+      names,
       records: list,
       captured: list.map(() => undefined),
+      defOf: (name) => list[names.indexOf(name)]?.def,
     };
     if (includeLogs) this.fullPlan = next;
     else this.statePlan = next;

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { formatIssues, RxSliceError, toIssues, type ValidationIssue } from '../internal/errors';
 import { deepFreeze } from '../internal/freeze';
 import type { SliceDef } from '../slices/reducer';
-import { makeSnapshot, SNAPSHOT_FORMAT_VERSION, type Snapshot, type SnapshotSlice } from './snapshot';
+import { makeSnapshot, SNAPSHOT_FORMAT_VERSION, type Snapshot, type SnapshotProvenance, type SnapshotSlice } from './snapshot';
 
 /** Thrown when a JSON snapshot is malformed, too large or too deep, or its items are invalid. */
 export class InvalidSnapshotError extends RxSliceError {
@@ -135,5 +135,7 @@ export function snapshotFromJSON(
     });
     entries.push(Object.freeze({ policy: def.policy, version: 0, items: deepFreeze(items) }));
   }
-  return makeSnapshot(body.seq, body.at, body.tag, names, entries);
+  // Restoring it into a session with the same definitions needs no second validation.
+  const provenance: SnapshotProvenance = { defOf: (name) => byName.get(name) };
+  return makeSnapshot(body.seq, body.at, body.tag, names, entries, provenance);
 }

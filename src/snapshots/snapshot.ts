@@ -1,4 +1,4 @@
-import type { SlicePolicy } from '../slices/reducer';
+import type { SliceDef, SlicePolicy } from '../slices/reducer';
 import type { StoredSlice } from '../storage/slice-storage';
 
 /** One slice inside a {@link Snapshot}: its policy, version and immutable items. */
@@ -122,6 +122,21 @@ export function makeSnapshot(
 
 /** @internal The `source` a snapshot was made with (`undefined` for any other value). */
 export const snapshotSource = (snapshot: Snapshot): unknown => FrozenSnapshot.sourceOf(snapshot);
+
+/**
+ * @internal What a snapshot's maker vouches for: the slice definition whose schema (and, in a
+ * session, whose reducers) made the items of slice `name`. A `source` passed to
+ * {@link makeSnapshot} may implement it.
+ */
+export interface SnapshotProvenance {
+  defOf(name: string): SliceDef<string, unknown> | undefined;
+}
+
+/** @internal The definition a snapshot's maker checked slice `name` against, if it says so. */
+export function checkedDefOf(snapshot: Snapshot, name: string): SliceDef<string, unknown> | undefined {
+  const source = snapshotSource(snapshot) as Partial<SnapshotProvenance> | undefined;
+  return source !== undefined && source !== null && typeof source.defOf === 'function' ? source.defOf(name) : undefined;
+}
 
 /** @internal The entries of a snapshot made by {@link makeSnapshot}, in the order of its names. */
 export const snapshotEntries = (snapshot: Snapshot): readonly SnapshotSlice[] | undefined => FrozenSnapshot.entriesOf(snapshot);
