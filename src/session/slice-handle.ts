@@ -1,4 +1,5 @@
-import { BehaviorSubject, type Observable } from 'rxjs';
+import type { Observable } from 'rxjs';
+import { Emitter } from '../internal/emitter';
 import type { Event, EventCreator } from '../events/event';
 import type { Reducer, ReducerContext, ReducerEntry, ReducerMiddleware, SliceDef } from '../slices/reducer';
 import type { SliceOp } from '../slices/slice-op';
@@ -57,9 +58,14 @@ export interface SliceHandle<TItem> extends SliceView<TItem> {
 
 /** @internal The session's record for one slice. */
 export class SliceRecord<TItem> {
-  allSubject: BehaviorSubject<readonly TItem[]> | undefined;
-  latestSubject: BehaviorSubject<TItem | undefined> | undefined;
-  lastLatest: TItem | undefined;
+  /** `all$` subscribers, from the first `all$()` call; `lastAll` is what they saw last. */
+  private allEmitter: Emitter<readonly TItem[]> | undefined = undefined;
+  private lastAll: readonly TItem[] | undefined = undefined;
+  private allObservable: Observable<readonly TItem[]> | undefined = undefined;
+  /** `latest$` subscribers, from the first `latest$()` call; `lastLatest` is what they saw last. */
+  private latestEmitter: Emitter<TItem | undefined> | undefined = undefined;
+  private lastLatest: TItem | undefined = undefined;
+  private latestObservable: Observable<TItem | undefined> | undefined = undefined;
   window: SliceWindowPolicy<TItem> | undefined;
   /** The open transaction while an envelope is being reduced. */
   tx: StorageTransaction<TItem> | undefined = undefined;
@@ -83,38 +89,50 @@ export class SliceRecord<TItem> {
     this.nameSet = new Set([def.name]);
     this.nameList = Object.freeze([def.name]);
     this.selfList = Object.freeze([this]);
-    this.lastLatest = storage.latest();
   }
 
-  /** Emits to live subscribers after a commit that changed this slice. */
+  /**
+   * Emits to live subscribers after a commit that changed this slice (or, in a batch, after the
+   * batch). Until then subscribers that join replay what the others saw last, as with a
+   * `BehaviorSubject`.
+   */
   notify(): void {
-    if (this.allSubject !== undefined) this.allSubject.next(this.storage.all());
-    if (this.latestSubject !== undefined) {
+    const all = this.allEmitter;
+    if (all !== undefined) {
+      const items = (this.lastAll = this.storage.all());
+      if (all.observed) all.emit(items);
+    }
+    const latest$ = this.latestEmitter;
+    if (latest$ !== undefined) {
       const latest = this.storage.latest();
       if (latest !== this.lastLatest) {
         this.lastLatest = latest;
-        this.latestSubject.next(latest);
+        if (latest$.observed) latest$.emit(latest);
       }
-    } else {
-      this.lastLatest = undefined;
     }
   }
 
   all$(): Observable<readonly TItem[]> {
-    return (this.allSubject ??= new BehaviorSubject(this.storage.all()));
+    if (this.allObservable === undefined) {
+      this.lastAll = this.storage.all();
+      const emitter = (this.allEmitter = new Emitter<readonly TItem[]>());
+      this.allObservable = emitter.observable(() => this.lastAll as readonly TItem[]);
+    }
+    return this.allObservable;
   }
 
   latest$(): Observable<TItem | undefined> {
-    if (this.latestSubject === undefined) {
+    if (this.latestObservable === undefined) {
       this.lastLatest = this.storage.latest();
-      this.latestSubject = new BehaviorSubject(this.lastLatest);
+      const emitter = (this.latestEmitter = new Emitter<TItem | undefined>());
+      this.latestObservable = emitter.observable(() => this.lastLatest);
     }
-    return this.latestSubject;
+    return this.latestObservable;
   }
 
   complete(): void {
-    this.allSubject?.complete();
-    this.latestSubject?.complete();
+    this.allEmitter?.complete();
+    this.latestEmitter?.complete();
   }
 }
 
