@@ -1,4 +1,4 @@
-import { config } from 'rxjs';
+import { Emitter, type EmitterListener } from '../internal/emitter';
 import type { SessionReader, SliceDef } from '../slices/reducer';
 import type { SessionInternals } from '../session/internals';
 import { ComputedError } from './computed-errors';
@@ -10,21 +10,7 @@ export type NodeSource =
   | { readonly slice?: undefined; readonly node: ComputedNode<any> };
 
 /** @internal What a `value$` subscription registers on a node. */
-export interface NodeListener<TValue> {
-  next(value: TValue): void;
-  complete(): void;
-}
-
-const NO_LISTENERS: readonly NodeListener<any>[] = Object.freeze([]);
-
-/** Reports a listener's error as RxJS reports an unhandled one: asynchronously, never to the emitter. */
-function reportLater(error: unknown): void {
-  setTimeout(() => {
-    const { onUnhandledError } = config;
-    if (onUnhandledError) onUnhandledError(error);
-    else throw error;
-  });
-}
+export type NodeListener<TValue> = EmitterListener<TValue>;
 
 /**
  * @internal The live state of one computed slice in one session.
@@ -49,12 +35,8 @@ export class ComputedNode<TValue> {
   emittedVersion = -1;
   readonly depth: number;
   readonly dependents = new Set<ComputedNode<any>>();
-  /**
-   * The `value$` subscriptions, called directly by `emit()` (no Subject in between). Replaced,
-   * never mutated, on every change, so an emission goes through the list it started with.
-   */
-  private listeners: readonly NodeListener<TValue>[] = NO_LISTENERS;
-  private completed = false;
+  /** The `value$` subscriptions, called directly by `emit()` (no Subject in between). */
+  private readonly listeners = new Emitter<TValue>();
   observers = 0;
   /** Dropped from its family's cache while observed: detach when the last observer leaves. */
   orphan = false;
@@ -168,35 +150,16 @@ export class ComputedNode<TValue> {
   emit(): void {
     if (!this.hasValue || this.emittedVersion === this.version) return;
     this.emittedVersion = this.version;
-    const listeners = this.listeners;
-    const value = this.value as TValue;
-    for (let i = 0; i < listeners.length; i++) {
-      try {
-        (listeners[i] as NodeListener<TValue>).next(value);
-      } catch (error) {
-        reportLater(error);
-      }
-    }
+    this.listeners.emit(this.value as TValue);
   }
 
   /** Adds a listener of `emit()`; returns its removal. A completed node completes it at once. */
   listen(listener: NodeListener<TValue>): () => void {
-    if (this.completed) {
-      listener.complete();
-      return () => undefined;
-    }
-    this.listeners = [...this.listeners, listener];
-    return () => {
-      this.listeners = this.listeners.filter((l) => l !== listener);
-    };
+    return this.listeners.add(listener);
   }
 
   /** Completes every listener (the session was disposed, or the node left the graph). */
   complete(): void {
-    if (this.completed) return;
-    this.completed = true;
-    const listeners = this.listeners;
-    this.listeners = NO_LISTENERS;
-    for (const listener of listeners) listener.complete();
+    this.listeners.complete();
   }
 }

@@ -1,35 +1,71 @@
-import { Observable, type Subscriber } from 'rxjs';
+import { config, Observable } from 'rxjs';
 
-const NO_SUBSCRIBERS: readonly Subscriber<any>[] = Object.freeze([]);
+/** @internal What an {@link Emitter} calls: an RxJS subscriber, or any object of this shape. */
+export interface EmitterListener<T> {
+  next(value: T): void;
+  complete(): void;
+}
+
+const NO_LISTENERS: readonly EmitterListener<any>[] = Object.freeze([]);
+
+/** Reports a listener's error as RxJS reports an unhandled one: asynchronously, never to the emitter. */
+function reportLater(error: unknown): void {
+  setTimeout(() => {
+    const { onUnhandledError } = config;
+    if (onUnhandledError) onUnhandledError(error);
+    else throw error;
+  });
+}
 
 /**
- * @internal A replaying multicast source, lighter than a `BehaviorSubject` on the hot path:
- * `emit` calls the subscribers directly (no `errorContext` closure, no observer-array copy per
- * emission). `observable(current)` makes the public face: each subscriber first gets
- * `current()`, then every later `emit`.
+ * @internal A multicast source lighter than a `Subject` on the hot path: `emit` calls the
+ * listeners directly (no `errorContext` closure, no observer-array copy per emission). Used by
+ * slice observables (`all$`, `latest$`) and computed slices (`value$`).
  *
- * Semantics kept from `BehaviorSubject`: synchronous replay on subscribe; a subscriber added
- * during an emission does not get that emission (the list is copied on write); one that
- * unsubscribes during an emission gets nothing more; errors thrown by a subscriber's callback
- * are reported by RxJS (`config.onUnhandledError`, asynchronously), never to the emitter; after
- * `complete()` new subscribers complete at once, without a value.
+ * Semantics kept from RxJS subjects: listeners are called in the order they were added; one added
+ * during an emission does not get that emission (the list is copied on write); one removed during
+ * an emission gets nothing more (an RxJS subscriber ignores notifications once unsubscribed); a
+ * listener that throws is reported like an unhandled RxJS error (`config.onUnhandledError`, else
+ * rethrown asynchronously) and the others still get the value; after `complete()` a new listener
+ * completes at once.
  */
 export class Emitter<T> {
-  private subscribers: readonly Subscriber<T>[] = NO_SUBSCRIBERS;
+  private listeners: readonly EmitterListener<T>[] = NO_LISTENERS;
   private completed = false;
 
-  /** Whether anyone is subscribed. */
+  /** Whether any listener is registered. */
   get observed(): boolean {
-    return this.subscribers.length > 0;
+    return this.listeners.length > 0;
   }
 
-  /** Sends `value` to the current subscribers, in subscription order. */
+  /** Sends `value` to the current listeners, in the order they were added. */
   emit(value: T): void {
-    const subscribers = this.subscribers;
-    for (let i = 0; i < subscribers.length; i++) (subscribers[i] as Subscriber<T>).next(value);
+    const listeners = this.listeners;
+    for (let i = 0; i < listeners.length; i++) {
+      try {
+        (listeners[i] as EmitterListener<T>).next(value);
+      } catch (error) {
+        reportLater(error);
+      }
+    }
   }
 
-  /** An observable that replays `current()` on subscribe, then follows `emit`. */
+  /** Adds `listener`; returns its removal. After `complete()` it is completed at once instead. */
+  add(listener: EmitterListener<T>): () => void {
+    if (this.completed) {
+      listener.complete();
+      return () => undefined;
+    }
+    this.listeners = [...this.listeners, listener];
+    return () => {
+      this.listeners = this.listeners.filter((l) => l !== listener);
+    };
+  }
+
+  /**
+   * An observable that replays `current()` on subscribe, then follows `emit` (the replay of a
+   * `BehaviorSubject`); subscribing after `complete()` completes at once, without a value.
+   */
   observable(current: () => T): Observable<T> {
     return new Observable<T>((subscriber) => {
       if (this.completed) {
@@ -37,20 +73,16 @@ export class Emitter<T> {
         return undefined;
       }
       subscriber.next(current());
-      if (subscriber.closed) return undefined;
-      this.subscribers = [...this.subscribers, subscriber];
-      return () => {
-        this.subscribers = this.subscribers.filter((s) => s !== subscriber);
-      };
+      return subscriber.closed ? undefined : this.add(subscriber);
     });
   }
 
-  /** Completes every subscriber; later subscribers complete at once. Idempotent. */
+  /** Completes every listener; later ones complete at once. Idempotent. */
   complete(): void {
     if (this.completed) return;
     this.completed = true;
-    const subscribers = this.subscribers;
-    this.subscribers = NO_SUBSCRIBERS;
-    for (const subscriber of subscribers) subscriber.complete();
+    const listeners = this.listeners;
+    this.listeners = NO_LISTENERS;
+    for (const listener of listeners) listener.complete();
   }
 }
