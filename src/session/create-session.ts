@@ -194,11 +194,7 @@ export function createSession(options: SessionOptions): Session {
       if (core.disposed) throw new SessionDisposedError(`add slice "${def.name}"`);
       registry.addSliceWithRoutes(def);
     },
-    addReducer(slice, entry) {
-      const route = registry.makeRoute(registry.recordOf(slice), entry);
-      registry.addRoute(route, entry.schema);
-      return () => registry.removeRoute(route);
-    },
+    addReducer: (slice, entry) => registry.addReducer(registry.recordOf(slice), entry),
     extensions: new Map(),
     onCommitted(listener) {
       return addListener(core.committedListeners, listener);
@@ -276,8 +272,6 @@ function addListener<TListener>(list: TListener[], listener: TListener): () => v
 /** The public accessor of one slice (made once per slice, on first `session.slice(def)`). */
 function sliceHandle<TItem>(core: SessionCore, record: SliceRecord<TItem>): SliceHandle<TItem> {
   const storage = record.storage;
-  let all$: Observable<readonly TItem[]> | undefined;
-  let latest$: Observable<TItem | undefined> | undefined;
   return {
     name: record.def.name,
     get version() {
@@ -293,11 +287,12 @@ function sliceHandle<TItem>(core: SessionCore, record: SliceRecord<TItem>): Slic
     all: () => storage.all(),
     where: (predicate) => storage.view().where(predicate),
     at: (index) => storage.view().at(index),
+    // The record makes each observable once.
     get all$() {
-      return (all$ ??= record.all$());
+      return record.all$();
     },
     get latest$() {
-      return (latest$ ??= record.latest$());
+      return record.latest$();
     },
     seed(items) {
       const parsed = items.map((item, i) => deepFreeze(checkItem(record, item, i))) as TItem[];
@@ -308,9 +303,7 @@ function sliceHandle<TItem>(core: SessionCore, record: SliceRecord<TItem>): Slic
     },
     register(creator, reducer, name) {
       if (core.disposed) throw new SessionDisposedError('register a reducer');
-      const route = core.registry.makeRoute(record, { eventType: creator.type, name: name ?? creator.type, reducer, schema: creator.schema });
-      core.registry.addRoute(route, creator.schema);
-      return () => core.registry.removeRoute(route);
+      return core.registry.addReducer(record, { eventType: creator.type, name: name ?? creator.type, reducer, schema: creator.schema });
     },
     configure(config: SliceRuntimeConfig<TItem>) {
       let window = config.window === undefined ? record.window : (config.window ?? undefined);

@@ -101,7 +101,7 @@ export class SessionCore {
     const registry = (this.registry = new SessionRegistry(config.globalMiddleware, config.stateStorage, config.logStorage));
     for (const def of config.slices) registry.addSlice(def);
     for (const record of registry.records.values()) {
-      for (const entry of record.def.reducers) registry.addRoute(registry.makeRoute(record, entry), entry.schema);
+      for (const entry of record.def.reducers) registry.addReducer(record, entry);
     }
     for (const creator of config.events) if (creator.schema) registry.schemas.set(creator.type, creator.schema);
     this.snapshots = new SessionSnapshots(registry.records, config.freeze);

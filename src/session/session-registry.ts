@@ -48,7 +48,7 @@ export class SessionRegistry {
     return record;
   }
 
-  addRoute(route: Route, schema: z.ZodType | undefined): void {
+  private addRoute(route: Route, schema: z.ZodType | undefined): void {
     if (route.entry.eventType === '*') {
       this.catchAll.push(route);
       return;
@@ -59,14 +59,14 @@ export class SessionRegistry {
     if (schema !== undefined) this.schemas.set(route.entry.eventType, schema);
   }
 
-  removeRoute(route: Route): void {
+  private removeRoute(route: Route): void {
     const list = route.entry.eventType === '*' ? this.catchAll : this.routes.get(route.entry.eventType);
     const i = list?.indexOf(route) ?? -1;
     if (list !== undefined && i >= 0) list.splice(i, 1);
   }
 
   /** Builds a route: its reusable context and its reducer composed with the middleware chain once. */
-  makeRoute(record: SliceRecord<any>, entry: ReducerEntry<any>): Route {
+  private makeRoute(record: SliceRecord<any>, entry: ReducerEntry<any>): Route {
     // One context per route, refilled before each call (reduce is never re-entered), so a
     // reducer call allocates nothing.
     const ctx: Route['ctx'] = {
@@ -101,9 +101,16 @@ export class SessionRegistry {
     return record;
   }
 
+  /** Routes `entry` to `record` (after its existing reducers); returns the function that removes it. */
+  addReducer(record: SliceRecord<any>, entry: ReducerEntry<any>): () => void {
+    const route = this.makeRoute(record, entry);
+    this.addRoute(route, entry.schema);
+    return () => this.removeRoute(route);
+  }
+
   /** Registers a slice and routes its declared reducers. @throws {@link DuplicateSliceError} */
   addSliceWithRoutes(def: SliceDef<string, any>): void {
     const record = this.addSlice(def);
-    for (const entry of def.reducers) this.addRoute(this.makeRoute(record, entry), entry.schema);
+    for (const entry of def.reducers) this.addReducer(record, entry);
   }
 }
