@@ -258,11 +258,7 @@ class MemoryTransaction<TItem> implements StorageTransaction<TItem> {
         buf.splice(i, 1);
         times.splice(i, 1);
       }
-      c.buf = buf;
-      c.times = times;
-      c.start = 0;
-      c.end = buf.length;
-      c.sealed = false;
+      this.adoptOwned(buf, times);
       this.changed = true;
       return dropped;
     }
@@ -279,14 +275,19 @@ class MemoryTransaction<TItem> implements StorageTransaction<TItem> {
         times.push(c.times[c.start + i] as number);
       }
     }
+    this.adoptOwned(buf, times);
+    if (dropped.length > 0) this.changed = true;
+    return dropped;
+  }
+  /** Makes fresh arrays, owned by this transaction alone, the live content. */
+  private adoptOwned(buf: TItem[], times: number[]): void {
+    const c = this.c;
     c.buf = buf;
     c.times = times;
     c.start = 0;
     c.end = buf.length;
     c.sealed = false;
     this.keep = 0;
-    if (dropped.length > 0) this.changed = true;
-    return dropped;
   }
   commit(): void {
     if (!this.open) return;
