@@ -1,13 +1,14 @@
-import { map } from 'rxjs';
+import { filter, map } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { all, race, sequence } from '../src/effects/compose';
 import { defineEffect } from '../src/effects/define-effect';
 import { RetryPolicy } from '../src/effects/retry-policy';
-import { defineEvent } from '../src/index';
+import { createSession, defineEvent } from '../src/index';
+import { installEffects } from '../src/effects/install-effects';
 import { dispatchFrom } from '../src/testing/index';
-import { effectSession, lifecycle$, request, SaveCompensated, userEvents$ } from '../test/effects/fixtures';
+import { EffectRequested, effectSession, lifecycle$, request, Requests, SaveCompensated, userEvents$ } from '../test/effects/fixtures';
 
 let scheduler: TestScheduler;
 beforeEach(() => {
@@ -246,6 +247,36 @@ describe('composition', () => {
       expectSubscriptions(greet$.subscriptions).toBe('---^-!');
     });
     expect(greetedNames).toEqual(['ada']);
+  });
+});
+
+describe('sequence compensation', () => {
+  it('when a later step fails, its own compensation runs, then the completed steps are compensated in reverse (as a saga does)', () => {
+    const Undone = defineEvent('infra/undone', z.object({ what: z.string(), because: z.string() }));
+    const undo = (what: string) => (_effect: unknown, error: unknown) => Undone({ what, because: (error as Error).message });
+    const Create = defineEffect('infra/create', undefined, { compensate: undo('create') });
+    const Configure = defineEffect('infra/configure', undefined, { compensate: undo('configure') });
+    const Plain = defineEffect('infra/plain'); // no compensation: skipped
+    const Deploy = defineEffect('infra/deploy', undefined, { compensate: undo('deploy') });
+    scheduler.run(({ cold, expectObservable }) => {
+      const session = createSession({ slices: [Requests], events: [Undone, EffectRequested], scheduler });
+      const fx = installEffects(session);
+      fx.handle(Create, () => cold('-c|', { c: 'vm' }));
+      fx.handle(Configure, () => cold('-n|', { n: 'net' }));
+      fx.handle(Plain, () => cold('-p|', { p: 'p' }));
+      fx.handle(Deploy, () => cold('-#', undefined, new Error('deploy failed')));
+      expectObservable(userEvents$(session)).toBe('7ms (dnc)', {
+        d: 'infra/undone {"what":"deploy","because":"deploy failed"}',
+        n: 'infra/undone {"what":"configure","because":"deploy failed"}',
+        c: 'infra/undone {"what":"create","because":"deploy failed"}',
+      });
+      expectObservable(lifecycle$(session).pipe(filter((l) => l.startsWith('compensated')))).toBe('7ms (xyz)', {
+        x: 'compensated infra/deploy with infra/undone',
+        y: 'compensated infra/configure with infra/undone',
+        z: 'compensated infra/create with infra/undone',
+      });
+      dispatchFrom(session, cold('r', { r: request(sequence([Create(), Configure(), Plain(), Deploy()])) })).subscribe();
+    });
   });
 });
 

@@ -1,6 +1,6 @@
 // Public surface of rxslice. Named re-exports only: this file is the API at a glance.
 
-export { RxSliceError, isRxSliceError } from './internal/errors';
+export { RxSliceError, isRxSliceError, SubscriberError } from './internal/errors';
 export type { RxSliceErrorCode, ValidationIssue } from './internal/errors';
 
 export { defineEvent, ReservedEventTypeError } from './events/define-event';
@@ -10,6 +10,8 @@ export { ofType } from './events/of-type';
 
 export { defineSlice, InvalidSliceDefinitionError } from './slices/define-slice';
 export type { SliceConfig } from './slices/define-slice';
+export { migrateItems, SliceVersionError, MigrationError } from './slices/migrations';
+export type { SliceMigrations } from './slices/migrations';
 export { on } from './slices/reducer';
 export type {
   Reducer,
@@ -30,7 +32,7 @@ export type { SliceView } from './slices/slice-view';
 export type { SliceWindowPolicy, WindowContext, WindowMemo, EvictionDecision } from './slices/window-contract';
 
 export { MemoryStorage, memory } from './storage/memory-storage';
-export type { SliceStorage, StorageTransaction, StorageFactory, StoredSlice } from './storage/slice-storage';
+export type { SliceStorage, StorageTransaction, StorageFactory, StoredSlice, StorageJournal } from './storage/slice-storage';
 
 export { SNAPSHOT_FORMAT_VERSION } from './snapshots/snapshot';
 export type { Snapshot, SnapshotSlice, SnapshotJSON } from './snapshots/snapshot';
@@ -56,6 +58,7 @@ export {
   SliceNotRegisteredError,
   DuplicateSliceError,
   InvalidSliceItemError,
+  StorageFailedError,
 } from './session/errors';
 export { SliceSeeded, SliceCleared, SessionReset, SessionRestored } from './session/system-events';
 export type { Attachable } from './session/internals';
@@ -67,7 +70,7 @@ export type { EvictionKind } from './windows/eviction-policy';
 export { InvalidWindowError } from './windows/invalid-window-error';
 
 export { defineComputed } from './computed/define-computed';
-export type { ComputedDef, ComputedOptions, ComputedSource, InferComputed, SourceValue, SourceValues } from './computed/define-computed';
+export type { ComputedDef, ComputedOptions, ComputedSource, IncrementalFold, IncrementalOptions, InferComputed, SourceValue, SourceValues } from './computed/define-computed';
 export { defineComputedFamily, DEFAULT_FAMILY_CACHE_SIZE } from './computed/define-computed-family';
 export type { ComputedFamilyDef, ComputedFamilyOptions, FamilyKey } from './computed/define-computed-family';
 export { computed } from './computed/computed';
@@ -124,13 +127,12 @@ export {
   availableTransitions,
   canTransition,
   defineMachine,
-  InvalidExpressionError,
+  setupMachine,
+  MachineSlicesUnavailableError,
   InvalidMachineError,
   InvalidTransitionError,
   MachineNotRunningError,
   MachineNotInstalledError,
-  ScxmlInvalidError,
-  ScxmlUnsupportedError,
   eventMatches,
   createMachineActor,
   matches,
@@ -138,19 +140,24 @@ export {
   initialTransition,
   transition,
   toMermaid,
-  compileExpression,
-  fromSCXML,
   installMachine,
   sessionMachine,
   MachineTimerFired,
 } from './machines/index';
+// SCXML import (fromSCXML, compileExpression and their errors) is the rxslice/scxml entry:
+// it needs fast-xml-parser and jsep, which the core does not install.
 export type {
   ActionArgs,
   MachineAction,
   Guard,
   SendOptions,
   AvailableTransition,
-  ScxmlLocation,
+  EnabledTransition,
+  IntrospectionOptions,
+  MachineSlices,
+  MachineSetup,
+  MachineSetupInput,
+  EffectPayload,
   MachineLog,
   MachineActor,
   MachineActorOptions,
@@ -168,6 +175,47 @@ export type {
   MachineSnapshot,
   TransitionOptions,
   TransitionResult,
-  FromScxmlOptions,
   SessionMachine,
 } from './machines/index';
+
+export { defineSaga, step } from './sagas/define-saga';
+export type {
+  SagaDef,
+  AnySagaDef,
+  SagaStep,
+  AnySagaStep,
+  SagaConfig,
+  StepConfig,
+  StepOutput,
+  SagaStepContext,
+  SagaResults,
+  InferSagaResult,
+  InferSagaInput,
+} from './sagas/define-saga';
+export { runSaga, resumeSagas, installSagas } from './sagas/run-saga';
+export type { RunSagaOptions, ResumeSagasOptions, ResumedSaga } from './sagas/saga-runtime';
+export { SagaProgressSlice } from './sagas/saga-progress';
+export type { SagaProgress, CompletedStep } from './sagas/saga-progress';
+export {
+  SagaStarted,
+  SagaStepStarted,
+  SagaStepSucceeded,
+  SagaStepFailed,
+  SagaCompensating,
+  SagaStepCompensated,
+  SagaCompensationFailed,
+  SagaCompleted,
+  SagaFailed,
+} from './sagas/saga-events';
+export type { SagaRef } from './sagas/saga-events';
+export {
+  InvalidSagaDefinitionError,
+  InvalidSagaInputError,
+  SagaFailedError,
+  SagaCompensationFailedError,
+  SagaStepTimeoutError,
+  SagaCancelledError,
+  SagaStepNotCompletedError,
+  DuplicateSagaError,
+  UnknownSagaError,
+} from './sagas/errors';

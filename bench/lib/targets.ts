@@ -74,5 +74,16 @@ export function evaluateTargets(results: Results): TargetOutcome[] {
   ratioTarget('6', 'rxslice within 1.5× of the plain loop', ['effect', 'rxslice'], ['effect', 'plain'], 1.5);
   ratioTarget('7m', 'rxslice in-memory snapshot+restore within 2× of the plain loop', ['snapshot', 'rxslice'], ['snapshot', 'plain'], 2);
   ratioTarget('7j', 'rxslice JSON round trip within 2× of the plain loop', ['snapshot-json', 'rxslice'], ['snapshot-json', 'plain'], 2);
+  ratioTarget('10s', 'rxslice atomic ~100 KB snapshot within 2× of a bare write + rename', ['snapshot-file', 'rxslice'], ['snapshot-file', 'plain'], 2);
+  const recorder = results.cell('recorder', 'rxslice');
+  const recorderTarget = "flight recorder ('never' fsync) overhead at most 1.2×";
+  if (Number.isFinite(recorder.median)) out.push({ workload: '10f', target: recorderTarget, ...against(recorder.extra('overhead'), 1.2, fmtRatio) });
+  else out.push({ workload: '10f', target: recorderTarget, status: 'not measured', detail: recorder.unavailable ?? recorder.failed ?? 'no value' });
+  ratioTarget('10a', "jsonl fsync 'never' at ≥ 0.7× the records/s of a plain writeSync loop of the same bytes", ['journal-append', 'rxslice'], ['journal-append', 'plain'], 1 / 0.7);
+  ratioTarget('10a', "jsonl fsync 'always' at ≥ 0.8× the records/s of a writeSync + fdatasync loop", ['journal-append', 'rxslice-always'], ['journal-append', 'plain-fsync'], 1 / 0.8);
+  const recover = results.cell('journal-recover', 'rxslice');
+  const recoverTarget = 'jsonl open + recover of 1,000,000 records under 2 s';
+  if (Number.isFinite(recover.median)) out.push({ workload: '10o', target: recoverTarget, ...against(recover.median, 2000, (v) => `${fmt(v)} ms`) });
+  else out.push({ workload: '10o', target: recoverTarget, status: 'not measured', detail: recover.unavailable ?? recover.failed ?? 'no value' });
   return out;
 }

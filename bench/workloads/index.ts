@@ -6,6 +6,10 @@ import { middlewareWorkload } from './w5-middleware';
 import { effectWorkload } from './w6-effect-round-trip';
 import { snapshotJsonWorkload, snapshotWorkload } from './w7-snapshot-restore';
 import { replayWorkload } from './w8-replay';
+import { digestIndexWorkload } from './w9-digest-index';
+import { recorderWorkload, snapshotFileWorkload } from './w10-durable';
+import { sagaRecoveryWorkload, sagaWorkload } from './w11-sagas';
+import { journalAppendWorkload, journalRecoverWorkload } from './w10-jsonl';
 import type { Workload } from './workload';
 
 /** Every workload, in report order. */
@@ -20,4 +24,11 @@ export const WORKLOADS: readonly Workload[] = [
   snapshotWorkload,
   snapshotJsonWorkload,
   replayWorkload,
+  digestIndexWorkload,
+  snapshotFileWorkload,
+  recorderWorkload,
+  journalAppendWorkload,
+  journalRecoverWorkload,
+  sagaWorkload,
+  sagaRecoveryWorkload,
 ];

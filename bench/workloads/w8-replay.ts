@@ -13,7 +13,8 @@
  * Checks against the plain loop: token totals and responses, plan progress, tool calls made,
  * and how many times the token-summary and task-summary subscribers were called.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import type { Event } from '../../src/index';
 import { createTranscriptSession } from '../../examples/agent-transcript/replay';
@@ -25,8 +26,13 @@ import type { Todo, TokenUsage as Usage } from '../../examples/agent-transcript/
 import { check, checkEqual, measure, nowMs, type Impl, type RunResult } from '../lib/measure';
 import type { Workload } from './workload';
 
-/** Where the transcripts are (override with `BENCH_TRANSCRIPTS`). */
-export const TRANSCRIPTS_DIR = process.env['BENCH_TRANSCRIPTS'] ?? '/work/shared/data/transcripts/claude-code';
+/**
+ * Where the transcripts are: `BENCH_TRANSCRIPTS` if set, else the full corpus of this project's
+ * machines when present, else the transcripts bundled in examples/data (MIT; see its README).
+ */
+export const TRANSCRIPTS_DIR =
+  process.env['BENCH_TRANSCRIPTS'] ??
+  (existsSync('/work/shared/data/transcripts/claude-code') ? '/work/shared/data/transcripts/claude-code' : fileURLToPath(new URL('../../examples/data', import.meta.url)));
 /** Events dispatched in the timed run. */
 export const REPLAY_EVENTS = 200_000;
 

@@ -6,11 +6,17 @@ export const CONTENDERS = ['plain', 'rxslice', 'rxjs', 'redux', 'rtk', 'elf', 'z
 /** Display names of contenders (and of workload-specific variants). */
 export const CONTENDER_LABELS: Readonly<Record<string, string>> = {
   plain: 'plain loop',
+  'plain-durable': 'plain (durable by hand)',
+  'plain-fsync': 'plain (write + fdatasync)',
   rxslice: 'rxslice',
   'rxslice-operator': 'rxslice (operator mw)',
   'rxslice-noschema': 'rxslice (no schema)',
   'rxslice-effect': 'rxslice (effect as data)',
   'rxslice-novalidation': 'rxslice (validation off)',
+  'rxslice-from-scratch': 'rxslice (plain computed, from scratch)',
+  'rxslice-batch': "rxslice (fsync 'batch')",
+  'rxslice-always': "rxslice (fsync 'always')",
+  'rxslice-memory': 'rxslice (memory storage)',
   rxjs: 'raw RxJS',
   redux: 'Redux 5 + reselect',
   rtk: 'Redux Toolkit 2',

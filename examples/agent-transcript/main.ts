@@ -4,6 +4,9 @@
  *   npm run demo                       replays every bundled transcript in examples/data/
  *   npm run demo -- a.jsonl dir/ ...   replays the given files (a directory: its *.jsonl files)
  *   npm run demo -- --diagram [...]    also prints the agent-phase statechart as a Mermaid diagram
+ *   npm run demo -- --store <dir>      keeps each transcript's session in <dir>; a second run opens
+ *                                      the stored state and replays only what is new
+ *   npm run demo -- --record <file>    writes a flight recording of each replay and reads it back
  *
  * Exit code 0 when every transcript was replayed; 1 (with a message on stderr, nothing
  * replayed) when a path is missing or unreadable, or a directory holds no .jsonl file.
@@ -12,14 +15,15 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { splitLines } from './parse';
-import { toMermaid } from '../../src/index';
+import { isRxSliceError, toMermaid } from '../../src/index';
 import { AgentPhases } from './phases';
 import { formatReport } from './report';
-import { replayTranscript } from './replay';
+import { createTranscriptSession, replayTranscript } from './replay';
+import { describeRecording, openStored, recordingFileOf, saveStored, startRecording } from './durable';
 
 const DATA_DIR = fileURLToPath(new URL('../data/', import.meta.url));
 const USAGE =
-  'usage: npm run demo [-- [--diagram] <transcript.jsonl | directory>...]   (no path: the bundled transcripts; --diagram: print the phase statechart in Mermaid)';
+  'usage: npm run demo [-- [--diagram] [--store <dir>] [--record <file>] <transcript.jsonl | directory>...]   (no path: the bundled transcripts; --diagram: print the phase statechart in Mermaid; --store: keep the sessions in <dir>; --record: write a flight recording)';
 
 interface Input {
   readonly label: string;
@@ -62,6 +66,20 @@ function readInputs(args: readonly string[]): { inputs: Input[]; problems: strin
   return { inputs, problems };
 }
 
+/** Takes `--name <value>` or `--name=<value>` out of `args`; `null` when the value is missing. */
+function takeOption(args: string[], name: string): string | null | undefined {
+  const i = args.findIndex((a) => a === `--${name}` || a.startsWith(`--${name}=`));
+  if (i < 0) return undefined;
+  const arg = args[i] as string;
+  if (arg.includes('=')) {
+    args.splice(i, 1);
+    return arg.slice(name.length + 3) || null;
+  }
+  const value = args[i + 1];
+  args.splice(i, 2);
+  return value === undefined || value.startsWith('--') ? null : value;
+}
+
 function main(argv: readonly string[]): number {
   if (argv.includes('--help') || argv.includes('-h')) {
     console.log(USAGE);
@@ -69,6 +87,14 @@ function main(argv: readonly string[]): number {
   }
   const diagram = argv.includes('--diagram');
   const args = argv.filter((a) => a !== '--diagram');
+  const cwd = process.env['INIT_CWD'] ?? process.cwd();
+  const store = takeOption(args, 'store');
+  const record = takeOption(args, 'record');
+  if (store === null || record === null) {
+    console.error(`agent-transcript: ${store === null ? '--store' : '--record'} needs a path`);
+    console.error(USAGE);
+    return 1;
+  }
   const { inputs, problems } = readInputs(args);
   if (problems.length > 0) {
     for (const p of problems) console.error(`agent-transcript: ${p}`);
@@ -77,12 +103,49 @@ function main(argv: readonly string[]): number {
   }
   let lines = 0;
   let events = 0;
+  let failure: string | undefined;
   inputs.forEach((input, i) => {
-    const report = replayTranscript(splitLines(input.text), { source: input.label });
-    lines += report.lines;
-    events += report.events;
-    console.log(`${i > 0 ? '\n' : ''}${formatReport(report)}`);
+    if (failure !== undefined) return;
+    const transcript = splitLines(input.text);
+    if (store === undefined && record === undefined) {
+      const report = replayTranscript(transcript, { source: input.label });
+      lines += report.lines;
+      events += report.events;
+      console.log(`${i > 0 ? '\n' : ''}${formatReport(report)}`);
+      return;
+    }
+    // Durable: open the stored session (if any), record the replay, save the result.
+    const session = createTranscriptSession();
+    const notes: string[] = [];
+    try {
+      const opened = store === undefined ? undefined : openStored(session, path.resolve(cwd, store), input.label);
+      if (opened !== undefined) notes.push(opened.note);
+      const recordFile = record === undefined ? undefined : recordingFileOf(path.resolve(cwd, record), input.label, inputs.length > 1);
+      const recorder = recordFile === undefined ? undefined : startRecording(session, recordFile);
+      const report = replayTranscript(transcript, { source: input.label, session, skipEvents: opened?.skipEvents ?? 0 });
+      lines += report.lines;
+      events += report.events;
+      if (opened !== undefined) notes.push(saveStored(session, opened.file, input.label, transcript));
+      if (recorder !== undefined && recordFile !== undefined) {
+        recorder.close();
+        notes.push(describeRecording(recordFile, session));
+      }
+      let text = formatReport(report);
+      // Events already in the store were not dispatched again: say so rather than "none".
+      if (opened !== undefined && opened.skipEvents > 0) text = text.replace(' (not a Claude Code transcript?)', ', all were already in the store');
+      console.log(`${i > 0 ? '\n' : ''}${text}\n${notes.join('\n')}`);
+    } catch (error) {
+      // A damaged store or recording, or one written by newer code: say which and stop.
+      if (!isRxSliceError(error)) throw error;
+      failure = `${input.label}: ${error.name} (${error.code}): ${error.message}`;
+    } finally {
+      session.dispose();
+    }
   });
+  if (failure !== undefined) {
+    console.error(`agent-transcript: ${failure}`);
+    return 1;
+  }
   if (inputs.length > 1) {
     console.log(`\nreplayed ${inputs.length} transcripts: ${lines.toLocaleString('en-US')} lines, ${events.toLocaleString('en-US')} events`);
   }

@@ -126,6 +126,11 @@ export interface ReplayOptions {
   readonly source: string;
   /** A session to replay into (created with {@link createTranscriptSession}); the caller disposes it. Default: a new one, disposed after the report is read. */
   readonly session?: TranscriptSession;
+  /**
+   * How many of the transcript's events the session already holds (a stored session reopened):
+   * the first `skipEvents` parsed events are not dispatched again. Default 0.
+   */
+  readonly skipEvents?: number;
 }
 
 const byCountDesc = (counts: Map<string, number>): ReadonlyMap<string, number> =>
@@ -169,7 +174,7 @@ export function replayTranscript(lines: readonly string[], options: ReplayOption
   const notificationsBefore = session.slice(Notifications).size;
   const dispatched: Event[] = [];
   const start = performance.now();
-  for (const event of parsed.events) {
+  for (const event of parsed.events.slice(options.skipEvents ?? 0)) {
     const at = clock === undefined ? undefined : timestampOf(event);
     if (at !== undefined) clock?.advanceTo(at);
     try {

@@ -134,28 +134,27 @@ function settle(
   });
 }
 
-/** How many failed calls the `toolCalls` log keeps (the newest). */
+/** How many failed calls the `toolCalls` log protects (the newest). */
 export const FAILED_CALLS_KEPT = 100;
-/** How many other calls (pending or ok) the `toolCalls` log keeps (the newest). */
-export const OTHER_CALLS_KEPT = 900;
+/** How many of the newest calls (whatever their status) the `toolCalls` log keeps. */
+export const RECENT_CALLS_KEPT = 900;
 
 function failed(call: ToolCall): boolean {
   return call.status === 'error';
 }
-function notFailed(call: ToolCall): boolean {
-  return call.status !== 'error';
-}
 
 /**
- * Tool calls in call order, each settled (`ok`/`error`) when its result arrives. Windowed:
- * every failed call is kept (up to {@link FAILED_CALLS_KEPT}, then the newest) plus the newest
- * {@link OTHER_CALLS_KEPT} others, so at most 1,000 items. Counts are kept exactly, over the
- * whole transcript, by {@link ToolStats}, not read from this log.
+ * Tool calls in call order, each settled (`ok`/`error`) when its result arrives. Windowed as
+ * the seed's call log: "always keep failures, plus recent 900": the newest
+ * {@link RECENT_CALLS_KEPT} calls plus every failed call (the newest {@link FAILED_CALLS_KEPT}
+ * of them) however old, so at most 1,000 items. A failure among the newest 900 counts toward
+ * both. Counts are kept exactly, over the whole transcript, by {@link ToolStats}, not read from
+ * this log.
  */
 export const ToolCalls = defineSlice('toolCalls', {
   policy: 'log',
   schema: ToolCall,
-  window: SliceWindow.composite(SliceWindow.predicate(failed, FAILED_CALLS_KEPT), SliceWindow.predicate(notFailed, OTHER_CALLS_KEPT)),
+  window: SliceWindow.composite(SliceWindow.predicate(failed, FAILED_CALLS_KEPT), SliceWindow.count(RECENT_CALLS_KEPT)),
   reducers: ({ on }) => [
     on(ToolCalled, (_view, { payload: p }) =>
       append<ToolCall>({

@@ -1,71 +1,52 @@
 /**
- * PlanWorkflow: a plan is drafted, approved, then carried out. While in progress, two
- * parallel regions run: the steps (with deep history, so pausing and resuming returns to
- * the same step) and a reviewer that must sign off. A 'stalled' reminder is a delayed send
- * that is cancelled when progress is made. Both regions finishing raises done.state.inProgress.
+ * Runs the seed's PlanWorkflow in a session: the workflow decides each plan event before the
+ * Plan slice's reducers run, so an update of a missing step is rejected with
+ * InvalidTransitionError and changes nothing.
  * Run: npx tsx examples/plan-workflow/main.ts
  */
-import { VirtualTimeScheduler } from 'rxjs';
-import { cancel, createMachineActor, defineMachine, send, toMermaid } from '../../src/machines/index.js';
+import { createSession } from '../../src/index';
+import { AddStep, CompletePlan, CreatePlan, Plan, PlanWorkflow, UpdateStep } from './plan-workflow';
 
-const remind = send('plan/stalled', { delayMs: 60_000, id: 'stall-reminder' });
-
-export const PlanWorkflow = defineMachine('planWorkflow', {
-  initial: 'drafting',
-  states: {
-    drafting: { on: { 'plan/submitted': 'approval' } },
-    approval: { on: { 'plan/approved': 'inProgress', 'plan/rejected': 'drafting' } },
-    inProgress: {
-      type: 'parallel',
-      on: { 'plan/paused': 'paused', 'done.state.inProgress': 'completed' },
-      states: {
-        steps: {
-          initial: 'research',
-          states: {
-            stepsHistory: { type: 'history', history: 'deep' },
-            research: { entry: remind, exit: cancel('stall-reminder'), on: { 'step/finished': 'write', 'plan/stalled': 'research' } },
-            write: {
-              initial: 'outline',
-              entry: remind,
-              exit: cancel('stall-reminder'),
-              states: { outline: { on: { 'step/finished': 'prose' } }, prose: { on: { 'step/finished': 'stepsDone' } } },
-            },
-            stepsDone: { type: 'final' },
-          },
-        },
-        review: {
-          initial: 'waiting',
-          states: { waiting: { on: { 'review/signedOff': 'signedOff' } }, signedOff: { type: 'final' } },
-        },
-      },
-    },
-    paused: { on: { 'plan/resumed': ['stepsHistory', 'waiting'] } },
-    completed: { type: 'final' },
-  },
-});
+const session = createSession({ slices: [Plan] });
+const workflow = session.install(PlanWorkflow);
+const steps = () => session.slice(Plan).all().map((s) => `${s.id}:${s.status}`).join(' ') || '-';
+const state = () => workflow.current.configuration.join(', ');
+const available = () =>
+  workflow
+    .availableTransitions()
+    .map((t) => `${t.event}${t.requiresEvent ? ' (needs the event)' : ''}`)
+    .join(', ');
 
 console.log('--- Mermaid ---');
-console.log(toMermaid(PlanWorkflow));
+console.log(workflow.toMermaid());
 
-console.log('\n--- Run (virtual time) ---');
-const scheduler = new VirtualTimeScheduler();
-const actor = createMachineActor(PlanWorkflow, { scheduler }).start();
-actor.snapshot$.subscribe((s) =>
-  console.log(`t=${String(scheduler.now()).padStart(6)}ms [${s.basicConfiguration.join(', ')}] pending=${s.delayed.map((d) => `${d.event.type}@${d.dueAtMs}`).join(',') || '-'}${s.done ? ' (final)' : ''}`),
-);
-const at = (ms: number, event: Parameters<typeof actor.send>[0]) =>
-  scheduler.schedule(() => {
-    console.log(`> ${typeof event === 'string' ? event : event.type}`);
-    actor.send(event);
-  }, ms);
-at(1_000, 'plan/submitted');
-at(2_000, 'plan/approved');
-at(30_000, 'step/finished'); // research -> write/outline
-at(40_000, 'step/finished'); // outline -> prose
-at(50_000, 'plan/paused');
-at(70_000, 'plan/resumed'); // deep history: back to prose
-at(200_000, 'step/finished'); // prose -> stepsDone (after a stalled reminder at 130 000 ms)
-at(210_000, 'review/signedOff'); // both regions final: done.state.inProgress -> completed
-scheduler.flush();
-console.log('history recorded:', JSON.stringify(actor.snapshot().historyValue));
-actor.dispose();
+console.log('\n--- Run ---');
+session.dispatch(CreatePlan({ goal: 'ship the release' }));
+session.dispatch(AddStep({ id: 'tests', title: 'run the tests' }));
+session.dispatch(AddStep({ id: 'notes', title: 'write release notes' }));
+console.log(`[${state()}] steps: ${steps()}`);
+console.log(`available: ${available()}`);
+console.log(`canTransition UpdateStep(tests): ${workflow.canTransition(UpdateStep({ id: 'tests', status: 'done' }))}`);
+console.log(`canTransition UpdateStep(deploy): ${workflow.canTransition(UpdateStep({ id: 'deploy', status: 'done' }))}`);
+
+const before = session.snapshot();
+try {
+  session.dispatch(UpdateStep({ id: 'deploy', status: 'done' })); // no such step: the workflow rejects it
+} catch (e) {
+  console.log(`rejected: ${(e as Error).name}: ${(e as Error).message.split('.')[0]}`);
+}
+console.log(`unchanged: ${JSON.stringify(session.snapshot().slices) === JSON.stringify(before.slices)}`);
+
+session.dispatch(UpdateStep({ id: 'tests', status: 'done' }));
+session.dispatch(UpdateStep({ id: 'notes', status: 'done' }));
+console.log(`[${state()}] steps: ${steps()}`);
+console.log(`available: ${available()}`);
+session.dispatch(CompletePlan());
+console.log(`[${state()}] done: ${workflow.current.done} output: ${JSON.stringify(workflow.current.output)}`);
+
+try {
+  session.dispatch(AddStep({ id: 'late', title: 'too late' })); // after the final state: policy 'throw'
+} catch (e) {
+  console.log(`after completion: ${(e as Error).name}: ${(e as Error).message.split(':')[0]}`);
+}
+session.dispose();

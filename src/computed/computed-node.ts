@@ -2,7 +2,8 @@ import { Emitter, type EmitterListener } from '../internal/emitter';
 import type { SessionReader, SliceDef } from '../slices/reducer';
 import type { SessionInternals } from '../session/internals';
 import { ComputedError } from './computed-errors';
-import type { ComputedDef } from './define-computed';
+import type { ComputedDef, IncrementalFold } from './define-computed';
+import { freezeValue } from './freeze-value';
 
 /** @internal Where a node reads one of its sources. */
 export type NodeSource =
@@ -29,6 +30,11 @@ export class ComputedNode<TValue> {
   version = 0;
   /** Source versions at the last computation; `undefined` = never computed, or invalidated. */
   private seen: number[] | undefined;
+  /**
+   * Incremental nodes: the source version and size the value was folded up to; `undefined`
+   * when the next value must be folded from scratch (never folded, invalidated, a failure).
+   */
+  private folded: { version: number; size: number } | undefined;
   /** Scratch array for the source versions of the next computation (swapped with `seen`). */
   private spare: number[];
   /** Version last pushed to the listeners (each observer also drops repeats by `equals`). */
@@ -71,6 +77,7 @@ export class ComputedNode<TValue> {
 
   invalidate(): void {
     this.seen = undefined;
+    this.folded = undefined;
   }
 
   /** Brings the value up to date with the sources; never throws (failures are reported). */
@@ -109,8 +116,11 @@ export class ComputedNode<TValue> {
     }
     let next: TValue;
     try {
-      next = this.project();
+      const incremental = this.def.incremental;
+      next = incremental === undefined ? this.project() : this.fold(incremental, versions[0] as number);
+      if (this.internals.freeze) freezeValue(next);
     } catch (cause) {
+      this.folded = undefined;
       const error = new ComputedError(this.def.name, cause);
       if (!this.hasValue) this.failure = error;
       this.internals.reportError(error);
@@ -121,6 +131,25 @@ export class ComputedNode<TValue> {
     this.value = next;
     this.hasValue = true;
     this.version++;
+  }
+
+  /**
+   * An incremental node's next value: its value with the items appended since it was folded,
+   * when the slice only had appends since then; else the fold of every item from `init()`.
+   */
+  private fold(incremental: IncrementalFold<TValue>, version: number): TValue {
+    const slice = (this.sources[0] as NodeSource).slice as SliceDef<string, any>;
+    const items = this.reader.read(slice);
+    const folded = this.folded;
+    this.folded = undefined; // until this fold succeeds
+    let next: TValue;
+    if (folded !== undefined && this.hasValue && items.length >= folded.size && this.internals.appendedOnlySince(slice.name, folded.version)) {
+      next = items.length === folded.size ? (this.value as TValue) : incremental.fold(this.value as TValue, items.slice(folded.size));
+    } else {
+      next = incremental.fold(incremental.init(), items);
+    }
+    this.folded = { version, size: items.length };
+    return next;
   }
 
   /** The value of source `i`: a slice's items, or a computed source's value. */

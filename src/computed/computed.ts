@@ -1,4 +1,5 @@
-import { Observable } from 'rxjs';
+import type { Observable } from 'rxjs';
+import { GuardedObservable } from '../internal/guarded-observable';
 import type { Session } from '../session/create-session';
 import { SessionDisposedError } from '../session/errors';
 import { graphOf, type ComputedGraph } from './computed-graph';
@@ -44,7 +45,8 @@ export interface ComputedHandle<TValue> {
 /** @internal Builds the handle of a node (one per node). */
 export function handleOf<TValue>(graph: ComputedGraph, node: ComputedNode<TValue>): ComputedHandle<TValue> {
   const { internals } = graph;
-  const value$ = new Observable<TValue>((subscriber) => {
+  // Guarded: a throwing subscriber is reported on the session's errors$ (SubscriberError).
+  const value$ = new GuardedObservable<TValue>(`computed "${node.def.name}" value$`, (source, error) => internals.reportSubscriberFailure(source, error), (subscriber) => {
     if (internals.disposed) {
       subscriber.complete();
       return undefined;

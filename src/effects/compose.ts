@@ -51,7 +51,13 @@ export function race(effects: readonly Effect[]): RaceEffect {
  * (`undefined` for the first) and returns the effect to run. The composite succeeds with the last
  * result and fails at the first failing step (later steps do not run). Uses RxJS `concatMap`.
  *
- * @remarks Function steps make the composite hold code, so it is no longer serializable; keep
+ * @remarks **Compensation, as in a saga**: when a step fails, its own `compensate` event is
+ * dispatched (after its last attempt, as for any effect), then each leaf effect that already
+ * succeeded in this sequence (children of nested composites included) has its `compensate`
+ * event dispatched, in reverse order of success, with the failing step's error as `error`, each
+ * followed by `rxslice.effect.compensated`. Effects without `compensate` are skipped. For steps
+ * that must survive a crash, use a saga (`defineSaga`).
+ * Function steps make the composite hold code, so it is no longer serializable; keep
  * them pure (they run when the previous step succeeded).
  * @example
  * ```ts

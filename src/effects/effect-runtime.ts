@@ -16,6 +16,7 @@ import {
   Subject,
   Subscription,
   switchMap,
+  tap,
   throwError,
 } from 'rxjs';
 import type { Event } from '../events/event';
@@ -26,11 +27,18 @@ import { SESSION_INTERNALS, type SessionInternals } from '../session/internals';
 import { isCompositeEffect } from './compose';
 import type { AnyEffectDef, Concurrency, Effect } from './define-effect';
 import type { EffectHandler } from './effect-handler';
-import { DuplicateEffectHandlerError, MissingEffectHandlerError } from './errors';
-import { startDetachedLeaf, startLeaf, type EffectSink, type LeafRun } from './execute-effect';
-import { EffectDropped } from './lifecycle-events';
+import { DuplicateEffectHandlerError, EffectFailedError, MissingEffectHandlerError } from './errors';
+import { effectMeta, startDetachedLeaf, startLeaf, type EffectSink, type LeafRun } from './execute-effect';
+import { EffectCompensated, EffectDropped } from './lifecycle-events';
 import { RetryPolicy } from './retry-policy';
 import type { RandomSource } from './seeded-random';
+
+/** A leaf effect that succeeded inside a `sequence` (compensated if a later step fails). */
+interface Succeeded {
+  readonly registration: Registration;
+  readonly effect: Effect;
+  readonly effectId: number;
+}
 
 interface Request {
   readonly effect: Effect;
@@ -196,19 +204,32 @@ export class EffectRuntime {
    * Runs an effect (leaf or composite) now, bypassing its type's concurrency mode. Emits the
    * result once and completes, or errors (the failure was already reported).
    */
-  execute(effect: Effect, cause: Envelope | undefined): Observable<unknown> {
+  execute(effect: Effect, cause: Envelope | undefined, done?: Succeeded[]): Observable<unknown> {
     if (isCompositeEffect(effect)) {
       switch (effect.type) {
         case 'rxslice.effect.all':
-          return forkJoin(effect.payload.effects.map((child) => this.execute(child, cause))).pipe(defaultIfEmpty([]));
+          return forkJoin(effect.payload.effects.map((child) => this.execute(child, cause, done))).pipe(defaultIfEmpty([]));
         case 'rxslice.effect.race':
-          return race(effect.payload.effects.map((child) => this.execute(child, cause)));
+          return race(effect.payload.effects.map((child) => this.execute(child, cause, done)));
         case 'rxslice.effect.sequence':
-          return effect.payload.steps.reduce<Observable<unknown>>(
-            (previous$, step) =>
-              previous$.pipe(concatMap((previous) => defer(() => this.execute(typeof step === 'function' ? step(previous) : step, cause)))),
-            of(undefined),
-          );
+          // The leaf effects that succeeded inside this sequence, in order: on a later failure they
+          // are compensated in reverse (the failing leaf already compensated itself), as a saga does.
+          return defer(() => {
+            const succeeded: Succeeded[] = [];
+            return effect.payload.steps
+              .reduce<Observable<unknown>>(
+                (previous$, step) =>
+                  previous$.pipe(concatMap((previous) => defer(() => this.execute(typeof step === 'function' ? step(previous) : step, cause, succeeded)))),
+                of(undefined),
+              )
+              .pipe(
+                tap({ next: () => done?.push(...succeeded) }),
+                catchError((error: unknown) => {
+                  this.compensateSucceeded(succeeded, error, cause);
+                  return throwError(() => error);
+                }),
+              );
+          });
       }
     }
     return defer(() => {
@@ -218,13 +239,48 @@ export class EffectRuntime {
         this.report(missing);
         return throwError(() => missing);
       }
-      return this.runLeaf(registration, effect, cause);
+      return this.runLeaf(registration, effect, cause, done);
     });
   }
 
+  /** Dispatches the compensation of each succeeded leaf (that has one), last first, then `rxslice.effect.compensated`. */
+  private compensateSucceeded(succeeded: readonly Succeeded[], error: unknown, cause: Envelope | undefined): void {
+    for (let i = succeeded.length - 1; i >= 0; i--) {
+      const { registration, effect, effectId } = succeeded[i] as Succeeded;
+      const compensate = registration.def.options.compensate;
+      if (compensate === undefined) continue;
+      const meta = effectMeta(registration.source, cause);
+      const fail = (thrown: unknown) => this.report(new EffectFailedError(effect.type, effectId, 'compensate', 1, thrown));
+      let compensation: Event;
+      try {
+        compensation = compensate(effect, error);
+      } catch (thrown) {
+        fail(thrown);
+        continue;
+      }
+      if (this.sink.user(compensation, meta, fail)) {
+        this.sink.system(EffectCompensated({ effectId, effectType: effect.type, compensation: compensation.type }), meta);
+      }
+    }
+  }
+
   /** One run of a leaf effect per subscription; its `effectId` is taken when it is subscribed. */
-  private runLeaf(registration: Registration, effect: Effect, cause: Envelope | undefined): Observable<unknown> {
-    return new Observable<unknown>((subscriber) => startLeaf(this.leafRun(registration, effect, cause), this.sink, subscriber));
+  private runLeaf(registration: Registration, effect: Effect, cause: Envelope | undefined, done?: Succeeded[]): Observable<unknown> {
+    return new Observable<unknown>((subscriber) => {
+      const run = this.leafRun(registration, effect, cause);
+      if (done === undefined) return startLeaf(run, this.sink, subscriber);
+      return startLeaf(run, this.sink, {
+        get closed() {
+          return subscriber.closed;
+        },
+        next: (result) => {
+          done.push({ registration, effect, effectId: run.effectId });
+          subscriber.next(result);
+        },
+        error: (error: unknown) => subscriber.error(error),
+        complete: () => subscriber.complete(),
+      });
+    });
   }
 
   /** What a run that starts now needs; takes the next `effectId`. */

@@ -1,4 +1,5 @@
-import { config, Observable } from 'rxjs';
+import { Observable, type Subscriber } from 'rxjs';
+import { GuardedObservable, reportUnhandled, type SubscriberFailureReporter } from './guarded-observable';
 
 /** @internal What an {@link Emitter} calls: an RxJS subscriber, or any object of this shape. */
 export interface EmitterListener<T> {
@@ -8,13 +9,10 @@ export interface EmitterListener<T> {
 
 const NO_LISTENERS: readonly EmitterListener<any>[] = Object.freeze([]);
 
-/** Reports a listener's error as RxJS reports an unhandled one: asynchronously, never to the emitter. */
-function reportLater(error: unknown): void {
-  setTimeout(() => {
-    const { onUnhandledError } = config;
-    if (onUnhandledError) onUnhandledError(error);
-    else throw error;
-  });
+/** Names an emitter's observable and says where its subscribers' failures go (see {@link GuardedObservable}). */
+export interface SubscriberGuard {
+  readonly label: string;
+  readonly report: SubscriberFailureReporter;
 }
 
 /**
@@ -25,13 +23,14 @@ function reportLater(error: unknown): void {
  * Semantics kept from RxJS subjects: listeners are called in the order they were added; one added
  * during an emission does not get that emission (the list is copied on write); one removed during
  * an emission gets nothing more (an RxJS subscriber ignores notifications once unsubscribed); a
- * listener that throws is reported like an unhandled RxJS error (`config.onUnhandledError`, else
- * rethrown asynchronously) and the others still get the value; after `complete()` a new listener
- * completes at once.
+ * listener that throws is reported (to the guard's `report` when the observable has a guard,
+ * else like an unhandled RxJS error) and the others still get the value; after `complete()` a
+ * new listener completes at once.
  */
 export class Emitter<T> {
   private listeners: readonly EmitterListener<T>[] = NO_LISTENERS;
   private completed = false;
+  private guard: SubscriberGuard | undefined = undefined;
 
   /** Whether any listener is registered. */
   get observed(): boolean {
@@ -45,7 +44,8 @@ export class Emitter<T> {
       try {
         (listeners[i] as EmitterListener<T>).next(value);
       } catch (error) {
-        reportLater(error);
+        if (this.guard !== undefined) this.guard.report(this.guard.label, error);
+        else reportUnhandled(error);
       }
     }
   }
@@ -64,17 +64,21 @@ export class Emitter<T> {
 
   /**
    * An observable that replays `current()` on subscribe, then follows `emit` (the replay of a
-   * `BehaviorSubject`); subscribing after `complete()` completes at once, without a value.
+   * `BehaviorSubject`); subscribing after `complete()` completes at once, without a value. With
+   * a `guard`, subscribers' failures are reported to it (a {@link GuardedObservable}).
    */
-  observable(current: () => T): Observable<T> {
-    return new Observable<T>((subscriber) => {
+  observable(current: () => T, guard?: SubscriberGuard): Observable<T> {
+    const subscribe = (subscriber: Subscriber<T>) => {
       if (this.completed) {
         subscriber.complete();
         return undefined;
       }
       subscriber.next(current());
       return subscriber.closed ? undefined : this.add(subscriber);
-    });
+    };
+    if (guard === undefined) return new Observable<T>(subscribe);
+    this.guard = guard;
+    return new GuardedObservable<T>(guard.label, guard.report, subscribe);
   }
 
   /** Completes every listener; later ones complete at once. Idempotent. */

@@ -24,6 +24,23 @@ export type RxSliceErrorCode =
   | 'SCXML_UNSUPPORTED'
   | 'SCXML_INVALID'
   | 'INVALID_EXPRESSION'
+  | 'SUBSCRIBER_FAILED'
+  | 'SLICE_VERSION_TOO_NEW'
+  | 'SLICE_VERSION_INVALID'
+  | 'MIGRATION_FAILED'
+  | 'SNAPSHOT_FILE_NOT_FOUND'
+  | 'SNAPSHOT_FILE_IO'
+  | 'FLIGHT_RECORDER'
+  | 'RECORDING_NOT_FOUND'
+  | 'RECORDING_IO'
+  | 'RECORDING_CORRUPT'
+  | 'RECORDING_SEQ_OUT_OF_RANGE'
+  | 'RECORDING_GAP'
+  | 'STORAGE_FAILED'
+  | 'STORAGE_IO'
+  | 'STORAGE_CORRUPT'
+  | 'STORAGE_LOCKED'
+  | 'STORAGE_LOCK_COMPROMISED'
   | (string & {});
 
 /**
@@ -58,6 +75,31 @@ export class RxSliceError extends Error {
  */
 export const isRxSliceError = (e: unknown): e is RxSliceError =>
   e instanceof Error && typeof (e as { code?: unknown }).code === 'string';
+
+/**
+ * Reported on `session.errors$` when a subscriber of a session observable (`events$`,
+ * `committed$`, `evicted$`, a slice's `all$`/`latest$`, a computed `value$`) threw, or when
+ * a chain piped from one of them failed and its subscriber had no `error` callback. `cause` is
+ * the thrown error; `source` names the observable. The other subscribers got the value anyway,
+ * the session is unaffected, and the failing subscriber stays subscribed (a failed chain ends,
+ * as in RxJS).
+ * @example
+ * ```ts
+ * session.errors$.subscribe((e) => console.log(e.code, (e as SubscriberError).source)); // Logs: SUBSCRIBER_FAILED committed$
+ * session.committed$.subscribe(() => { throw new Error('bug') });
+ * session.dispatch(StepAdded({ step: 'a' }));
+ * ```
+ */
+export class SubscriberError extends RxSliceError {
+  override readonly name = 'SubscriberError';
+  constructor(readonly source: string, cause: unknown) {
+    super(
+      'SUBSCRIBER_FAILED',
+      `A subscriber of ${source} threw: ${cause instanceof Error ? cause.message : String(cause)}. The other subscribers got the value; the session is unaffected. Catch errors in the subscriber, or add catchError/an error callback to the chain.`,
+      { cause },
+    );
+  }
+}
 
 /** One validation problem, as zod reports it (code, path, message). */
 export interface ValidationIssue {

@@ -1,68 +1,153 @@
+import { eventMatches } from './event-descriptor.js';
+import { actionArgs, type InterpreterState } from './interpreter-state.js';
 import type { MachineDefinition } from './machine-definition.js';
 import { toMachineEvent, type MachineEvent } from './machine-event.js';
+import type { MachineSlices } from './machine-slices.js';
 import type { MachineSnapshot } from './machine-snapshot.js';
-import { getEffectiveTargetStates, selectTransitions } from './microstep.js';
-import { byDocumentOrder, isAtomic } from './state-node.js';
+import { getEffectiveTargetStates, removeConflictingTransitions, selectTransitions } from './microstep.js';
+import { byDocumentOrder, isAtomic, type StateNode, type TransitionNode } from './state-node.js';
 import { restore } from './transition.js';
 
 /** One transition the event would take: its source and effective targets (empty: targetless). */
 export interface EnabledTransition<TStateId extends string = string> {
   readonly source: TStateId;
   readonly targets: readonly TStateId[];
+  /**
+   * True when this transition's guard reads the event's payload, so only the actual event
+   * can decide it: it is listed as if the guard held (ask `canTransition(event)`).
+   */
+  readonly requiresEvent: boolean;
 }
 
-/** An event name that is enabled now, with the transitions it would take. */
+/** An event name that is enabled now, or may be depending on its payload, with the transitions it would take. */
 export interface AvailableTransition<TStateId extends string = string> {
   /** The normalised descriptor (`'agent/aborted'`; `'error.*'` is reported as `'error'`; `'*'`). */
   readonly event: string;
+  /**
+   * The transitions it takes (after conflict removal, SCXML Appendix D `selectTransitions`);
+   * when `requiresEvent`, the ones it takes if every guard that reads the payload holds.
+   */
   readonly transitions: readonly EnabledTransition<TStateId>[];
+  /**
+   * `false`: the event's type alone enables `transitions` now (every guard on the way was
+   * decided from the context, the configuration and the slices). `true`: a guard on the way
+   * reads the event's payload, so whether the event is taken depends on the actual event —
+   * `canTransition(event)` decides.
+   */
+  readonly requiresEvent: boolean;
+}
+
+/** Options of {@link canTransition} and {@link availableTransitions}. */
+export interface IntrospectionOptions {
+  /** What guards read as `slices` (an installed machine passes its session's). */
+  readonly slices?: MachineSlices;
 }
 
 type AnyDef = MachineDefinition<unknown, string, string>;
 
-function enabledFor(def: AnyDef, snapshot: MachineSnapshot<unknown, string>, event: MachineEvent) {
-  const it = restore(def, snapshot, 0);
+function enabledFor(def: AnyDef, snapshot: MachineSnapshot<unknown, string>, event: MachineEvent, slices: MachineSlices | undefined) {
+  const it = restore(def, snapshot, 0, slices);
   if (!it.running) return [];
   it.currentEvent = { event, kind: 'external' };
-  return selectTransitions(it, it.currentEvent).map((t) => ({
-    source: t.source.id,
-    targets: getEffectiveTargetStates(it, t).map((s) => s.id),
-  }));
+  return selectTransitions(it, it.currentEvent);
+}
+
+/** Thrown by the probe event's `payload` getter: the guard reading it needs the actual event. */
+const NEEDS_EVENT: unique symbol = Symbol('rxslice.machine.needsEvent');
+
+/** An event of type `type` whose payload cannot be read (reading it throws {@link NEEDS_EVENT}). */
+function probeEvent(type: string): MachineEvent {
+  const event = { type };
+  Object.defineProperty(event, 'payload', {
+    enumerable: true,
+    get() {
+      throw NEEDS_EVENT;
+    },
+  });
+  return event;
+}
+
+/** A guard's verdict on the probe event: decided (true/false) or `'event'` when it read the payload. */
+function probeGuard(it: InterpreterState, t: TransitionNode): boolean | 'event' {
+  if (t.guard === undefined) return true;
+  try {
+    return t.guard(actionArgs(it)) === true;
+  } catch (error) {
+    return error === NEEDS_EVENT ? 'event' : false;
+  }
 }
 
 /**
- * True when `event` would enable at least one transition from this snapshot (guards are
- * evaluated against the snapshot's context; nothing runs and nothing changes).
+ * Appendix D `selectTransitions` for an event whose type is known but whose payload is not:
+ * a guard that reads the payload counts as holding (the optimistic selection) and is marked.
+ */
+function probeSelect(def: AnyDef, snapshot: MachineSnapshot<unknown, string>, type: string, slices: MachineSlices | undefined): EnabledTransition[] {
+  const it = restore(def, snapshot, 0, slices);
+  if (!it.running) return [];
+  it.currentEvent = { event: probeEvent(type), kind: 'external' };
+  const selected: TransitionNode[] = [];
+  const needsEvent = new Set<TransitionNode>();
+  const atomic = [...it.configuration].filter(isAtomic).sort(byDocumentOrder);
+  for (const state of atomic) {
+    search: for (let s: StateNode | undefined = state; s !== undefined; s = s.parent) {
+      for (const t of s.transitions) {
+        if (t.events.length === 0 || !eventMatches(t.events, type)) continue;
+        const verdict = probeGuard(it, t);
+        if (verdict === false) continue;
+        if (verdict === 'event') needsEvent.add(t);
+        if (!selected.includes(t)) selected.push(t);
+        break search;
+      }
+    }
+  }
+  const enabled = selected.length > 1 ? removeConflictingTransitions(it, selected) : selected;
+  return enabled.map((t) => ({ source: t.source.id, targets: getEffectiveTargetStates(it, t).map((s) => s.id), requiresEvent: needsEvent.has(t) }));
+}
+
+/**
+ * True when `event` would enable at least one transition from this snapshot: guards see the
+ * event with its payload, the snapshot's context and `options.slices`; nothing runs and
+ * nothing changes.
  *
- * @remarks Synchronous and pure as long as guards are. A done machine enables nothing.
+ * @remarks Synchronous and pure as long as guards are. A done machine enables nothing (false
+ * for every event). A throwing guard counts as false.
  * @example
  * ```ts
- * canTransition(AgentPhase, snapshot, 'agent/planReady'); // true in 'planning'
+ * canTransition(AgentPhase, snapshot, 'agent/planned'); // true in 'planning'
+ * canTransition(PlanWorkflow, snapshot, UpdateStep({ id: 'nope', status: 'done' }), { slices }); // false: no such step
  * ```
  */
 export function canTransition<TContext, TEventType extends string, TStateId extends string>(
   def: MachineDefinition<TContext, TEventType, TStateId>,
   snapshot: MachineSnapshot<TContext, TStateId>,
   event: NoInfer<TEventType> | MachineEvent<NoInfer<TEventType>>,
+  options: IntrospectionOptions = {},
 ): boolean {
-  return enabledFor(def as AnyDef, snapshot, toMachineEvent(event as string | MachineEvent)).length > 0;
+  return enabledFor(def as AnyDef, snapshot, toMachineEvent(event as string | MachineEvent), options.slices).length > 0;
 }
 
 /**
- * The event descriptors of the active states that would enable a transition now, in
- * document order, each with the transitions it would take (after conflict removal, SCXML
- * Appendix D `selectTransitions`). Guards see an event `{ type: descriptor }` without payload.
+ * The event descriptors of the active states that enable a transition now, or may depending
+ * on the event's payload, in document order, each with the transitions it would take.
  *
+ * @remarks Each descriptor is tried as an event of that type whose payload is unknown. Guards
+ * that decide without the payload (from the context, the configuration, `slices`) are
+ * evaluated: false leaves the transition out. A guard that reads `event.payload` cannot
+ * decide: its transition is listed with `requiresEvent: true`, as if the guard held (and the
+ * entry is marked `requiresEvent`); `canTransition(event)` with the actual event decides.
+ * A done machine lists nothing. Synchronous; nothing changes.
  * @example
  * ```ts
- * availableTransitions(AgentPhase, snapshot);
- * // [{ event: 'agent/planReady', transitions: [{ source: 'planning', targets: ['executing'] }] },
- * //  { event: 'agent/aborted', transitions: [{ source: 'active', targets: ['failed'] }] }]
+ * availableTransitions(PlanWorkflow, snapshot, { slices }); // in 'active', every step done:
+ * // [{ event: 'plan/stepAdded', requiresEvent: true, transitions: [{ source: 'active', targets: [], requiresEvent: true }] },
+ * //  { event: 'plan/stepUpdated', requiresEvent: true, ... },
+ * //  { event: 'plan/completed', requiresEvent: false, transitions: [{ source: 'active', targets: ['completed'], requiresEvent: false }] }, ...]
  * ```
  */
 export function availableTransitions<TContext, TEventType extends string, TStateId extends string>(
   def: MachineDefinition<TContext, TEventType, TStateId>,
   snapshot: MachineSnapshot<TContext, TStateId>,
+  options: IntrospectionOptions = {},
 ): AvailableTransition<TStateId>[] {
   const d = def as AnyDef;
   const active = snapshot.configuration.map((id) => d.states.get(id)!).filter(Boolean);
@@ -75,8 +160,14 @@ export function availableTransitions<TContext, TEventType extends string, TState
       for (const descriptor of t.events) {
         if (seen.has(descriptor)) continue;
         seen.add(descriptor);
-        const transitions = enabledFor(d, snapshot as MachineSnapshot<unknown, string>, { type: descriptor });
-        if (transitions.length > 0) out.push({ event: descriptor, transitions: transitions as unknown as EnabledTransition<TStateId>[] });
+        const transitions = probeSelect(d, snapshot as MachineSnapshot<unknown, string>, descriptor, options.slices);
+        if (transitions.length > 0) {
+          out.push({
+            event: descriptor,
+            transitions: transitions as unknown as EnabledTransition<TStateId>[],
+            requiresEvent: transitions.some((x) => x.requiresEvent),
+          });
+        }
       }
     }
   }

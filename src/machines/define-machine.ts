@@ -18,6 +18,11 @@ import type { MachineTypes } from './machine-types.js';
  * {@link initialTransition} or {@link createMachineActor}. Document order is the order of
  * the `states` keys; a state's transitions are in `on` key order, then `always`, then
  * `transitions`.
+ *
+ * With `events: [creators]`, a guard under an `on` key named after a creator sees that event
+ * typed (`event.payload` from the creator's schema); for `assign` typed without type
+ * arguments as well, declare context and events first with {@link setupMachine}.
+ * Guards and actions also see `slices`, a read-only view of the session's slices.
  * @param name - Machine name; snapshots carry it and are only accepted by a definition of that name.
  * @param config - The state tree and options (`context`, `invalidTransitions`: `'throw'` (default) | `'ignore'` | `'report'`).
  * @throws {@link InvalidMachineError} on duplicate ids, unknown targets, children of atomic
@@ -37,10 +42,14 @@ import type { MachineTypes } from './machine-types.js';
  * initialTransition(Light).snapshot.configuration; // ['green']
  * ```
  */
-export function defineMachine<const TStates extends MachineTypes.StatesInput, TContext = undefined>(
+export function defineMachine<
+  const TStates extends MachineTypes.StatesInput,
+  TContext = undefined,
+  const TEvents extends MachineTypes.Creators = [],
+>(
   name: string,
-  config: MachineTypes.MachineInput<TContext, TStates>,
-): MachineDefinition<TContext, MachineTypes.EventsOf<TStates>, MachineTypes.StateIdsOf<TStates>> {
+  config: MachineTypes.MachineInput<TContext, TStates, TEvents>,
+): MachineDefinition<TContext, MachineTypes.EventsOf<TStates> | MachineTypes.TypesOf<TEvents>, MachineTypes.StateIdsOf<TStates>> {
   const cfg = config as unknown as MachineConfig<unknown, string>;
   if (typeof name !== 'string' || name.length === 0) throw new InvalidMachineError(String(name), 'the machine needs a non-empty name.');
   const { root, states } = buildStateTree(name, cfg);
@@ -48,6 +57,11 @@ export function defineMachine<const TStates extends MachineTypes.StatesInput, TC
   const initialContext =
     typeof initial === 'function' ? (initial as () => TContext) : () => (initial === undefined ? undefined : structuredClone(initial)) as TContext;
   const startActions = (cfg.startActions === undefined ? [] : Array.isArray(cfg.startActions) ? cfg.startActions : [cfg.startActions]) as MachineAction<unknown>[];
+  const events = (cfg.events ?? []).map((creator, i) => {
+    const type = (creator as { type?: unknown } | null)?.type;
+    if (typeof type !== 'string' || type.length === 0) throw new InvalidMachineError(name, `events[${i}] is not an event creator: pass creators made by defineEvent, e.g. events: [StepAdded].`);
+    return type;
+  });
   return Object.freeze({
     name,
     root,
@@ -57,5 +71,6 @@ export function defineMachine<const TStates extends MachineTypes.StatesInput, TC
     maxMicrosteps: cfg.maxMicrosteps ?? 10_000,
     initialContext,
     startActions,
+    events: Object.freeze([...new Set(events)]),
   });
 }

@@ -2,7 +2,8 @@ import { RxSliceError } from '../internal/errors.js';
 
 /**
  * Thrown (policy `'throw'`) or reported (policy `'report'`) when an external event enables
- * no transition in the current state configuration.
+ * no transition in the current state configuration, or arrives after the machine reached a
+ * top-level final state (`done: true`).
  *
  * @example
  * ```ts
@@ -14,16 +15,22 @@ export class InvalidTransitionError extends RxSliceError {
   readonly machine: string;
   readonly eventType: string;
   readonly configuration: readonly string[];
+  /** True when the machine was done (in a top-level final state): it takes no event any more. */
+  readonly done: boolean;
 
-  constructor(machine: string, eventType: string, configuration: readonly string[]) {
+  constructor(machine: string, eventType: string, configuration: readonly string[], done = false) {
     super(
       'INVALID_TRANSITION',
-      `Machine "${machine}": event "${eventType}" enables no transition in configuration [${configuration.join(', ')}]. ` +
-        `Check canTransition() before sending, add a transition for it, or create the machine with { invalidTransitions: 'ignore' | 'report' }.`,
+      done
+        ? `Machine "${machine}" is done (final configuration [${configuration.join(', ')}]): event "${eventType}" is not accepted any more. ` +
+            `Check canTransition() (false once done) or matches() before sending, or create the machine with { invalidTransitions: 'ignore' | 'report' }.`
+        : `Machine "${machine}": event "${eventType}" enables no transition in configuration [${configuration.join(', ')}]. ` +
+            `Check canTransition() before sending, add a transition for it, or create the machine with { invalidTransitions: 'ignore' | 'report' }.`,
     );
     this.machine = machine;
     this.eventType = eventType;
     this.configuration = configuration;
+    this.done = done;
   }
 }
 

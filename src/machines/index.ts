@@ -12,10 +12,15 @@ export type {
   RaiseAction,
   SendAction,
   SendOptions,
+  EffectPayload,
 } from './actions.js';
 export { availableTransitions, canTransition } from './available-transitions.js';
-export type { AvailableTransition, EnabledTransition } from './available-transitions.js';
+export type { AvailableTransition, EnabledTransition, IntrospectionOptions } from './available-transitions.js';
 export { defineMachine } from './define-machine.js';
+export { setupMachine } from './setup-machine.js';
+export type { MachineSetup, MachineSetupInput } from './setup-machine.js';
+export { MachineSlicesUnavailableError } from './machine-slices.js';
+export type { MachineSlices } from './machine-slices.js';
 export {
   InvalidExpressionError,
   InvalidMachineError,
@@ -48,10 +53,6 @@ export type { StateNode, StateNodeKind, TransitionNode } from './state-node.js';
 export { advanceTime, initialTransition, transition } from './transition.js';
 export type { TransitionOptions, TransitionResult } from './transition.js';
 export { toMermaid } from './to-mermaid.js';
-export { compileExpression } from './scxml/expression.js';
-export type { CompiledExpression } from './scxml/expression.js';
-export { fromSCXML } from './scxml/from-scxml.js';
-export type { FromScxmlOptions } from './scxml/from-scxml.js';
 export { installMachine, sessionMachine, MachineTimerFired } from './session-machine.js';
 export type { SessionMachine } from './session-machine.js';
 export { MachineNotInstalledError } from './errors.js';

@@ -1,6 +1,7 @@
 import type { ActionArgs } from './actions.js';
 import type { MachineEffect, MachineEvent, QueuedEvent } from './machine-event.js';
 import type { DelayedSend } from './machine-snapshot.js';
+import type { MachineSlices } from './machine-slices.js';
 import type { StateNode } from './state-node.js';
 
 /** One `<log>` line recorded during a transition. */
@@ -44,6 +45,8 @@ export interface InterpreterState {
   readonly raised: MachineEvent[];
   readonly sent: DelayedSend[];
   readonly cancelled: string[];
+  /** What guards and actions see as `slices`. */
+  readonly slices: MachineSlices;
 }
 
 /** The arguments guards and actions see right now. */
@@ -60,5 +63,6 @@ export function actionArgs(it: InterpreterState): ActionArgs<unknown> {
       const s = states.get(id);
       return s !== undefined && configuration.has(s);
     },
+    slices: it.slices,
   };
 }

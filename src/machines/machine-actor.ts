@@ -2,6 +2,7 @@ import { asyncScheduler, BehaviorSubject, filter, Subject, type Observable, type
 import { MachineNotRunningError } from './errors.js';
 import type { MachineDefinition } from './machine-definition.js';
 import type { MachineEffect, MachineEvent } from './machine-event.js';
+import type { MachineSlices } from './machine-slices.js';
 import type { MachineSnapshot } from './machine-snapshot.js';
 import { advanceTime, initialTransition, transition, type TransitionResult } from './transition.js';
 
@@ -11,6 +12,8 @@ export interface MachineActorOptions<TContext, TStateId extends string> {
   readonly scheduler?: SchedulerLike;
   /** Continue from this snapshot instead of starting fresh (pending delayed sends are re-armed). */
   readonly snapshot?: MachineSnapshot<TContext, TStateId>;
+  /** What guards and actions read as `slices` (default: none; a read throws `MachineSlicesUnavailableError`). */
+  readonly slices?: MachineSlices;
 }
 
 /** A running machine: holds a snapshot, feeds it events, arms timers for delayed sends. */
@@ -64,6 +67,7 @@ export function createMachineActor<TContext, TEventType extends string, TStateId
   type Snap = MachineSnapshot<TContext, TStateId>;
   type Result = TransitionResult<TContext, TStateId>;
   const scheduler = options.scheduler ?? asyncScheduler;
+  const slicesOption = options.slices === undefined ? {} : { slices: options.slices };
   const state$ = new BehaviorSubject<Snap | undefined>(options.snapshot);
   const effects$ = new Subject<MachineEffect>();
   const errors$ = new Subject<unknown>();
@@ -91,7 +95,7 @@ export function createMachineActor<TContext, TEventType extends string, TStateId
     timer = scheduler.schedule(() => {
       timer = undefined;
       timerDue = undefined;
-      run(() => advanceTime(definition, current(), scheduler.now()));
+      run(() => advanceTime(definition, current(), scheduler.now(), slicesOption));
     }, Math.max(0, next.dueAtMs - scheduler.now()));
   };
 
@@ -138,13 +142,13 @@ export function createMachineActor<TContext, TEventType extends string, TStateId
       if (options.snapshot) {
         armTimer(options.snapshot); // snapshot$ already holds it (seeded at creation)
       } else {
-        run(() => initialTransition(definition, { nowMs: scheduler.now() }));
+        run(() => initialTransition(definition, { nowMs: scheduler.now(), ...slicesOption }));
       }
       return actor;
     },
     send(event) {
       if (status !== 'running') throw new MachineNotRunningError(definition.name, status === 'stopped' ? 'stopped' : 'idle');
-      run(() => transition(definition, current(), event, { nowMs: scheduler.now() }));
+      run(() => transition(definition, current(), event, { nowMs: scheduler.now(), ...slicesOption }));
     },
     snapshot: () => {
       const s = state$.getValue();

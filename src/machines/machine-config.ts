@@ -74,4 +74,6 @@ export interface MachineConfig<TContext = unknown, TStateId extends string = str
   readonly maxMicrosteps?: number;
   /** Actions run when the machine starts, before the initial states are entered. */
   readonly startActions?: Actions<TContext>;
+  /** Event creators the machine handles (types guards and actions; named events, see `MachineDefinition.events`). */
+  readonly events?: readonly { readonly type: string }[];
 }

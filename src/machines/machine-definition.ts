@@ -20,6 +20,13 @@ export interface MachineDefinition<TContext = unknown, TEventType extends string
   /** Builds a fresh initial context. */
   readonly initialContext: () => TContext;
   readonly startActions: readonly MachineAction<unknown>[];
+  /**
+   * The event types the machine declares with `events: [creators]` (empty when none), in order.
+   * Together with its transitions' descriptors they are the events the machine *names*: in a
+   * session, a named event that enables no transition (or arrives once the machine is done)
+   * follows `invalidTransitions`.
+   */
+  readonly events: readonly string[];
   /** Phantom member carrying the event types; never set at run time. */
   readonly __events?: TEventType;
 }

@@ -1,22 +1,42 @@
+import type { AnyEventCreator, Event, EventCreator } from '../events/event.js';
 import type { ActionArgs, MachineAction } from './actions.js';
 import type { InvalidTransitionPolicy } from './machine-config.js';
+import type { MachineEvent } from './machine-event.js';
 
 /**
- * Type-level helpers of {@link defineMachine}: infer state ids and event names from a
- * config written as a literal, and check targets against the ids.
+ * Type-level helpers of {@link defineMachine} and {@link setupMachine}: infer state ids and
+ * event names from a config written as a literal, check targets against the ids, and type
+ * each transition's guard and actions with the event of its `on` key.
  */
 export declare namespace MachineTypes {
   type Targets<TId extends string> = TId | readonly TId[];
-  type ActionsOf<TContext> = MachineAction<TContext> | readonly MachineAction<TContext>[];
+  type ActionsOf<TContext, TEvent = MachineEvent> = MachineAction<TContext, TEvent> | readonly MachineAction<TContext, TEvent>[];
 
-  interface TransitionInput<TContext, TId extends string> {
+  /** The event creators a machine declares (`events: [CreatePlan, AddStep]`). */
+  type Creators = readonly AnyEventCreator[];
+
+  /**
+   * The event guards and actions see under the `on` key `D`: `Event<type, payload>` of the
+   * declared creator whose type is `D`; a {@link MachineEvent} (payload `unknown`) for any
+   * other descriptor (`'error.*'`, `'done.state.x'`, `'*'`, undeclared names).
+   */
+  type EventOf<D, TEvents extends Creators> = [Extract<TEvents[number], { readonly type: D }>] extends [never]
+    ? MachineEvent
+    : Extract<TEvents[number], { readonly type: D }> extends EventCreator<infer TType, infer TPayload>
+      ? Event<TType, TPayload>
+      : MachineEvent;
+
+  /** The type names of the declared creators. */
+  type TypesOf<TEvents extends Creators> = TEvents[number]['type'];
+
+  interface TransitionInput<TContext, TId extends string, TEvent = MachineEvent> {
     readonly target?: Targets<TId>;
-    readonly guard?: (args: ActionArgs<TContext>) => boolean;
+    readonly guard?: (args: ActionArgs<TContext, TEvent>) => boolean;
     readonly guardLabel?: string;
-    readonly actions?: ActionsOf<TContext>;
+    readonly actions?: ActionsOf<TContext, TEvent>;
     readonly type?: 'internal' | 'external';
   }
-  type TransitionSpecInput<TContext, TId extends string> = Targets<TId> | TransitionInput<TContext, TId>;
+  type TransitionSpecInput<TContext, TId extends string, TEvent = MachineEvent> = Targets<TId> | TransitionInput<TContext, TId, TEvent>;
 
   /** The loose shape state configs must have before checking. */
   interface StatesInput {
@@ -30,13 +50,34 @@ export declare namespace MachineTypes {
     readonly [key: string]: unknown;
   }
 
-  /** One state, checked against the machine's ids and context. */
-  interface StateInput<TContext, TId extends string, TChildren> {
+  /**
+   * What an `on` entry may be. A target written as a string (or strings) is checked against the
+   * ids alone: intersected with the object form, an unknown id would otherwise still type-check.
+   */
+  type OnValue<TWritten, TContext, TId extends string, TEvent> = TWritten extends string | readonly string[]
+    ? Targets<TId>
+    : TransitionSpecInput<TContext, TId, TEvent> | readonly TransitionSpecInput<TContext, TId, TEvent>[];
+
+  type SpecsOf<TContext, TId extends string, TEvent> = TransitionSpecInput<TContext, TId, TEvent> | readonly TransitionSpecInput<TContext, TId, TEvent>[];
+  /** Descriptors that name no declared creator: platform events, prefixes, the wildcard. */
+  type OtherDescriptor = '*' | 'error' | 'done' | `error.${string}` | `done.${string}` | `${string}.*` | `${string} ${string}`;
+  /**
+   * The `on` record: without declared events, any descriptor with an untyped event; with them,
+   * each declared type with its typed event, plus the other descriptors.
+   */
+  type OnInput<TContext, TId extends string, TEvents extends Creators> = [TEvents[number]] extends [never]
+    ? { readonly [descriptor: string]: SpecsOf<TContext, TId, MachineEvent> }
+    : { readonly [D in TypesOf<TEvents> | OtherDescriptor]?: SpecsOf<TContext, TId, EventOf<D, TEvents>> };
+
+  type OnOf<TState> = TState extends { readonly on: infer O } ? O : { readonly [descriptor: string]: unknown };
+
+  /** One state, checked against the machine's ids and context; `TState` is the state as written. */
+  interface StateInput<TContext, TId extends string, TState, TEvents extends Creators = []> {
     readonly type?: 'atomic' | 'compound' | 'parallel' | 'final' | 'history';
     readonly description?: string;
     readonly initial?: Targets<TId> | { readonly target: Targets<TId>; readonly actions?: ActionsOf<TContext> };
-    readonly states?: CheckedStates<TContext, TId, TChildren>;
-    readonly on?: { readonly [descriptor: string]: TransitionSpecInput<TContext, TId> | readonly TransitionSpecInput<TContext, TId>[] };
+    readonly states?: CheckedStates<TContext, TId, ChildrenOf<TState>, TEvents>;
+    readonly on?: OnInput<TContext, TId, TEvents>;
     readonly always?: TransitionSpecInput<TContext, TId> | readonly TransitionSpecInput<TContext, TId>[];
     readonly transitions?: readonly (TransitionInput<TContext, TId> & { readonly event?: string })[];
     readonly entry?: ActionsOf<TContext>;
@@ -50,8 +91,8 @@ export declare namespace MachineTypes {
   type ChildrenOf<T> = T extends { readonly states: infer S } ? S : unknown;
 
   /** The states record with every target narrowed to the machine's ids. */
-  type CheckedStates<TContext, TId extends string, TStates> = {
-    readonly [K in keyof TStates]: StateInput<TContext, TId, ChildrenOf<TStates[K]>>;
+  type CheckedStates<TContext, TId extends string, TStates, TEvents extends Creators = []> = {
+    readonly [K in keyof TStates]: StateInput<TContext, TId, TStates[K], TEvents>;
   };
 
   /** Every state id declared anywhere in the tree. */
@@ -78,13 +119,42 @@ export declare namespace MachineTypes {
       }[keyof TStates & string]
     : never;
 
-  /** The config argument of {@link defineMachine}. */
-  interface MachineInput<TContext, TStates> {
-    readonly context?: TContext | (() => TContext);
-    readonly initial?: NoInfer<Targets<StateIdsOf<TStates>>> | { readonly target: NoInfer<Targets<StateIdsOf<TStates>>>; readonly actions?: ActionsOf<NoInfer<TContext>> };
-    readonly states: TStates & CheckedStates<NoInfer<TContext>, NoInfer<StateIdsOf<TStates>>, TStates>;
+  /** The options every machine config may carry besides its states. */
+  interface MachineOptionsInput<TContext> {
     readonly invalidTransitions?: InvalidTransitionPolicy;
     readonly maxMicrosteps?: number;
     readonly startActions?: ActionsOf<NoInfer<TContext>>;
   }
+
+  /** The config argument of {@link defineMachine}. */
+  interface MachineInput<TContext, TStates, TEvents extends Creators = []> extends MachineOptionsInput<TContext> {
+    readonly context?: TContext | (() => TContext);
+    /** The event creators the machine handles: types each `on` key's guard and actions with its payload. */
+    readonly events?: TEvents;
+    readonly initial?: NoInfer<Targets<StateIdsOf<TStates>>> | { readonly target: NoInfer<Targets<StateIdsOf<TStates>>>; readonly actions?: ActionsOf<NoInfer<TContext>> };
+    readonly states: TStates & CheckedStates<NoInfer<TContext>, NoInfer<StateIdsOf<TStates>>, TStates, NoInfer<TEvents>> & NoInfer<DeclaredOnly<TStates, TEvents>>;
+  }
+
+  /**
+   * The config argument of `setupMachine(...).defineMachine`: context and events were fixed by
+   * the setup, so `assign(...)` and guards are typed without type arguments.
+   */
+  interface SetupMachineInput<TContext, TStates, TEvents extends Creators> extends MachineOptionsInput<TContext> {
+    readonly initial?: NoInfer<Targets<StateIdsOf<TStates>>> | { readonly target: NoInfer<Targets<StateIdsOf<TStates>>>; readonly actions?: ActionsOf<TContext> };
+    readonly states: TStates & CheckedStates<TContext, NoInfer<StateIdsOf<TStates>>, TStates, TEvents> & NoInfer<DeclaredOnly<TStates, TEvents>>;
+  }
+
+  /** True when `D` names a declared event or is a descriptor of another kind (platform, prefix, wildcard). */
+  type IsKnownDescriptor<D, TEvents extends Creators> = D extends TypesOf<TEvents> | OtherDescriptor ? true : false;
+  /**
+   * With declared events, an `on` key that is neither a declared type nor another kind of
+   * descriptor is an error (a typo would otherwise be a transition that never fires).
+   */
+  type DeclaredOnly<TStates, TEvents extends Creators> = [TEvents[number]] extends [never] ? unknown : DeclaredOnlyStates<TStates, TEvents>;
+  type DeclaredOnlyStates<TStates, TEvents extends Creators> = {
+    readonly [K in keyof TStates]: (TStates[K] extends { readonly on: infer O }
+      ? { readonly on?: { readonly [D in keyof O]: IsKnownDescriptor<D, TEvents> extends true ? unknown : `"${D & string}" is not a declared event: add its creator to setupMachine({ events })` } }
+      : unknown) &
+      (TStates[K] extends { readonly states: infer S } ? { readonly states?: DeclaredOnlyStates<S, TEvents> } : unknown);
+  };
 }

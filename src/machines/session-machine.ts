@@ -5,17 +5,19 @@ import type { Event } from '../events/event';
 import { defineSlice } from '../slices/define-slice';
 import type { Reducer, SliceDef } from '../slices/reducer';
 import { none, replace, withEffects } from '../slices/slice-op';
-import { SESSION_INTERNALS, type SessionInternals } from '../session/internals';
+import type { SliceView } from '../slices/slice-view';
+import { SESSION_INTERNALS, type EnvelopeDecider, type SessionInternals } from '../session/internals';
 import type { Session } from '../session/create-session';
 import { availableTransitions, canTransition, type AvailableTransition } from './available-transitions.js';
 import { InvalidTransitionError, MachineNotInstalledError } from './errors.js';
 import { eventMatches } from './event-descriptor.js';
 import type { MachineDefinition } from './machine-definition.js';
 import type { MachineEvent } from './machine-event.js';
+import type { MachineSlices } from './machine-slices.js';
 import type { MachineSnapshot } from './machine-snapshot.js';
 import { matches } from './matches.js';
 import { toMermaid } from './to-mermaid.js';
-import { advanceTime, initialTransition, transition, type TransitionResult } from './transition.js';
+import { advanceTime, initialTransition, transitionWithPolicy, type TransitionResult } from './transition.js';
 
 /**
  * Library event that fires a machine's due delayed sends (`send(..., { delayMs })`), dispatched
@@ -43,10 +45,17 @@ export interface SessionMachine<TContext = unknown, TEventType extends string = 
   readonly current$: Observable<MachineSnapshot<TContext, TStateId>>;
   /** True when `stateId` is active. */
   matches(stateId: TStateId): boolean;
-  /** True when dispatching `event` now would take at least one transition. */
+  /**
+   * True when dispatching `event` now would take at least one transition: guards see its
+   * payload, the context and the session's slices as committed now. False once done.
+   */
   canTransition(event: TEventType | MachineEvent<TEventType>): boolean;
-  /** The events enabled now with their targets, in document order. */
-  availableTransitions(): readonly AvailableTransition[];
+  /**
+   * The events enabled now with their targets, in document order; `requiresEvent: true` marks
+   * those whose guards read the payload (only `canTransition(event)` decides them). See
+   * {@link availableTransitions}.
+   */
+  availableTransitions(): readonly AvailableTransition<TStateId>[];
   /** A Mermaid `stateDiagram-v2` of the definition. */
   toMermaid(): string;
 }
@@ -67,11 +76,41 @@ function registry(internals: SessionInternals): Map<string, Installed> {
   return map;
 }
 
-/** Every event descriptor a definition's transitions listen to (`'*'` included). */
-function descriptorsOf(def: MachineDefinition<any, any, any>): string[] {
-  const out = new Set<string>();
+/**
+ * The event descriptors a definition *names*: every descriptor of its transitions (`'*'`
+ * included) and the types of its declared `events`.
+ */
+function namedDescriptors(def: MachineDefinition<any, any, any>): string[] {
+  const out = new Set<string>(def.events ?? []);
   for (const state of def.states.values()) for (const t of state.transitions) for (const d of t.events) out.add(d);
   return [...out];
+}
+
+/** A read-only view of `session`'s slices for guards and actions (one view per slice, made on first read). */
+function sessionSlices(session: Session): MachineSlices {
+  const views = new Map<SliceDef<string, any>, SliceView<unknown>>();
+  return {
+    get<TItem>(def: SliceDef<string, TItem>): SliceView<TItem> {
+      let view = views.get(def);
+      if (view === undefined) {
+        const handle = session.slice(def);
+        view = Object.freeze({
+          get isEmpty() {
+            return handle.isEmpty;
+          },
+          get size() {
+            return handle.size;
+          },
+          latest: () => handle.latest(),
+          all: () => handle.all(),
+          where: (predicate: (item: TItem, index: number) => boolean) => handle.where(predicate),
+          at: (index: number) => handle.at(index),
+        }) as SliceView<unknown>;
+        views.set(def, view);
+      }
+      return view as SliceView<TItem>;
+    },
+  };
 }
 
 /** The event descriptors of each state's own transitions, by state id. */
@@ -84,24 +123,35 @@ function descriptorsByState(def: MachineDefinition<any, any, any>): Map<string, 
 /**
  * Installs a machine in a session (what `session.install(machine)` does): adds the state
  * slice `machine/<name>` holding its snapshot (entered at install time, its initial
- * configuration reached per SCXML 3.2 / Appendix D `enterStates`), a reducer that runs one
- * macrostep (SCXML Appendix D `macrostep`) for each dispatched event whose type matches one of
- * the machine's event descriptors (SCXML 3.12.1 token-prefix matching), and a timer on the
- * session scheduler that fires due delayed sends as `rxslice.machine.timerFired` events.
+ * configuration reached per SCXML 3.2 / Appendix D `enterStates`), decides every dispatched
+ * event the machine names before the slices' reducers run, runs one macrostep (SCXML Appendix D
+ * `macrostep`) for each such event it takes, and arms a timer on the session scheduler that
+ * fires due delayed sends as `rxslice.machine.timerFired` events.
  *
- * @remarks Events the machine does not listen to leave it untouched. An event it listens to
- * but that enables no transition in the current configuration follows the definition's
- * `invalidTransitions` policy: `'throw'` makes the reducer throw `InvalidTransitionError`, so
- * the whole event is rejected (`dispatch` throws `ReducerError`, no slice changes);
- * `'report'` reports it on `errors$` and commits nothing for the machine; `'ignore'` does
- * nothing. Effects from entry/exit/transition actions are returned with the op
- * (`committed$` → `effects`), for effect handlers to run.
+ * @remarks
+ * - **Named events.** The machine names the descriptors of its transitions (SCXML 3.12.1
+ *   token-prefix matching; `'*'` names every event) and the types of its declared `events`.
+ *   Other events leave it untouched and are never rejected by it.
+ * - **The machine decides first.** A named event is decided before any slice reducer runs,
+ *   with guards and actions seeing its payload, the machine's context and the session's slices
+ *   as committed before the event (`args.slices`). If it enables no transition in the current
+ *   configuration, or the machine is done (a top-level final state was entered), the machine's
+ *   `invalidTransitions` policy applies to the whole event:
+ *   `'throw'` (default) rejects it — `dispatch` throws {@link InvalidTransitionError} itself,
+ *   `errors$` reports it, no slice changes; `'report'` rejects it the same way, but `dispatch`
+ *   returns normally (the error is on `errors$` only); `'ignore'` leaves the machine as it is
+ *   and lets the event through to the slices (for machines that observe rather than govern).
+ * - A taken event is reduced as usual; the machine's new snapshot commits with the slices'
+ *   changes, all or nothing. Effects from entry/exit/transition actions are returned with the
+ *   op (`committed$` → `effects`), for effect handlers to run. Errors raised by actions
+ *   (`error.execution`) are reported on `errors$`.
  * @throws {@link DuplicateSliceError} when a machine of the same name is installed already.
  * @example
  * ```ts
- * const phase = installMachine(session, AgentPhase);
- * session.dispatch(PlanStarted());
- * phase.matches('planning'); // true
+ * const workflow = installMachine(session, PlanWorkflow);
+ * session.dispatch(CreatePlan({ goal: 'ship' }));
+ * workflow.matches('active'); // true
+ * session.dispatch(UpdateStep({ id: 'missing', status: 'done' })); // throws InvalidTransitionError; nothing changed
  * ```
  */
 export function installMachine<TContext, TEventType extends string, TStateId extends string>(
@@ -109,11 +159,13 @@ export function installMachine<TContext, TEventType extends string, TStateId ext
   def: MachineDefinition<TContext, TEventType, TStateId>,
 ): SessionMachine<TContext, TEventType, TStateId> {
   const internals = session[SESSION_INTERNALS];
-  const initial = initialTransition(def, { nowMs: session.scheduler.now() });
+  const slices = sessionSlices(session);
+  const initial = initialTransition(def, { nowMs: session.scheduler.now(), slices });
   type Snap = MachineSnapshot<TContext, TStateId>;
+  type Result = TransitionResult<TContext, TStateId>;
   const slice = defineSlice<Snap>(`machine/${def.name}`, { policy: 'state', initial: [initial.snapshot] });
   internals.addSlice(slice);
-  const descriptors = descriptorsOf(def);
+  const named = namedDescriptors(def);
   const byState = descriptorsByState(def);
   /**
    * True when some active state has a transition whose descriptor matches: otherwise the event
@@ -125,39 +177,59 @@ export function installMachine<TContext, TEventType extends string, TStateId ext
     return false;
   };
 
-  const settle = (result: TransitionResult<TContext, TStateId>, previous: Snap) => {
+  const reportErrors = (result: Result) => {
     for (const error of result.errors) {
       internals.reportError(
         isRxSliceError(error) ? error : new RxSliceError('MACHINE_ACTION_FAILED', `Machine "${def.name}": ${String(error)}`, { cause: error }),
       );
     }
+  };
+  const settle = (result: Result, previous: Snap) => {
+    reportErrors(result);
     const op = result.snapshot === previous || !result.changed && result.snapshot.delayed === previous.delayed ? none<Snap>() : replace([result.snapshot]);
     return result.effects.length > 0 ? withEffects(op, result.effects as readonly Event[]) : op;
   };
 
-  const onEvent: Reducer<Snap> = (view, event, ctx) => {
-    const snap = view.latest() as Snap;
-    if (snap.done || !eventMatches(descriptors, event.type)) return none();
-    if (!mayEnable(snap, event.type)) {
-      if (def.invalidTransitions === 'ignore') return none();
-      const error = new InvalidTransitionError(def.name, event.type, snap.configuration);
-      if (def.invalidTransitions === 'throw') throw error;
-      internals.reportError(error);
-      return none();
-    }
-    const machineEvent: MachineEvent = event.payload === undefined ? { type: event.type } : { type: event.type, payload: event.payload };
-    const result = transition(def, snap, machineEvent as MachineEvent<TEventType>, { nowMs: ctx.at });
-    return settle(result, snap);
+  const handle = session.slice(slice);
+  const current = (): Snap => handle.latest() as Snap;
+  // The decision for the envelope being reduced, handed from the decider to the reducer.
+  let decided: { readonly seq: number; readonly previous: Snap; readonly result: Result } | undefined;
+  const decider: EnvelopeDecider = {
+    decide(env) {
+      decided = undefined;
+      const type = env.event.type;
+      if (!eventMatches(named, type)) return undefined;
+      const snap = current();
+      let result: Result | undefined;
+      if (!snap.done && mayEnable(snap, type)) {
+        const payload = env.event.payload;
+        const machineEvent: MachineEvent = payload === undefined ? { type } : { type, payload };
+        result = transitionWithPolicy(def, snap, machineEvent, { nowMs: env.at, slices }, 'ignore');
+        if (result.enabled) {
+          decided = { seq: env.seq, previous: snap, result };
+          return undefined;
+        }
+      }
+      if (result !== undefined) reportErrors(result); // e.g. a guard that threw (it counted as false)
+      if (def.invalidTransitions === 'ignore') return undefined;
+      return { error: new InvalidTransitionError(def.name, type, snap.configuration, snap.done), throws: def.invalidTransitions === 'throw' };
+    },
+  };
+  const onEvent: Reducer<Snap> = (_view, _event, ctx) => {
+    const d = decided;
+    if (d === undefined || d.seq !== ctx.seq) return none();
+    decided = undefined;
+    return settle(d.result, d.previous);
   };
   const onTimer: Reducer<Snap> = (view, event, ctx) => {
     if ((event.payload as { machine: string }).machine !== def.name) return none();
     const snap = view.latest() as Snap;
-    return settle(advanceTime(def, snap, ctx.at), snap);
+    return settle(advanceTime(def, snap, ctx.at, { slices }), snap);
   };
+  internals.addDecider(decider);
   internals.addReducer(slice.name, { eventType: '*', name: `machine(${def.name})`, reducer: onEvent });
   internals.addReducer(slice.name, { eventType: MachineTimerFired.type, name: `machine(${def.name}).timer`, reducer: onTimer });
 
-  const handle = session.slice(slice);
   // One timer per machine, re-armed whenever the earliest pending delayed send changes.
   let armed: Subscription | undefined;
   let armedDue: number | undefined;
@@ -191,8 +263,8 @@ export function installMachine<TContext, TEventType extends string, TStateId ext
     },
     current$: handle.latest$ as Observable<Snap>,
     matches: (stateId) => matches(handle.latest() as Snap, stateId),
-    canTransition: (event) => canTransition(def, handle.latest() as Snap, event),
-    availableTransitions: () => availableTransitions(def, handle.latest() as Snap),
+    canTransition: (event) => canTransition(def, handle.latest() as Snap, event, { slices }),
+    availableTransitions: () => availableTransitions(def, handle.latest() as Snap, { slices }),
     toMermaid: () => toMermaid(def),
   };
   registry(internals).set(def.name, { machine, timer });

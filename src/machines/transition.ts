@@ -4,6 +4,7 @@ import { INIT_EVENT, type InterpreterState, type MachineLog } from './interprete
 import type { MachineDefinition } from './machine-definition.js';
 import { toMachineEvent, type MachineEffect, type MachineEvent, type QueuedEvent } from './machine-event.js';
 import type { DelayedSend, MachineSnapshot } from './machine-snapshot.js';
+import { NO_SLICES, type MachineSlices } from './machine-slices.js';
 import { enterStates, microstep, selectTransitions } from './microstep.js';
 import { byDocumentOrder, isAtomic, type StateNode } from './state-node.js';
 
@@ -32,10 +33,12 @@ export interface TransitionResult<TContext = unknown, TStateId extends string = 
 export interface TransitionOptions {
   /** Current time in ms on the host's clock, used for delayed sends' `dueAtMs`. Default 0. */
   readonly nowMs?: number;
+  /** What guards and actions read as `slices` (default: none; a read throws `MachineSlicesUnavailableError`). */
+  readonly slices?: MachineSlices;
 }
 
 /** A fresh interpreter state (internal). */
-export function fresh(def: MachineDefinition<unknown, string, string>, nowMs: number): InterpreterState {
+export function fresh(def: MachineDefinition<unknown, string, string>, nowMs: number, slices: MachineSlices = NO_SLICES): InterpreterState {
   return {
     tree: def,
     configuration: new Set(),
@@ -56,18 +59,24 @@ export function fresh(def: MachineDefinition<unknown, string, string>, nowMs: nu
     raised: [],
     sent: [],
     cancelled: [],
+    slices,
   };
 }
 
 /** Rebuilds the interpreter state from a snapshot, checking it fits the definition (internal). */
-export function restore(def: MachineDefinition<unknown, string, string>, snapshot: MachineSnapshot<unknown, string>, nowMs: number): InterpreterState {
+export function restore(
+  def: MachineDefinition<unknown, string, string>,
+  snapshot: MachineSnapshot<unknown, string>,
+  nowMs: number,
+  slices: MachineSlices = NO_SLICES,
+): InterpreterState {
   if (snapshot.machine !== def.name) throw new InvalidMachineError(def.name, `the snapshot belongs to machine "${snapshot.machine}".`);
   const node = (id: string): StateNode => {
     const s = def.states.get(id);
     if (s === undefined || s.kind === 'root' || s.kind === 'history') throw new InvalidMachineError(def.name, `the snapshot names unknown state "${id}". Was it taken from another version of the machine?`);
     return s;
   };
-  const it = fresh(def, nowMs);
+  const it = fresh(def, nowMs, slices);
   for (const id of snapshot.configuration) it.configuration.add(node(id));
   for (const [h, ids] of Object.entries(snapshot.historyValue)) {
     if (def.states.get(h)?.kind !== 'history') throw new InvalidMachineError(def.name, `the snapshot records history for "${h}", which is not a history state.`);
@@ -225,7 +234,7 @@ export function initialTransition<TContext, TEventType extends string, TStateId 
   def: MachineDefinition<TContext, TEventType, TStateId>,
   options: TransitionOptions = {},
 ): TransitionResult<TContext, TStateId> {
-  const it = fresh(def as MachineDefinition<unknown, string, string>, options.nowMs ?? 0);
+  const it = fresh(def as MachineDefinition<unknown, string, string>, options.nowMs ?? 0, options.slices);
   it.context = def.initialContext();
   executeBlock(it, def.startActions);
   it.microsteps++;
@@ -245,7 +254,8 @@ export function initialTransition<TContext, TEventType extends string, TStateId 
  *
  * @remarks An event that enables no transition follows the definition's
  * `invalidTransitions` policy: `'throw'` throws, `'report'` puts the error in `errors`,
- * `'ignore'` returns the snapshot unchanged. A done machine enables nothing.
+ * `'ignore'` returns the snapshot unchanged. A done machine enables nothing: every event then
+ * follows the policy (the error has `done: true`).
  * @param event - `{ type, payload? }` or a type string.
  * @throws {@link InvalidTransitionError} under policy `'throw'`; {@link InvalidMachineError} when the snapshot does not fit the definition.
  * @example
@@ -260,15 +270,28 @@ export function transition<TContext, TEventType extends string, TStateId extends
   event: NoInfer<TEventType> | MachineEvent<NoInfer<TEventType>>,
   options: TransitionOptions = {},
 ): TransitionResult<TContext, TStateId> {
+  return transitionWithPolicy(def, snapshot, toMachineEvent(event as string | MachineEvent), options, def.invalidTransitions);
+}
+
+/**
+ * {@link transition} under the given policy instead of the definition's (internal: a session
+ * decides with `'ignore'` and applies the machine's own policy to the whole event itself).
+ */
+export function transitionWithPolicy<TContext, TStateId extends string>(
+  def: MachineDefinition<TContext, string, TStateId>,
+  snapshot: MachineSnapshot<TContext, TStateId>,
+  ev: MachineEvent,
+  options: TransitionOptions,
+  policy: MachineDefinition['invalidTransitions'],
+): TransitionResult<TContext, TStateId> {
   const d = def as MachineDefinition<unknown, string, string>;
-  const it = restore(d, snapshot, options.nowMs ?? 0);
+  const it = restore(d, snapshot, options.nowMs ?? 0, options.slices);
   const wasRunning = it.running;
-  const ev = toMachineEvent(event as string | MachineEvent);
   const enabled = macrostep(it, { event: ev, kind: 'external' });
   if (!enabled) {
-    const error = new InvalidTransitionError(def.name, ev.type, snapshot.configuration);
-    if (def.invalidTransitions === 'throw') throw error;
-    if (def.invalidTransitions === 'report') it.errors.push(error);
+    const error = new InvalidTransitionError(def.name, ev.type, snapshot.configuration, snapshot.done);
+    if (policy === 'throw') throw error;
+    if (policy === 'report') it.errors.push(error);
   }
   drainExternalQueue(it);
   finish(it, wasRunning);
@@ -290,8 +313,9 @@ export function advanceTime<TContext, TEventType extends string, TStateId extend
   def: MachineDefinition<TContext, TEventType, TStateId>,
   snapshot: MachineSnapshot<TContext, TStateId>,
   nowMs: number,
+  options: Pick<TransitionOptions, 'slices'> = {},
 ): TransitionResult<TContext, TStateId> {
-  const it = restore(def as MachineDefinition<unknown, string, string>, snapshot, nowMs);
+  const it = restore(def as MachineDefinition<unknown, string, string>, snapshot, nowMs, options.slices);
   const wasRunning = it.running;
   let enabled = false;
   for (let due = it.delayed[0]; due !== undefined && due.dueAtMs <= nowMs && it.running; due = it.delayed[0]) {

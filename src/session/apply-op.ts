@@ -1,5 +1,6 @@
 import { toIssues } from '../internal/errors';
 import { deepFreeze } from '../internal/freeze';
+import { jsonIssue, jsonProblem, type JsonProblem } from '../internal/json-data';
 import type { SliceOp } from '../slices/slice-op';
 import type { StorageTransaction } from '../storage/slice-storage';
 import { InvalidSliceItemError } from './errors';
@@ -9,49 +10,112 @@ import type { SliceRecord } from './slice-handle';
 
 /**
  * @internal Validates `item` (at `index`) against the slice's schema; returns the parsed item.
- * @throws {@link InvalidSliceItemError} when it does not match.
+ * @throws {@link InvalidSliceItemError} when it does not match (or the schema throws).
  */
 export function checkItem(record: SliceRecord<any>, item: unknown, index: number): unknown {
   const schema = record.def.schema;
   if (schema === undefined) return item;
-  const r = schema.safeParse(item);
+  let r: ReturnType<typeof schema.safeParse>;
+  try {
+    r = schema.safeParse(item);
+  } catch (cause) {
+    // A transform or refinement that throws, a getter, a stack overflow on a very deep value.
+    throw new InvalidSliceItemError(record.def.name, index, [{ code: 'schema_threw', path: [], message: `the schema threw: ${messageOf(cause)}` }]);
+  }
   if (!r.success) throw new InvalidSliceItemError(record.def.name, index, toIssues(r.error.issues));
   return r.data;
 }
 
 /**
- * @internal Applies a reducer's op to the slice's open transaction, validating (`check`) and
- * deep-freezing (`freeze`) the items it brings in; `at` is the envelope's time.
- * @throws TypeError when `op` is not a SliceOp.
+ * @internal What the slice stores for a reducer's `item` when validation is on: the schema's
+ * output (defaults, transforms, unknown keys stripped), which must be plain JSON data (see
+ * `jsonProblem`), so that what the slice holds is exactly what its JSON round trip restores.
+ * An object this record already normalised is returned as is.
+ * @throws {@link InvalidSliceItemError} when the item fails the schema or is not JSON data.
+ */
+export function normalizeItem(record: SliceRecord<any>, item: unknown, index: number): unknown {
+  if (item !== null && typeof item === 'object' && record.normalized.has(item)) return item;
+  const out = checkItem(record, item, index);
+  let problem: JsonProblem | undefined;
+  try {
+    problem = jsonProblem(out);
+  } catch (cause) {
+    throw new InvalidSliceItemError(record.def.name, index, [{ code: 'unreadable', path: [], message: `reading it threw: ${messageOf(cause)}` }]);
+  }
+  if (problem !== undefined) throw new InvalidSliceItemError(record.def.name, index, [jsonIssue(problem)]);
+  if (out !== null && typeof out === 'object') record.normalized.add(out);
+  return out;
+}
+
+/**
+ * @internal An item from outside the session (a seed, a hand-made snapshot): copied first
+ * (`structuredClone`: getters and proxies are read once, into inert data), checked to be plain
+ * JSON data, validated with the schema (whose output is checked again), then deep-frozen.
+ * @throws {@link InvalidSliceItemError} when any step fails; the caller changes nothing then.
+ */
+export function importItem(record: SliceRecord<any>, item: unknown, index: number): unknown {
+  let copy: unknown;
+  try {
+    copy = structuredClone(item);
+  } catch (cause) {
+    const problem = safeJsonProblem(item);
+    throw new InvalidSliceItemError(record.def.name, index, [
+      problem !== undefined ? jsonIssue(problem) : { code: 'not_json', path: [], message: `it cannot be copied (${messageOf(cause)}); slice items must be plain JSON data` },
+    ]);
+  }
+  const problem = jsonProblem(copy);
+  if (problem !== undefined) throw new InvalidSliceItemError(record.def.name, index, [jsonIssue(problem)]);
+  return deepFreeze(record.def.schema === undefined ? copy : normalizeItem(record, copy, index));
+}
+
+/** {@link jsonProblem}, or `undefined` when reading the value throws. */
+function safeJsonProblem(value: unknown): JsonProblem | undefined {
+  try {
+    return jsonProblem(value);
+  } catch {
+    return undefined;
+  }
+}
+
+const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+
+/**
+ * @internal Applies a reducer's op to the slice's open transaction; `at` is the envelope's
+ * time. With `validate`, each item it brings in is replaced by its normalised form
+ * ({@link normalizeItem}); with `freeze`, items are deep-frozen.
+ * @throws TypeError when `op` is not a SliceOp; {@link InvalidSliceItemError} for a bad item.
  */
 export function applyOp(record: SliceRecord<any>, tx: StorageTransaction<any>, op: SliceOp<any>, at: number, validate: boolean, freeze: boolean): void {
   if (op === null || typeof op !== 'object') notASliceOp(op);
-  const check = validate && record.def.schema !== undefined;
   switch (op.kind) {
-    case 'append':
-      if (check) checkItem(record, op.item, tx.view().size);
-      tx.append(freeze ? deepFreeze(op.item) : op.item, at);
+    case 'append': {
+      const item = validate ? normalizeItem(record, op.item, tx.view().size) : op.item;
+      tx.append(freeze ? deepFreeze(item) : item, at);
       break;
+    }
     case 'extend': {
       const base = tx.view().size;
       for (let i = 0; i < op.items.length; i++) {
-        const item = op.items[i];
-        if (check) checkItem(record, item, base + i);
+        const item = validate ? normalizeItem(record, op.items[i], base + i) : op.items[i];
         tx.append(freeze ? deepFreeze(item) : item, at);
       }
       break;
     }
     case 'replace': {
-      if (check || freeze) {
+      let items = op.items;
+      if (validate || freeze) {
         const prev = tx.view();
-        for (let i = 0; i < op.items.length; i++) {
-          const item = op.items[i];
+        let copied: unknown[] | undefined;
+        for (let i = 0; i < items.length; i++) {
+          const item = items[i];
           if (prev.at(i) === item) continue;
-          if (check) checkItem(record, item, i);
-          if (freeze) deepFreeze(item);
+          const next = validate ? normalizeItem(record, item, i) : item;
+          if (next !== item) (copied ??= items.slice())[i] = next;
+          if (freeze) deepFreeze(next);
         }
+        if (copied !== undefined) items = copied;
       }
-      tx.replace(op.items, at);
+      tx.replace(items, at);
       break;
     }
     case 'clear':

@@ -1,7 +1,8 @@
-import { asyncScheduler, type Observable, type OperatorFunction, type SchedulerLike } from 'rxjs';
+import { asyncScheduler, type Observable, type OperatorFunction, type SchedulerLike, type Subject } from 'rxjs';
+import { GuardedObservable } from '../internal/guarded-observable';
 import type { Event, EventCreator } from '../events/event';
 import type { Envelope, EnvelopeMeta } from '../events/envelope';
-import type { RxSliceError } from '../internal/errors';
+import type { RxSliceError, SubscriberError } from '../internal/errors';
 import { deepFreeze } from '../internal/freeze';
 import type { ReducerMiddleware, SessionReader, SliceDef } from '../slices/reducer';
 import type { Snapshot } from '../snapshots/snapshot';
@@ -9,8 +10,8 @@ import { memory } from '../storage/memory-storage';
 import { InvalidWindowError } from '../windows/invalid-window-error';
 import { SliceWindow } from '../windows/slice-window';
 import type { StorageFactory } from '../storage/slice-storage';
-import { checkItem } from './apply-op';
-import { SessionDisposedError } from './errors';
+import { importItem } from './apply-op';
+import { InvalidSliceItemError, SessionDisposedError, type InvalidEventError, type ReducerError } from './errors';
 import type { SliceHandle, SliceRecord, SliceRuntimeConfig } from './slice-handle';
 import { SessionCore } from './session-core';
 import { SessionReset, SliceCleared, SliceSeeded } from './system-events';
@@ -23,7 +24,18 @@ export type ValidationMode = 'always' | 'dev' | 'off';
 export interface SessionOptions {
   /** The slices of the session, in registration order (which is also reducer order per event). */
   readonly slices: readonly SliceDef<string, any>[];
-  /** Operator middleware on the envelope stream and reducer middleware around every reducer. */
+  /**
+   * Operator middleware on the envelope stream and reducer middleware around every reducer.
+   *
+   * Operator middleware sees application events only: library events (`rxslice.*`) bypass it
+   * (they still appear on `events$` and `committed$`), so a filter cannot drop a restore or a
+   * transaction's rollback. An operator that throws or errors while an event is fed in rejects
+   * that event (`dispatch` throws a {@link ReducerError} with `reducerName` `'operator middleware'`,
+   * reported on `errors$`); a later failure (after a delay) is reported on `errors$`. Either way
+   * the chain is resubscribed before the next event, however often it fails (also when it
+   * completed); envelopes it held when it failed are lost with it. An envelope that leaves the
+   * middleware must carry an application event (a forged `rxslice.*` type is rejected the same way).
+   */
   readonly middleware?: {
     readonly operators?: readonly OperatorFunction<Envelope, Envelope>[];
     readonly reducers?: readonly ReducerMiddleware[];
@@ -35,6 +47,14 @@ export interface SessionOptions {
   /**
    * `'always'`, `'off'`, or `'dev'` (default): validate unless `process.env.NODE_ENV === 'production'`.
    * Covers event payloads and reducer output; seeds, restores and JSON snapshots are always validated.
+   *
+   * With validation on, each item a reducer returns is replaced by its schema's output (defaults
+   * and transforms applied, unknown keys stripped) and must be plain JSON data (no cycles, BigInt,
+   * functions, symbols, non-finite numbers, `undefined` or holes in arrays, class instances,
+   * nesting past 512 levels): what a slice holds is then exactly what its JSON round trip
+   * restores, and a bad item fails the event (`ReducerError` caused by `InvalidSliceItemError`).
+   * (A transform must map its own output to itself, as reading a snapshot parses the item again.)
+   * With `'off'`, items are stored as returned, unchecked and uncopied.
    */
   readonly validation?: ValidationMode;
   /**
@@ -43,8 +63,11 @@ export interface SessionOptions {
    * dev-only checks do); readers always get read-only arrays for log slices.
    */
   readonly freeze?: boolean;
-  /** Storage per policy. Default: `memory({ freeze })` for both. */
-  readonly storage?: { readonly state?: StorageFactory; readonly log?: StorageFactory };
+  /**
+   * Storage: one factory for every slice (`storage: jsonl({ dir })`), or one per policy
+   * (`{ state: memory(), log: jsonl({ dir }) }`). Default: `memory({ freeze })` for both.
+   */
+  readonly storage?: StorageFactory | { readonly state?: StorageFactory; readonly log?: StorageFactory };
 }
 
 /** An envelope after its commit, with the slices it changed and the effects its reducers produced. */
@@ -84,7 +107,7 @@ export interface Session extends SessionReader {
    * Runs `fn` as a transaction over the working state: the `'state'` slices are snapshotted
    * first and, if `fn` throws (or its promise rejects), restored as one
    * `rxslice.session.restored` event before the error is rethrown. `'log'` slices keep what was
-   * appended — history is preserved on rollback (DESIGN.md: policy). Events dispatched inside
+   * appended — history is preserved on rollback (docs/ARCHITECTURE.md, "Data model": policy). Events dispatched inside
    * stay on the stream, so the rollback is auditable.
    * @remarks For an async `fn`, state changes made by other dispatches while it runs are rolled
    * back too. Nested transactions each restore their own snapshot.
@@ -105,9 +128,14 @@ export interface Session extends SessionReader {
    * `snapshotFromJSON` or another session made with the same slice definitions. Any other snapshot
    * (other definitions of the same names, a hand-made object) has its items validated with the
    * slices' schemas and copied (deep-frozen) first, O(items).
+   * Such items are copied (getters and proxies read once), must be plain JSON data and are
+   * validated; the restored slices' windows apply (evictions reported on `evicted$`). The restored
+   * event bypasses operator middleware, so the restore always happens.
    * @throws {@link UnknownSliceError} when a name is not registered or not in the snapshot;
-   * {@link InvalidSliceItemError} when an item of such a snapshot fails its slice's schema;
-   * `InvalidSnapshotError` when an entry has no items array. Nothing changes then.
+   * {@link InvalidSliceItemError} when an item of such a snapshot fails its slice's schema or is
+   * not plain JSON data; `InvalidSnapshotError` when `snapshot` is not a snapshot (`null`, no
+   * `slices` record, an entry without an items array, a getter or Proxy trap that throws) or
+   * `options.slices` is not an array of names. Nothing changes then.
    * @example
    * ```ts
    * const before = session.snapshot();
@@ -116,11 +144,19 @@ export interface Session extends SessionReader {
    * ```
    */
   restore(snapshot: Snapshot, options?: { readonly slices?: readonly string[] }): void;
-  /** Envelopes as they enter the pipeline (before operator middleware). */
+  /**
+   * Envelopes as they enter the pipeline (before operator middleware). Like `committed$`,
+   * `evicted$` and slice observables, a subscriber that throws is reported on `errors$` as a
+   * {@link SubscriberError} (to RxJS's unhandled-error hook when nobody subscribes to `errors$`).
+   */
   readonly events$: Observable<Envelope>;
   /** Envelopes after their commit, with the names of the slices that changed. */
   readonly committed$: Observable<CommittedEnvelope>;
-  /** Failures: invalid events, reducer errors, and errors reported by effects and computed slices. */
+  /**
+   * Failures: invalid events, reducer and operator-middleware errors, subscribers that threw
+   * (`SUBSCRIBER_FAILED`), and errors reported by effects and computed slices. A subscriber of
+   * `errors$` itself that throws goes to RxJS's unhandled-error hook.
+   */
   readonly errors$: Observable<RxSliceError>;
   /** Items evicted by slice windows, per slice and commit. */
   readonly evicted$: Observable<EvictedItems>;
@@ -140,7 +176,7 @@ const isProduction = (): boolean =>
 /**
  * Creates a session: the live store of the given slices.
  *
- * @remarks The dispatch pipeline (DESIGN.md): validate → envelope (`seq`, `at`) → `events$`
+ * @remarks The dispatch pipeline (docs/ARCHITECTURE.md): validate → envelope (`seq`, `at`) → `events$`
  * → operator middleware → reducers of every listening slice in registration order, each
  * wrapped in reducer middleware (global, then per slice) and followed by the slice's window
  * → commit, all or nothing → notify changed slices, then commit listeners (computed
@@ -150,6 +186,10 @@ const isProduction = (): boolean =>
  *   subscriber was told (unless an operator middleware delays it on the scheduler).
  * - A throwing reducer or middleware leaves every slice unchanged, is reported on `errors$`
  *   and makes `dispatch` throw a {@link ReducerError} whose `cause` is the original error.
+ *   `dispatch` returns normally only for an event that was applied, or that an operator
+ *   middleware deliberately filtered out or delayed.
+ * - The event is read once, when accepted: its `type` and `payload` are copied (and `meta`), so
+ *   a getter or Proxy cannot change it afterwards; one that throws is an {@link InvalidEventError}.
  * - A dispatch from a subscriber while another event is processed is queued (FIFO) and runs
  *   after the current commit; a dispatch from inside a reducer throws {@link DispatchInReducerError}.
  * - Slice observables emit only when their slice's version changed.
@@ -173,8 +213,8 @@ export function createSession(options: SessionOptions): Session {
     freeze,
     globalMiddleware: options.middleware?.reducers ?? [],
     operators: options.middleware?.operators ?? [],
-    stateStorage: options.storage?.state ?? memory({ freeze }),
-    logStorage: options.storage?.log ?? memory({ freeze }),
+    stateStorage: (typeof options.storage === 'function' ? options.storage : options.storage?.state) ?? memory({ freeze }),
+    logStorage: (typeof options.storage === 'function' ? options.storage : options.storage?.log) ?? memory({ freeze }),
     slices: options.slices,
     events: options.events ?? [],
   });
@@ -202,10 +242,23 @@ export function createSession(options: SessionOptions): Session {
     onCommit(listener) {
       return addListener(core.commitListeners, listener);
     },
+    addDecider: (decider) => addListener(core.deciders, decider),
     version: (name) => (registry.records.get(name) ?? registry.recordOf(name)).storage.version,
+    appendedOnlySince: (name, version) => (registry.records.get(name) ?? registry.recordOf(name)).storage.appendedOnlySince?.(version) ?? false,
+    freeze,
     hasSlice: (name) => registry.records.has(name),
     reportError: (error) => core.errors$.next(error),
+    reportSubscriberFailure: (source, error) => core.reportSubscriberFailure(source, error),
+    get pendingRestores() {
+      return core.restoring.size;
+    },
     dispatchSystem: (event, meta) => core.dispatchEnvelope(core.accept(event, meta, true)),
+    skipTo(seq) {
+      if (!Number.isInteger(seq) || seq <= core.seq || core.busy || core.queue.length > 0) {
+        throw new RangeError(`skipTo(${seq}): the next seq must be an integer above ${core.seq}, set while no envelope is processed.`);
+      }
+      core.seq = seq - 1;
+    },
     get disposed() {
       return core.disposed;
     },
@@ -242,14 +295,16 @@ export function createSession(options: SessionOptions): Session {
     snapshot(opts = {}) {
       return core.snapshots.take(core.lastSeq, core.scheduler.now(), opts.tag, opts.includeLogs === true);
     },
-    restore(snapshot, opts = {}) {
-      const names = core.snapshots.namesToRestore(snapshot, opts.slices);
-      core.restore(core.snapshots.checked(snapshot, names), names);
+    restore(snapshot, opts) {
+      if (core.disposed) throw new SessionDisposedError('restore a snapshot');
+      const checked = core.snapshots.prepareRestore(snapshot, opts);
+      core.restore(checked.snapshot, checked.names);
     },
-    events$: core.events$.asObservable(),
-    committed$: core.committed$.asObservable(),
+    events$: guarded(core, core.events$, 'events$'),
+    committed$: guarded(core, core.committed$, 'committed$'),
+    // Not guarded: a throwing errors$ subscriber goes to RxJS's unhandled-error hook.
     errors$: core.errors$.asObservable(),
-    evicted$: core.evicted$.asObservable(),
+    evicted$: guarded(core, core.evicted$, 'evicted$'),
     scheduler: core.scheduler,
     get lastSeq() {
       return core.lastSeq;
@@ -258,6 +313,11 @@ export function createSession(options: SessionOptions): Session {
     [SESSION_INTERNALS]: internals,
   };
   return session;
+}
+
+/** `subject` as an observable whose subscribers' failures are reported on `errors$` (see `GuardedObservable`). */
+function guarded<T>(core: SessionCore, subject: Subject<T>, label: string): Observable<T> {
+  return new GuardedObservable<T>(label, (source, error) => core.reportSubscriberFailure(source, error), (subscriber) => subject.subscribe(subscriber));
 }
 
 /** Adds `listener` to `list`; returns the function that removes it. */
@@ -295,7 +355,8 @@ function sliceHandle<TItem>(core: SessionCore, record: SliceRecord<TItem>): Slic
       return record.latest$();
     },
     seed(items) {
-      const parsed = items.map((item, i) => deepFreeze(checkItem(record, item, i))) as TItem[];
+      if (!Array.isArray(items)) throw new InvalidSliceItemError(record.def.name, 0, [{ code: 'invalid_type', path: [], message: 'seed expects an array of items' }]);
+      const parsed = Array.from(items, (item, i) => importItem(record, item, i)) as TItem[];
       core.dispatchEnvelope(core.accept(SliceSeeded({ slice: record.def.name, items: parsed }), { source: 'rxslice' }, true));
     },
     clear() {

@@ -1,20 +1,29 @@
 import type { Envelope } from '../events/envelope';
 import { formatIssues, RxSliceError, type ValidationIssue } from '../internal/errors';
 
-/** Thrown by `dispatch` when an event's payload fails its schema. Nothing changes. */
+/**
+ * Thrown by `dispatch` (and reported on `errors$`) when an event's payload fails its schema, or
+ * when the event is not an event object (not an object, no string `type`, a getter or Proxy
+ * trap that throws while it is read, a `meta` that cannot be read). Nothing changes.
+ */
 export class InvalidEventError extends RxSliceError {
   override readonly name = 'InvalidEventError';
-  constructor(readonly eventType: string, readonly issues: readonly ValidationIssue[]) {
+  constructor(readonly eventType: string, readonly issues: readonly ValidationIssue[], cause?: unknown) {
     super(
       'INVALID_EVENT',
-      `Event "${eventType}" has an invalid payload (${formatIssues(issues)}). Nothing was changed; fix the payload to match the event's schema.`,
+      issues[0]?.code === 'invalid_event'
+        ? `Event "${eventType}" is not a valid event (${formatIssues(issues)}). Nothing was changed.`
+        : `Event "${eventType}" has an invalid payload (${formatIssues(issues)}). Nothing was changed; fix the payload to match the event's schema.`,
+      cause === undefined ? undefined : { cause },
     );
   }
 }
 
 /**
  * Thrown by `dispatch` (and reported on `errors$`) when a reducer or reducer middleware
- * throws. `cause` is the original error; no slice changed for this event.
+ * throws, or when the operator middleware fails on the event (`sliceName` `'(session)'`,
+ * `reducerName` `'operator middleware'`: it threw, errored, or let through something that is
+ * not an application event). `cause` is the original error; no slice changed for this event.
  */
 export class ReducerError extends RxSliceError {
   override readonly name = 'ReducerError';
@@ -26,9 +35,13 @@ export class ReducerError extends RxSliceError {
   ) {
     super(
       'REDUCER_FAILED',
-      `Reducer "${reducerName}" of slice "${sliceName}" failed on "${envelope.event.type}" (seq ${envelope.seq}): ${
-        cause instanceof Error ? cause.message : String(cause)
-      }. No slice was changed by this event.`,
+      reducerName === 'operator middleware' && sliceName === '(session)'
+        ? `The operator middleware failed on "${envelope.event.type}" (seq ${envelope.seq}): ${
+            describeCause(cause)
+          }. The event was not reduced; the middleware is resubscribed before the next event.`
+        : `Reducer "${reducerName}" of slice "${sliceName}" failed on "${envelope.event.type}" (seq ${envelope.seq}): ${
+            describeCause(cause)
+          }. No slice was changed by this event.`,
       { cause },
     );
   }
@@ -76,6 +89,33 @@ export class InvalidSliceItemError extends RxSliceError {
     super(
       'INVALID_SLICE_ITEM',
       `Item ${index} of slice "${sliceName}" does not match the slice's schema (${formatIssues(issues)}).`,
+    );
+  }
+}
+
+/** The message of `cause` for an error message; never throws (a hostile `toString` or `message` getter). */
+function describeCause(cause: unknown): string {
+  try {
+    return cause instanceof Error ? String(cause.message) : String(cause);
+  } catch {
+    return '(an error that cannot be described)';
+  }
+}
+
+/**
+ * Thrown by `dispatch` (and reported once on `errors$`) when the session's durable storage
+ * failed to write or fsync the record of event `seq` (`cause`: the storage's error). The
+ * failure is fatal and never retried: that event changed nothing in memory, and every later
+ * dispatch throws this same error. Dispose the session and open a new one on the directory
+ * (it recovers what was written).
+ */
+export class StorageFailedError extends RxSliceError {
+  override readonly name = 'StorageFailedError';
+  constructor(readonly seq: number, cause: unknown) {
+    super(
+      'STORAGE_FAILED',
+      `The session's storage failed${seq > 0 ? ` writing event seq ${seq}` : ''}: ${describeCause(cause)}. The session accepts no more events; dispose it and open a new session on the same storage to recover what was written.`,
+      { cause },
     );
   }
 }

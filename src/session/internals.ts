@@ -47,13 +47,41 @@ export interface CommittedListener {
   onCommitted(committed: CommittedEnvelope): void;
 }
 
+/**
+ * @internal Consulted before the slices' reducers of every non-library envelope (installed
+ * machines decide this way). An object with a method for the reason given at {@link CommitListener}.
+ */
+export interface EnvelopeDecider {
+  /**
+   * Runs with dispatch forbidden, before any reducer of `env`. Returns `undefined` to let the
+   * envelope through, or a rejection: nothing changes, `error` is reported on `errors$`, and
+   * `dispatch` throws it (as is, not wrapped) when `throws`. A decider that throws fails the
+   * envelope like a throwing reducer (`ReducerError`).
+   */
+  decide(env: Envelope): { readonly error: RxSliceError; readonly throws: boolean } | undefined;
+}
+
 /** @internal Hooks into a session for the library's own higher layers. Not public API. */
 export interface SessionInternals {
   /** Runs after changed slices were notified and before `committed$` (once per commit or batch). */
   onCommit(listener: CommitListener): () => void;
   version(slice: string): number;
+  /** Whether `slice` only had items appended since its version `version` (false when its storage cannot tell). */
+  appendedOnlySince(slice: string, version: number): boolean;
+  /** Whether the session deep-freezes what enters it (items, and so computed values). */
+  readonly freeze: boolean;
   hasSlice(slice: string): boolean;
   reportError(error: RxSliceError): void;
+  /** Reports a subscriber of `source` (e.g. `computed "total" value$`) that threw: `errors$`, else RxJS's unhandled-error hook. */
+  reportSubscriberFailure(source: string, error: unknown): void;
+  /** Restored events accepted but not reduced yet (each holds its snapshot until then). For tests and diagnostics. */
+  readonly pendingRestores: number;
+  /**
+   * Makes the next accepted envelope's `seq` equal `seq` (an integer above every `seq` handed
+   * out so far), so that a replay (a flight recording, a shared log) reduces envelopes under
+   * their recorded numbers. @throws RangeError otherwise, or while an envelope is processed.
+   */
+  skipTo(seq: number): void;
   /** Dispatches a library event (`rxslice.*`), skipping the reserved-prefix check. */
   dispatchSystem<TEvent extends Event>(event: TEvent, meta?: EnvelopeMeta): Envelope<TEvent>;
   readonly disposed: boolean;
@@ -71,6 +99,8 @@ export interface SessionInternals {
    * than a `committed$` subscription on the hot path). Returns a function that removes it.
    */
   onCommitted(listener: CommittedListener): () => void;
+  /** Adds a decider consulted before the reducers of every non-library envelope (see {@link EnvelopeDecider}). Returns a function that removes it. */
+  addDecider(decider: EnvelopeDecider): () => void;
   /** Per-session registry for higher layers (computed handles, installed machines, effect runners). */
   readonly extensions: Map<unknown, unknown>;
 }

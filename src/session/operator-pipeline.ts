@@ -1,35 +1,81 @@
-import type { Observable, OperatorFunction } from 'rxjs';
+import type { Observable, OperatorFunction, Subscription } from 'rxjs';
 import { Subject } from 'rxjs';
 import type { Envelope } from '../events/envelope';
-import { ReducerError } from './errors';
 import type { SessionCore } from './session-core';
 
 /**
- * @internal Pipes a new input through the session's operator middleware and subscribes the
- * core's reduce step to the output; returns the input. An operator middleware that errors is
- * reported on `errors$` and the pipeline resubscribed, so the session keeps accepting events
- * (after 10 errors in a row without an envelope getting through, it stays down and each
- * dispatch is reported instead of silently lost).
+ * @internal The session's operator middleware: an input subject piped through the operators,
+ * with the core's reduce step subscribed to the output.
+ *
+ * An RxJS chain that errors is finished for good, so a throwing middleware would otherwise
+ * switch the session off. Instead:
+ * - an error while an envelope is being fed in rejects that envelope: the core reports it on
+ *   `errors$` and, for the top-level dispatch, `dispatch` throws it;
+ * - an error at any other time (a delayed envelope failing later on the scheduler) is reported
+ *   on `errors$`, attributed to the last envelope fed in;
+ * - after an error (or a completion) the chain is resubscribed lazily, right before the next
+ *   envelope is fed in. If resubscribing fails (an operator that errors on subscribe), that
+ *   envelope is rejected the same way; nothing loops, the next envelope tries again.
+ * Envelopes the chain held when it failed (delayed ones) are lost with it.
  */
-export function connectOperators(core: SessionCore, operators: readonly OperatorFunction<Envelope, Envelope>[]): Subject<Envelope> {
-  const input = new Subject<Envelope>();
-  const piped = operators.reduce<Observable<Envelope>>((source, op) => source.pipe(op), input);
-  let failuresInARow = 0;
-  const connect = (): void => {
-    core.subscriptions.add(
-      piped.subscribe({
-        next: (env) => {
-          failuresInARow = 0;
-          core.reduceEntered(env);
-        },
-        error: (err: unknown) => {
-          core.errors$.next(new ReducerError(core.lastEnvelope(), '(session)', 'operator middleware', err));
-          if (++failuresInARow < 10 && !core.disposed) connect();
-          else core.pipelineDown = true;
-        },
-      }),
-    );
-  };
-  connect();
-  return input;
+export class OperatorPipeline {
+  private readonly input = new Subject<Envelope>();
+  private readonly output: Observable<Envelope>;
+  private subscription: Subscription | undefined = undefined;
+  private connected = false;
+  /** The envelope being fed in (an error now is its failure). */
+  private feeding: Envelope | undefined = undefined;
+  /** The last envelope fed in (an asynchronous error is reported with it). */
+  private lastFed: Envelope | undefined = undefined;
+
+  constructor(
+    private readonly core: SessionCore,
+    operators: readonly OperatorFunction<Envelope, Envelope>[],
+  ) {
+    this.output = operators.reduce<Observable<Envelope>>((source, op) => source.pipe(op), this.input);
+    core.subscriptions.add(() => this.subscription?.unsubscribe());
+    // Eagerly, as a middleware may emit as soon as it is subscribed; a failure here is
+    // reported and retried before the first envelope.
+    this.connect();
+  }
+
+  /** The envelope an error now belongs to: the one being fed in, else the last one fed in. */
+  get current(): Envelope | undefined {
+    return this.feeding ?? this.lastFed;
+  }
+
+  /** Whether an error now belongs to `feeding` (synchronous with a dispatch). */
+  get isFeeding(): boolean {
+    return this.feeding !== undefined;
+  }
+
+  /** Feeds `env` into the middleware, resubscribing it first if it errored or completed. */
+  feed(env: Envelope): void {
+    this.feeding = env;
+    this.lastFed = env;
+    try {
+      if (this.connected || this.connect()) this.input.next(env);
+    } finally {
+      this.feeding = undefined;
+    }
+  }
+
+  /** Subscribes the reduce step to the output; false when the chain failed (or completed) at once. */
+  private connect(): boolean {
+    this.subscription?.unsubscribe();
+    this.connected = true;
+    const subscription = this.output.subscribe({
+      next: (env) => this.core.reduceEntered(env),
+      error: (error: unknown) => {
+        this.connected = false;
+        this.core.middlewareFailed(error);
+      },
+      complete: () => {
+        this.connected = false;
+      },
+    });
+    if (this.connected) this.subscription = subscription;
+    else subscription.unsubscribe();
+    return this.connected;
+  }
 }

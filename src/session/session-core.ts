@@ -2,21 +2,26 @@ import { Subject, Subscription, type OperatorFunction, type SchedulerLike } from
 import { RESERVED_PREFIX, ReservedEventTypeError } from '../events/define-event';
 import type { Event, EventCreator } from '../events/event';
 import type { Envelope, EnvelopeMeta } from '../events/envelope';
-import { toIssues, type RxSliceError } from '../internal/errors';
+import { SubscriberError, toIssues, type RxSliceError } from '../internal/errors';
+import { reportUnhandled } from '../internal/guarded-observable';
 import type { ReducerMiddleware, SliceDef } from '../slices/reducer';
 import type { Snapshot } from '../snapshots/snapshot';
 import type { StorageFactory, StorageTransaction } from '../storage/slice-storage';
 import { applyOp, applyWindow } from './apply-op';
 import type { CommittedEnvelope, EvictedItems } from './create-session';
-import { DispatchInReducerError, InvalidEventError, ReducerError, SessionDisposedError } from './errors';
-import type { CommitListener, CommittedListener } from './internals';
-import { connectOperators } from './operator-pipeline';
+import { DispatchInReducerError, InvalidEventError, ReducerError, SessionDisposedError, StorageFailedError } from './errors';
+import type { CommitListener, CommittedListener, EnvelopeDecider } from './internals';
+import { OperatorPipeline } from './operator-pipeline';
 import { SessionRegistry } from './session-registry';
 import { SessionSnapshots } from './session-snapshots';
 import type { Route, SliceRecord } from './slice-handle';
 import { SessionReset, SessionRestored, SliceCleared, SliceSeeded } from './system-events';
 
 const EMPTY_META: EnvelopeMeta = Object.freeze({});
+const NOT_AN_EVENT = 'dispatch expects an event object { type: string, payload }, e.g. StepAdded({ ... })';
+
+/** True for the library's own event types (`rxslice.*`). */
+const isLibraryType = (type: string): boolean => type.charCodeAt(0) === 114 /* r */ && type.startsWith(RESERVED_PREFIX);
 const NO_EFFECTS: readonly Event[] = Object.freeze([]);
 const NO_NAMES: readonly string[] = Object.freeze([]);
 const NO_RECORDS: readonly SliceRecord<any>[] = Object.freeze([]);
@@ -69,6 +74,8 @@ export class SessionCore {
   readonly evicted$ = new Subject<EvictedItems>();
   readonly commitListeners: CommitListener[] = [];
   readonly committedListeners: CommittedListener[] = [];
+  /** Consulted before the reducers of every non-library envelope (installed machines). */
+  readonly deciders: EnvelopeDecider[] = [];
   readonly subscriptions = new Subscription();
   /** Snapshots of restored events not reduced yet, by `seq`. */
   readonly restoring = new Map<number, Snapshot>();
@@ -80,14 +87,13 @@ export class SessionCore {
   readonly queue: Envelope[] = [];
   /** The `seq` whose failure the top-level `dispatch` waits for (-1: none). */
   awaitedSeq = -1;
-  awaitedFailure: ReducerError | undefined = undefined;
+  awaitedFailure: RxSliceError | undefined = undefined;
   batchDepth = 0;
   readonly held: HeldCommit[] = [];
-  /** Whether the session has operator middleware (`input` is then defined). */
-  readonly hasOperators: boolean;
-  /** The operator middleware's input. */
-  readonly input: Subject<Envelope> | undefined;
-  pipelineDown = false;
+  /** The operator middleware, when the session has any. */
+  readonly pipeline: OperatorPipeline | undefined;
+  /** Set when a durable storage failed (fatal): every later dispatch throws it. */
+  storageFailure: StorageFailedError | undefined = undefined;
   /** The last envelope that entered the pipeline. */
   last: Envelope | undefined = undefined;
   /** Records with an open transaction for the envelope being reduced (reused; reduce is never re-entered). */
@@ -98,16 +104,45 @@ export class SessionCore {
     this.scheduler = config.scheduler;
     this.validate = config.validate;
     this.freeze = config.freeze;
-    const registry = (this.registry = new SessionRegistry(config.globalMiddleware, config.stateStorage, config.logStorage));
+    const registry = (this.registry = new SessionRegistry(config.globalMiddleware, config.stateStorage, config.logStorage, (source, error) =>
+      this.reportSubscriberFailure(source, error),
+    ));
     for (const def of config.slices) registry.addSlice(def);
     for (const record of registry.records.values()) {
       for (const entry of record.def.reducers) registry.addReducer(record, entry);
     }
     for (const creator of config.events) if (creator.schema) registry.schemas.set(creator.type, creator.schema);
     this.snapshots = new SessionSnapshots(registry.records, config.freeze);
-    this.hasOperators = config.operators.length > 0;
+    // Durable storages: continue after the recovered seq; failures outside a commit are fatal too.
+    for (const journal of registry.journals) {
+      if (journal.lastSeq > this.seq) this.seq = this.lastSeq = journal.lastSeq;
+      journal.setReporter((error) => this.failStorage(0, error));
+    }
     // Last: an operator middleware may emit as soon as it is subscribed.
-    this.input = this.hasOperators ? connectOperators(this, config.operators) : undefined;
+    this.pipeline = config.operators.length > 0 ? new OperatorPipeline(this, config.operators) : undefined;
+  }
+
+  /**
+   * Reports a subscriber that threw (see `GuardedObservable`) on `errors$` as a
+   * {@link SubscriberError}; with nobody listening there, hands the error to RxJS's
+   * unhandled-error hook instead, so it is never lost.
+   */
+  reportSubscriberFailure(source: string, error: unknown): void {
+    if (this.errors$.observed && !this.disposed) this.errors$.next(new SubscriberError(source, error));
+    else reportUnhandled(error);
+  }
+
+  /**
+   * The operator middleware failed (threw, errored, or let through something that is not an
+   * application event): the envelope being fed in is rejected (its top-level `dispatch` throws),
+   * and the failure is reported on `errors$`.
+   */
+  middlewareFailed(cause: unknown): void {
+    const pipeline = this.pipeline;
+    const env = pipeline?.current ?? this.lastEnvelope();
+    const error = new ReducerError(env, '(session)', 'operator middleware', cause);
+    if (pipeline?.isFeeding === true && env.seq === this.awaitedSeq) this.awaitedFailure = error;
+    this.errors$.next(error);
   }
 
   /** The last envelope that entered the pipeline, or a placeholder before any. */
@@ -117,32 +152,76 @@ export class SessionCore {
 
   // ---- accept and dispatch -------------------------------------------------------------
 
-  /** Checks and validates `event` and wraps it in the next envelope; `system` for `rxslice.*` events. */
+  /**
+   * Checks and validates `event` and wraps it in the next envelope; `system` for `rxslice.*`
+   * events (made by the library itself, taken as they are).
+   *
+   * An application event is read once, here: its `type` and `payload` are copied into a new
+   * event object (top level only; with validation, the payload is the schema's output, itself a
+   * copy), and `meta` into a new object. Everything after this works on the copies, so a getter
+   * or Proxy cannot show one value to the checks and another to the reducers; one that throws
+   * is an {@link InvalidEventError}. Nothing changes for a rejected event.
+   */
   accept<TEvent extends Event>(event: TEvent, meta: EnvelopeMeta | undefined, system: boolean): Envelope<TEvent> {
-    if (event === null || typeof event !== 'object' || typeof (event as { type?: unknown }).type !== 'string') {
-      throw new InvalidEventError(String((event as { type?: unknown } | null)?.type ?? event), [
-        { code: 'invalid_type', path: ['type'], message: 'dispatch expects an event object { type: string, payload }, e.g. StepAdded({ ... })' },
-      ]);
+    if (system) {
+      if (this.disposed) throw new SessionDisposedError(`dispatch "${event.type}"`);
+      if (this.storageFailure !== undefined) throw this.storageFailure;
+      if (this.inReducer) throw new DispatchInReducerError(event.type);
+      return { seq: ++this.seq, at: this.scheduler.now(), event, meta: meta ?? EMPTY_META };
     }
-    if (this.disposed) throw new SessionDisposedError(`dispatch "${event.type}"`);
-    if (this.inReducer) throw new DispatchInReducerError(event.type);
-    if (!system && typeof event.type === 'string' && event.type.startsWith(RESERVED_PREFIX)) {
-      throw new ReservedEventTypeError(event.type);
+    if (event === null || typeof event !== 'object') throw this.invalidEvent(event === null ? 'null' : typeof event, 'type', NOT_AN_EVENT);
+    let type: unknown;
+    let payload: unknown;
+    try {
+      type = event.type;
+      payload = event.payload;
+    } catch (cause) {
+      throw this.invalidEvent('(unreadable)', 'type', `reading the event threw (${cause instanceof Error ? cause.message : String(cause)}); ${NOT_AN_EVENT}`, cause);
     }
-    let accepted = event;
-    if (this.validate && !system) {
-      const schema = this.registry.schemas.get(event.type);
+    // (No String(type): a hostile toString could throw.)
+    if (typeof type !== 'string') throw this.invalidEvent(`(type is ${type === null ? 'null' : typeof type})`, 'type', NOT_AN_EVENT);
+    if (this.disposed) throw new SessionDisposedError(`dispatch "${type}"`);
+    if (this.storageFailure !== undefined) throw this.storageFailure;
+    if (this.inReducer) throw new DispatchInReducerError(type);
+    if (isLibraryType(type)) throw new ReservedEventTypeError(type);
+    const accepted = { type, payload } as unknown as { type: string; payload: unknown };
+    if (this.validate) {
+      const schema = this.registry.schemas.get(type);
       if (schema !== undefined) {
-        const r = schema.safeParse(event.payload);
+        let r: ReturnType<typeof schema.safeParse>;
+        try {
+          r = schema.safeParse(payload);
+        } catch (cause) {
+          throw this.invalidEvent(type, 'payload', `the schema threw (${cause instanceof Error ? cause.message : String(cause)})`, cause);
+        }
         if (!r.success) {
-          const error = new InvalidEventError(event.type, toIssues(r.error.issues));
+          const error = new InvalidEventError(type, toIssues(r.error.issues));
           this.errors$.next(error);
           throw error;
         }
-        accepted = { type: event.type, payload: r.data } as TEvent;
+        accepted.payload = r.data;
       }
     }
-    return { seq: ++this.seq, at: this.scheduler.now(), event: accepted, meta: meta ?? EMPTY_META };
+    return { seq: ++this.seq, at: this.scheduler.now(), event: accepted as unknown as TEvent, meta: meta === undefined ? EMPTY_META : this.copyMeta(type, meta) };
+  }
+
+  /** A copy of the caller's `meta` (own enumerable properties, read once). @throws {@link InvalidEventError} */
+  private copyMeta(type: string, meta: EnvelopeMeta): EnvelopeMeta {
+    if (meta === null || typeof meta !== 'object') throw this.invalidEvent(type, 'meta', 'meta must be an object such as { correlationId: "..." }');
+    try {
+      return { ...meta };
+    } catch (cause) {
+      throw this.invalidEvent(type, 'meta', `reading meta threw (${cause instanceof Error ? cause.message : String(cause)})`, cause);
+    }
+  }
+
+  /**
+   * An {@link InvalidEventError} about `field` of something that is not an event object. Thrown to
+   * the caller only (not reported on `errors$`, unlike a payload that fails its schema): the
+   * caller holds the object, and callers such as epics report it in their own words.
+   */
+  private invalidEvent(type: string, field: string, message: string, cause?: unknown): InvalidEventError {
+    return new InvalidEventError(type, [{ code: 'invalid_event', path: [field], message }], cause);
   }
 
   /** Processes `env` now, or queues it (FIFO) while another envelope is processed. */
@@ -174,17 +253,38 @@ export class SessionCore {
       for (let env = first ?? (queue.length > 0 ? queue.shift() : undefined); env !== undefined; env = queue.length > 0 ? queue.shift() : undefined) {
         this.last = env;
         if (this.events$.observed) this.events$.next(env);
-        if (this.input === undefined) this.reduce(env);
-        else if (!this.pipelineDown) this.input.next(env);
-        else this.errors$.next(new ReducerError(env, '(session)', 'operator middleware', new Error('The operator middleware failed 10 times in a row and was stopped; the event was not reduced.')));
+        // Library events bypass the operator middleware: a restore, seed, reset or clear always
+        // happens (a filter cannot drop a transaction's rollback).
+        const pipeline = this.pipeline;
+        if (pipeline === undefined || isLibraryType(env.event.type)) this.reduce(env);
+        else pipeline.feed(env);
       }
     } finally {
       this.busy = false;
     }
   }
 
-  /** Entry point for envelopes leaving the operator middleware (possibly later, on the scheduler). */
+  /**
+   * Entry point for envelopes leaving the operator middleware (possibly later, on the
+   * scheduler). What leaves it is user data: anything but an envelope of an application event
+   * (a forged `rxslice.*` event included) is a middleware failure.
+   */
   reduceEntered(env: Envelope): void {
+    let type: unknown;
+    try {
+      type = env !== null && typeof env === 'object' && env.event !== null && typeof env.event === 'object' ? env.event.type : undefined;
+    } catch (cause) {
+      this.middlewareFailed(cause);
+      return;
+    }
+    if (typeof type !== 'string' || isLibraryType(type)) {
+      this.middlewareFailed(
+        typeof type === 'string'
+          ? new ReservedEventTypeError(type)
+          : new TypeError('The operator middleware emitted something that is not an envelope { seq, at, event: { type, payload }, meta }.'),
+      );
+      return;
+    }
     if (this.busy) {
       this.reduce(env);
       return;
@@ -226,9 +326,9 @@ export class SessionCore {
     try {
       this.dispatchEnvelope(env);
     } finally {
-      // Reduced (or dropped by an operator middleware) by now, unless it was queued behind
-      // the envelope being processed or delayed by a middleware.
-      if (!this.busy && !this.hasOperators) this.restoring.delete(env.seq);
+      // Reduced by now (library events bypass the operator middleware), unless it was queued
+      // behind the envelope being processed: then its reduce step (or dispose) deletes it.
+      if (!this.busy) this.restoring.delete(env.seq);
     }
   }
 
@@ -243,13 +343,15 @@ export class SessionCore {
 
   /** Reduces `env` into every listening slice and commits all of them, or none. */
   private reduce(env: Envelope): void {
-    const type = env.event.type;
+    // Read once: an envelope from the operator middleware is user data.
+    const event = env.event;
+    const type = event.type;
     const registry = this.registry;
     let effects: Event[] | undefined;
     let failedSlice = '(session)';
     let failedReducer = type;
     try {
-      const system = type.charCodeAt(0) === 114 /* r */ && type.startsWith(RESERVED_PREFIX);
+      const system = isLibraryType(type);
       if (system) this.reduceSystem(env);
       const list = registry.routes.get(type);
       const n = list === undefined ? 0 : list.length;
@@ -257,6 +359,7 @@ export class SessionCore {
       const all = system ? 0 : catchAll.length;
       // Reducers, their middleware and windows run with dispatch forbidden (DispatchInReducerError).
       this.inReducer = true;
+      if (!system && this.deciders.length > 0 && this.rejected(env)) return;
       for (let i = 0; i < n + all; i++) {
         const route = (i < n ? (list as Route[])[i] : catchAll[i - n]) as Route;
         const record = route.record;
@@ -266,7 +369,7 @@ export class SessionCore {
         // transaction opens only when an op actually changes something.
         const ctx = route.ctx;
         ctx.previous = record.tx === undefined ? record.storage.view() : record.tx.view();
-        ctx.event = env.event;
+        ctx.event = event;
         ctx.eventType = type;
         ctx.metadata = env.meta;
         ctx.seq = env.seq;
@@ -292,7 +395,48 @@ export class SessionCore {
       this.errors$.next(error);
       return;
     }
+    // Durable storages write one record per event before anything becomes visible.
+    if (this.registry.journals.length !== 0 && this.pendingCount !== 0 && !this.writeJournals(env)) return;
     this.commit(env, effects);
+  }
+
+  /** Asks the deciders about `env`; true when one rejected it (reported, nothing changed). */
+  private rejected(env: Envelope): boolean {
+    for (let i = 0; i < this.deciders.length; i++) {
+      const rejection = (this.deciders[i] as EnvelopeDecider).decide(env);
+      if (rejection === undefined) continue;
+      this.inReducer = false;
+      if (rejection.throws && env.seq === this.awaitedSeq) this.awaitedFailure = rejection.error;
+      this.errors$.next(rejection.error);
+      return true;
+    }
+    return false;
+  }
+
+  /** Writes the record of `env` to every journal; on failure rolls back and fails the session. */
+  private writeJournals(env: Envelope): boolean {
+    const txs: StorageTransaction<any>[] = [];
+    for (let i = 0; i < this.pendingCount; i++) txs.push((this.pending[i] as SliceRecord<any>).tx as StorageTransaction<any>);
+    try {
+      if (this.storageFailure !== undefined) throw this.storageFailure;
+      for (const journal of this.registry.journals) journal.commit(env.seq, env.at, txs);
+      return true;
+    } catch (cause) {
+      this.rollbackPending();
+      const error = this.failStorage(env.seq, cause);
+      if (env.seq === this.awaitedSeq) this.awaitedFailure = error;
+      return false;
+    }
+  }
+
+  /** Makes a storage failure fatal (once): reported on `errors$`, thrown by every later dispatch. */
+  failStorage(seq: number, cause: unknown): StorageFailedError {
+    if (this.storageFailure !== undefined) return this.storageFailure;
+    const error = cause instanceof StorageFailedError ? cause : new StorageFailedError(seq, cause);
+    this.storageFailure = error;
+    this.queue.length = 0;
+    if (!this.disposed) this.errors$.next(error);
+    return error;
   }
 
   private rollbackPending(): void {
@@ -394,13 +538,17 @@ export class SessionCore {
       this.pendingOf(registry.recordOf(event.payload.slice)).clear();
     } else if (SessionReset.match(event)) {
       for (const record of registry.records.values()) {
-        if (record.storage.size > 0 || record.def.initial.length > 0) this.pendingOf(record).replace(record.def.initial, env.at);
+        if (record.storage.size > 0 || record.def.initial.length > 0) {
+          const tx = this.pendingOf(record);
+          tx.replace(record.def.initial, env.at);
+          if (record.window !== undefined) applyWindow(record, tx, env.seq, env.at);
+        }
       }
     } else if (SessionRestored.match(event)) {
       const snapshot = this.restoring.get(env.seq);
       if (snapshot === undefined) return;
       this.restoring.delete(env.seq);
-      this.snapshots.restore(snapshot, event.payload.slices, env.at, this);
+      this.snapshots.restore(snapshot, event.payload.slices, env.at, env.seq, this);
     }
   }
 
@@ -418,5 +566,6 @@ export class SessionCore {
     this.errors$.complete();
     this.evicted$.complete();
     this.queue.length = 0;
+    this.restoring.clear();
   }
 }

@@ -2,8 +2,10 @@ import type { z } from 'zod';
 import type { Event } from '../events/event';
 import type { EnvelopeMeta } from '../events/envelope';
 import type { Reducer, ReducerEntry, ReducerMiddleware, SessionReader, SliceDef } from '../slices/reducer';
+import { InvalidSliceDefinitionError, sliceNameProblem } from '../slices/define-slice';
 import type { SliceOp } from '../slices/slice-op';
-import type { StorageFactory } from '../storage/slice-storage';
+import type { SubscriberFailureReporter } from '../internal/guarded-observable';
+import type { StorageFactory, StorageJournal } from '../storage/slice-storage';
 import { checkItem } from './apply-op';
 import { DuplicateSliceError, SliceNotRegisteredError } from './errors';
 import { rejectNotASlice } from './internals';
@@ -28,11 +30,14 @@ export class SessionRegistry {
   readonly catchAll: Route[] = [];
   /** Handed to reducers as `ctx.session`. */
   readonly reader: SessionReader;
+  /** The distinct journals of the slices' storages (durable backends); empty with memory storage. */
+  readonly journals: StorageJournal[] = [];
 
   constructor(
     private readonly globalMiddleware: readonly ReducerMiddleware[],
     private readonly stateStorage: StorageFactory,
     private readonly logStorage: StorageFactory,
+    private readonly report?: SubscriberFailureReporter,
   ) {
     this.reader = { read: (def) => this.recordOf(def as SliceDef<string, any>).storage.all() };
   }
@@ -40,9 +45,13 @@ export class SessionRegistry {
   /** Registers a slice (without its routes). @throws {@link DuplicateSliceError} */
   addSlice(def: SliceDef<string, any>): SliceRecord<any> {
     rejectNotASlice(def, 'register as a slice');
+    // Also for definitions not made by defineSlice: names key snapshots and storage.
+    const problem = sliceNameProblem(def.name);
+    if (problem !== undefined) throw new InvalidSliceDefinitionError(String(def.name), problem);
     if (this.records.has(def.name)) throw new DuplicateSliceError(def.name);
     const storage = (def.policy === 'log' ? this.logStorage : this.stateStorage)(def);
-    const record = new SliceRecord(def, storage, this.globalMiddleware);
+    const record = new SliceRecord(def, storage, this.globalMiddleware, this.report);
+    if (storage.journal !== undefined && !this.journals.includes(storage.journal)) this.journals.push(storage.journal);
     if (def.schema !== undefined) def.initial.forEach((item, i) => checkItem(record, item, i));
     this.records.set(def.name, record);
     return record;

@@ -1,10 +1,10 @@
-import { toIssues } from '../internal/errors';
-import { deepFreeze } from '../internal/freeze';
+import { isRxSliceError } from '../internal/errors';
 import type { SliceDef } from '../slices/reducer';
 import { InvalidSnapshotError, UnknownSliceError } from '../snapshots/codec';
 import { checkedDefOf, makeSnapshot, snapshotEntries, snapshotSource, type Snapshot, type SnapshotSlice } from '../snapshots/snapshot';
 import type { StorageTransaction, StoredSlice } from '../storage/slice-storage';
-import { InvalidSliceItemError, SliceNotRegisteredError } from './errors';
+import { applyWindow, importItem } from './apply-op';
+import { SliceNotRegisteredError } from './errors';
 import type { SliceRecord } from './slice-handle';
 
 /**
@@ -67,53 +67,68 @@ export class SessionSnapshots {
   }
 
   /**
-   * The names `restore(snapshot, { slices })` restores, checked.
-   * @throws {@link UnknownSliceError} when a name is not registered or not in the snapshot.
+   * Reads and checks what `session.restore(snapshot, options)` was given, once, and returns the
+   * snapshot to restore and the names of its slices to restore (see {@link checked}).
+   * @throws {@link InvalidSnapshotError} when `snapshot` is not a snapshot (not an object, no
+   * `slices` record, a bad `seq`, a getter or Proxy trap that throws) or `options.slices` is
+   * not an array of names; {@link UnknownSliceError} when a name is not registered or not in the
+   * snapshot; {@link InvalidSliceItemError} when an item is invalid. Nothing changes then.
    */
-  namesToRestore(snapshot: Snapshot, slices: readonly string[] | undefined): readonly string[] {
-    // A whole snapshot of this session names registered slices only (slices are never removed).
-    const plan = slices === undefined ? this.ownPlan(snapshot) : undefined;
-    if (plan !== undefined) return plan.names;
-    const names = slices ?? Object.keys(snapshot.slices);
-    for (const name of names) {
-      if (!this.records.has(name)) throw new UnknownSliceError(name, [...this.records.keys()]);
-      if (!(name in snapshot.slices)) throw new UnknownSliceError(name, Object.keys(snapshot.slices));
+  prepareRestore(snapshot: unknown, options: unknown): { readonly snapshot: Snapshot; readonly names: readonly string[] } {
+    if (snapshot === null || typeof snapshot !== 'object') {
+      throw new InvalidSnapshotError(`expected a snapshot (from session.snapshot() or snapshotFromJSON), got ${snapshot === null ? 'null' : typeof snapshot}`);
     }
-    return names;
+    try {
+      const slices = namesOption(options);
+      const plan = this.ownPlan(snapshot as Snapshot);
+      // A whole snapshot of this session names registered slices only (slices are never removed).
+      if (plan !== undefined && slices === undefined) return { snapshot: snapshot as Snapshot, names: plan.names };
+      const record = (snapshot as { slices?: unknown }).slices;
+      if (record === null || typeof record !== 'object') throw new InvalidSnapshotError('it has no slices record');
+      const present = Object.keys(record);
+      const names = slices ?? present;
+      for (const name of names) {
+        if (!this.records.has(name)) throw new UnknownSliceError(name, [...this.records.keys()]);
+        if (!Object.hasOwn(record, name)) throw new UnknownSliceError(name, present);
+      }
+      return { snapshot: this.checked(snapshot as Snapshot, record as Snapshot['slices'], names), names };
+    } catch (error) {
+      if (isRxSliceError(error)) throw error;
+      throw new InvalidSnapshotError(`reading it threw (${error instanceof Error ? error.message : String(error)})`);
+    }
   }
 
   /**
    * The snapshot to restore `names` from: `snapshot` itself when this session took it, or when
    * its maker vouches that each slice's items were made under the same definition (a session or
-   * `snapshotFromJSON` given the same `SliceDef`); else a copy whose items were validated with
-   * the registered slices' schemas and deep-frozen, so that an in-memory snapshot from elsewhere
-   * (another session's definitions, a hand-made object) cannot bypass the schemas, or change the
-   * session later through arrays its maker still holds.
-   * @throws {@link InvalidSliceItemError} when an item does not match its slice's schema, and
-   * {@link InvalidSnapshotError} when a slice entry has no items array; nothing is restored then.
+   * `snapshotFromJSON` given the same `SliceDef`); else a copy whose items were imported one by
+   * one (`importItem`: copied, checked to be plain JSON data, validated with the registered
+   * slice's schema, deep-frozen), so that an in-memory snapshot from elsewhere (another
+   * session's definitions, a hand-made object) cannot bypass the schemas, hold values its JSON
+   * form would lose, or change the session later through objects its maker still holds.
+   * @throws {@link InvalidSliceItemError} when an item is invalid, and {@link InvalidSnapshotError}
+   * when a slice entry has no items array or `seq`/`tag` are malformed; nothing is restored then.
    */
-  checked(snapshot: Snapshot, names: readonly string[]): Snapshot {
+  private checked(snapshot: Snapshot, slices: Snapshot['slices'], names: readonly string[]): Snapshot {
     if (this.ownPlan(snapshot) !== undefined) return snapshot;
     let copied = false;
     const entries = names.map((name) => {
       const record = this.records.get(name) as SliceRecord<any>;
-      const entry = snapshot.slices[name] as Partial<SnapshotSlice> | undefined;
+      const entry = slices[name] as Partial<SnapshotSlice> | undefined;
       if (checkedDefOf(snapshot, name) === record.def) return entry as SnapshotSlice;
-      if (entry === undefined || entry === null || !Array.isArray(entry.items)) {
-        throw new InvalidSnapshotError(`slice "${name}" has no items array`);
-      }
-      const schema = record.def.schema;
-      const items = entry.items.map((item: unknown, index: number) => {
-        // zod's output is a copy; without a schema, copy the item so its maker cannot change it later.
-        if (schema === undefined) return deepFreeze(structuredClone(item));
-        const r = schema.safeParse(item);
-        if (!r.success) throw new InvalidSliceItemError(name, index, toIssues(r.error.issues));
-        return deepFreeze(r.data);
-      });
+      const items: unknown = entry === undefined || entry === null || typeof entry !== 'object' ? undefined : entry.items;
+      if (!Array.isArray(items)) throw new InvalidSnapshotError(`slice "${name}" has no items array`);
+      const length = items.length;
+      const imported = new Array<unknown>(length);
+      for (let i = 0; i < length; i++) imported[i] = importItem(record, items[i], i);
       copied = true;
-      return Object.freeze({ policy: record.def.policy, version: 0, items: Object.freeze(items) }) as SnapshotSlice;
+      return Object.freeze({ policy: record.def.policy, version: 0, items: Object.freeze(imported) }) as SnapshotSlice;
     });
-    return copied ? makeSnapshot(snapshot.seq, snapshot.at, snapshot.tag, names, entries) : snapshot;
+    if (!copied) return snapshot;
+    const { seq, at, tag } = snapshot as { seq: unknown; at: unknown; tag: unknown };
+    if (typeof seq !== 'number' || !Number.isFinite(seq)) throw new InvalidSnapshotError('its seq is not a number');
+    if (tag !== undefined && typeof tag !== 'string') throw new InvalidSnapshotError('its tag is not a string');
+    return makeSnapshot(seq, typeof at === 'number' ? at : 0, tag, names, entries);
   }
 
   /**
@@ -122,13 +137,16 @@ export class SessionSnapshots {
    * a whole snapshot of this session, else by name. Backends restore their own captures without copying.
    * @throws {@link SliceNotRegisteredError} when a name is not registered.
    */
-  restore(snapshot: Snapshot, names: readonly string[], at: number, pending: PendingTransactions): void {
+  restore(snapshot: Snapshot, names: readonly string[], at: number, seq: number, pending: PendingTransactions): void {
     const plan = this.ownPlan(snapshot);
     if (plan !== undefined && names === plan.names) {
       const entries = snapshotEntries(snapshot) as readonly SnapshotSlice[];
       for (let i = 0; i < plan.records.length; i++) {
         const stored = (entries[i] as SnapshotSlice).stored as StoredSlice<unknown>;
-        pending.pendingOf(plan.records[i] as SliceRecord<any>).restore(stored, at);
+        const record = plan.records[i] as SliceRecord<any>;
+        const tx = pending.pendingOf(record);
+        tx.restore(stored, at);
+        if (record.window !== undefined) applyWindow(record, tx, seq, at);
       }
       return;
     }
@@ -139,6 +157,9 @@ export class SessionSnapshots {
       const tx = pending.pendingOf(record);
       if (s.stored !== undefined) tx.restore(s.stored, at);
       else tx.replace(s.items, at);
+      // The slice's current window applies to what was restored (a snapshot from JSON or from
+      // before a `configure` may hold more); the evicted items are reported with the commit.
+      if (record.window !== undefined) applyWindow(record, tx, seq, at);
     }
   }
 
@@ -162,9 +183,21 @@ export class SessionSnapshots {
     return next;
   }
 
-  /** The plan of a snapshot this session took, or `undefined` for any other snapshot. */
+  /** The plan of a snapshot this session took, or `undefined` for any other snapshot (or value). */
   private ownPlan(snapshot: Snapshot): CapturePlan | undefined {
     const source = snapshotSource(snapshot) as CapturePlan | undefined;
     return source !== undefined && source.owner === this ? source : undefined;
   }
+}
+
+/** `options.slices` of `restore`, read once and checked. @throws {@link InvalidSnapshotError} */
+function namesOption(options: unknown): readonly string[] | undefined {
+  if (options === undefined || options === null) return undefined;
+  if (typeof options !== 'object') throw new InvalidSnapshotError('restore options must be an object such as { slices: ["plan"] }');
+  const slices: unknown = (options as { slices?: unknown }).slices;
+  if (slices === undefined) return undefined;
+  if (!Array.isArray(slices)) throw new InvalidSnapshotError('restore option "slices" must be an array of slice names');
+  const names = [...(slices as unknown[])];
+  for (const name of names) if (typeof name !== 'string') throw new InvalidSnapshotError(`restore option "slices" holds ${String(name)}, not a slice name`);
+  return names as string[];
 }

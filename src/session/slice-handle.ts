@@ -1,5 +1,6 @@
 import type { Observable } from 'rxjs';
-import { Emitter } from '../internal/emitter';
+import { Emitter, type SubscriberGuard } from '../internal/emitter';
+import type { SubscriberFailureReporter } from '../internal/guarded-observable';
 import type { Event, EventCreator } from '../events/event';
 import type { Reducer, ReducerContext, ReducerEntry, ReducerMiddleware, SliceDef } from '../slices/reducer';
 import type { SliceOp } from '../slices/slice-op';
@@ -78,12 +79,18 @@ export class SliceRecord<TItem> {
   readonly nameList: readonly string[];
   /** `[this]`, the changed records of such a commit (frozen, shared). */
   readonly selfList: readonly SliceRecord<TItem>[];
+  /** Items (objects) this slice stored after normalising them (see `normalizeItem`): not normalised again. */
+  readonly normalized = new WeakSet<object>();
+  /** Where failures of `all$`/`latest$` subscribers go (the session's `errors$`). */
+  private readonly report: SubscriberFailureReporter | undefined;
 
   constructor(
     readonly def: SliceDef<string, TItem>,
     readonly storage: SliceStorage<TItem>,
     globalMiddleware: readonly ReducerMiddleware[],
+    report?: SubscriberFailureReporter,
   ) {
+    this.report = report;
     this.window = def.window;
     this.chain = [...globalMiddleware, ...def.middleware];
     this.nameSet = new Set([def.name]);
@@ -116,7 +123,7 @@ export class SliceRecord<TItem> {
     if (this.allObservable === undefined) {
       this.lastAll = this.storage.all();
       const emitter = (this.allEmitter = new Emitter<readonly TItem[]>());
-      this.allObservable = emitter.observable(() => this.lastAll as readonly TItem[]);
+      this.allObservable = emitter.observable(() => this.lastAll as readonly TItem[], this.guard('all$'));
     }
     return this.allObservable;
   }
@@ -125,9 +132,13 @@ export class SliceRecord<TItem> {
     if (this.latestObservable === undefined) {
       this.lastLatest = this.storage.latest();
       const emitter = (this.latestEmitter = new Emitter<TItem | undefined>());
-      this.latestObservable = emitter.observable(() => this.lastLatest);
+      this.latestObservable = emitter.observable(() => this.lastLatest, this.guard('latest$'));
     }
     return this.latestObservable;
+  }
+
+  private guard(name: string): SubscriberGuard | undefined {
+    return this.report === undefined ? undefined : { label: `slice "${this.def.name}" ${name}`, report: this.report };
   }
 
   complete(): void {

@@ -2,8 +2,9 @@ import { defineEventUnchecked } from '../events/define-event';
 
 /**
  * The library's own events for changes that do not come from user reducers. They go through
- * the same pipeline (envelope, operator middleware, commit, `committed$`), so every change
- * to a slice is auditable from the event stream.
+ * the same pipeline (envelope, `events$`, commit, `committed$`), so every change to a slice is
+ * auditable from the event stream; they bypass operator middleware, so a middleware cannot drop
+ * or rewrite them (a restore or a transaction's rollback always happens).
  *
  * `rxslice.slice.seeded`: `session.slice(def).seed(items)` replaced the slice's items (already
  * validated with its schema).

@@ -1,7 +1,8 @@
 import type { z } from 'zod';
 import { RxSliceError } from '../internal/errors';
 import { deepFreeze } from '../internal/freeze';
-import { on, type ReducerEntry, type ReducerMiddleware, type SliceDef, type SlicePolicy } from './reducer';
+import { on, type ReducerEntry, type ReducerMiddleware, type SliceDef, type SliceMigrations, type SlicePolicy } from './reducer';
+import { migrationConfigProblem } from './migrations';
 import { onLatest, produceLatest } from './latest-reducers';
 import type { ReducerBuilder } from './reducer-builder';
 import type { EvictionPolicy, SliceWindowPolicy } from './window-contract';
@@ -29,9 +30,44 @@ export interface SliceConfig<TItem> {
    * Needs a window that makes an eviction choice (`count`, `predicate`, or a composite of them).
    */
   readonly eviction?: EvictionPolicy<NoInfer<TItem>>;
+  /**
+   * Schema version of the items (integer ≥ 1, default 1). Stored records and snapshot files
+   * carry it; reading data of an older version runs `migrations`, then validates with `schema`.
+   * Raise it whenever the item shape changes incompatibly, and add the step from the old version.
+   */
+  readonly version?: number;
+  /**
+   * Steps upgrading stored items: key `k` turns an item of version `k` into one of version `k + 1`.
+   * A slice at `version: 3` needs `{ 1: (item) => ..., 2: (item) => ... }` (see `migrateItems`).
+   */
+  readonly migrations?: SliceMigrations;
 }
 
 const reducerBuilder: ReducerBuilder<unknown> = { on, onLatest, produceLatest };
+
+/** Names that are not data in a JavaScript object (they reach or replace its prototype). */
+const UNSAFE_SEGMENTS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+
+/**
+ * @internal Why `name` cannot name a slice, or `undefined`. A name is one or more `/`-separated segments
+ * (machines name theirs `machine/<name>`); a segment is non-empty, is not `.`, `..`,
+ * `__proto__`, `constructor` or `prototype`, and holds no `\` and no control character (NUL
+ * included). So a name is safe as an object key, and a storage backend that keeps one file per
+ * slice can map it to a relative path under its own directory (each segment a file or directory
+ * name; a backend that wants one flat file per slice percent-encodes the name, `/` included).
+ */
+export function sliceNameProblem(name: unknown): string | undefined {
+  if (typeof name !== 'string' || name.length === 0) return 'the name must be a non-empty string.';
+  if (name.startsWith('rxslice.')) return 'names starting with "rxslice." are reserved for the library.';
+  // eslint-disable-next-line no-control-regex
+  if (/[\\\u0000-\u001f\u007f]/.test(name)) return 'the name must not contain "\\" or control characters (NUL, tab, newline...).';
+  for (const segment of name.split('/')) {
+    if (segment === '') return 'the name must not start or end with "/" or contain "//".';
+    if (segment === '.' || segment === '..') return `the name must not contain a "${segment}" segment.`;
+    if (UNSAFE_SEGMENTS.has(segment)) return `"${segment}" is not a safe slice name (it is not data in a JavaScript object). Pick another name.`;
+  }
+  return undefined;
+}
 
 /** Thrown when a slice declaration is malformed (empty name, reserved name, bad policy). */
 export class InvalidSliceDefinitionError extends RxSliceError {
@@ -47,10 +83,14 @@ export class InvalidSliceDefinitionError extends RxSliceError {
  *
  * @remarks The item type comes from `schema` (its output type), or from `initial`, or an
  * explicit type argument. `initial` items are deep-frozen here.
- * @throws {@link InvalidSliceDefinitionError} when the name is empty or starts with `rxslice.`,
+ * @throws {@link InvalidSliceDefinitionError} when the name is empty, starts with `rxslice.`, or
+ * is unsafe (`__proto__`, `constructor`, `prototype`, a `.` or `..` segment, an empty segment
+ * as in `a//b` or `/a`, a `\` or a control character; `/` separates segments, as in
+ * `machine/agent`),
  * `policy` is neither `'state'` nor `'log'`, or `eviction` is given without a window that makes
- * an eviction choice; `InvalidWindowError` when the policy does not suit the window (sampling
- * in a predicate window).
+ * an eviction choice, `version` is not an integer ≥ 1, or `migrations` misses a step of the
+ * chain `1 .. version - 1` (or has a key outside it); `InvalidWindowError` when the policy does
+ * not suit the window (sampling in a predicate window).
  * @example
  * ```ts
  * const Plan = defineSlice('plan', {
@@ -66,15 +106,14 @@ export function defineSlice<TItem, const TName extends string = string>(
   name: TName,
   config: SliceConfig<TItem>,
 ): SliceDef<TName, TItem> {
-  if (typeof name !== 'string' || name.length === 0) {
-    throw new InvalidSliceDefinitionError(String(name), 'the name must be a non-empty string.');
-  }
-  if (name.startsWith('rxslice.')) {
-    throw new InvalidSliceDefinitionError(name, 'names starting with "rxslice." are reserved for the library.');
-  }
+  const problem = sliceNameProblem(name);
+  if (problem !== undefined) throw new InvalidSliceDefinitionError(String(name), problem);
   if (config.policy !== 'state' && config.policy !== 'log') {
     throw new InvalidSliceDefinitionError(name, `policy must be 'state' or 'log', got ${JSON.stringify(config.policy)}.`);
   }
+  const version = config.version ?? 1;
+  const migrationProblem = migrationConfigProblem(version, config.migrations);
+  if (migrationProblem !== undefined) throw new InvalidSliceDefinitionError(name, migrationProblem);
   let window = config.window;
   if (config.eviction !== undefined) {
     if (window?.withEviction === undefined) {
@@ -96,6 +135,8 @@ export function defineSlice<TItem, const TName extends string = string>(
     reducers: Object.freeze([...(config.reducers?.(reducerBuilder as ReducerBuilder<TItem>) ?? [])]),
     middleware: Object.freeze([...(config.middleware ?? [])]),
     window,
+    version,
+    migrations: Object.freeze({ ...config.migrations }),
     Item: undefined as TItem,
   });
 }

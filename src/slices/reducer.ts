@@ -58,6 +58,17 @@ export type ReducerMiddleware = (ctx: ReducerContext<any>, next: () => SliceOp<a
 /** How a slice behaves on rollback and in snapshots: working `state`, or append-only `log`. */
 export type SlicePolicy = 'state' | 'log';
 
+/**
+ * The migrations of a slice: key `k` upgrades one stored item from schema version `k` to
+ * `k + 1`. A slice at `version: 3` needs keys `1` and `2`.
+ *
+ * @remarks Each step receives an item as it was stored (or as the previous step returned it)
+ * and returns the upgraded item; it must be pure and must not mutate its argument (stored
+ * items may be frozen). Only the last step's output is validated, with the slice's current
+ * schema.
+ */
+export type SliceMigrations = { readonly [fromVersion: number]: (item: any) => unknown };
+
 /** A slice declaration made by `defineSlice` (inert, reusable across sessions). */
 export interface SliceDef<TName extends string = string, TItem = unknown> {
   readonly name: TName;
@@ -67,6 +78,10 @@ export interface SliceDef<TName extends string = string, TItem = unknown> {
   readonly reducers: readonly ReducerEntry<TItem>[];
   readonly middleware: readonly ReducerMiddleware[];
   readonly window: import('./window-contract').SliceWindowPolicy<TItem> | undefined;
+  /** Schema version of the items (integer ≥ 1, default 1); stored data carries it. */
+  readonly version: number;
+  /** Steps upgrading stored items to `version`: key `k` upgrades from `k` to `k + 1` (see `migrateItems`). */
+  readonly migrations: SliceMigrations;
   /** Phantom field carrying the item type: `typeof Plan.Item`. Always `undefined` at run time. */
   readonly Item: TItem;
 }

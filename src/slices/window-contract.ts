@@ -79,7 +79,9 @@ export interface EvictionPolicy<TItem = unknown> {
 
 /**
  * The contract a slice window fulfils: after each reducer, inside the same commit, the
- * session asks the window what to evict from the pending items.
+ * session asks the window what to evict from the pending items. A window of your own inside
+ * `SliceWindow.composite` counts as a bounding window (like `count` and `time`): the composite
+ * evicts what it evicts unless a predicate window of the composite protects the item.
  */
 export interface SliceWindowPolicy<TItem> {
   /** A short description for errors and docs, e.g. `count(1000)`. */

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { formatIssues, RxSliceError, toIssues, type ValidationIssue } from '../internal/errors';
 import { deepFreeze } from '../internal/freeze';
+import { jsonIssue, jsonProblem } from '../internal/json-data';
+import { migrateItems } from '../slices/migrations';
 import type { SliceDef } from '../slices/reducer';
 import { makeSnapshot, SNAPSHOT_FORMAT_VERSION, type Snapshot, type SnapshotProvenance, type SnapshotSlice } from './snapshot';
 
@@ -40,7 +42,8 @@ const Envelope = z.object({
   seq: z.number().int().nonnegative(),
   at: z.number(),
   tag: z.string().optional(),
-  slices: z.record(z.string(), z.object({ policy: z.enum(['state', 'log']), items: ItemArray })),
+  // `schemaVersion` is checked by `migrateItems` (SliceVersionError), absent in format 1.
+  slices: z.record(z.string(), z.object({ policy: z.enum(['state', 'log']), schemaVersion: z.unknown().optional(), items: ItemArray })),
 });
 
 /**
@@ -83,11 +86,16 @@ function checkDepth(root: unknown, maxDepth: number): void {
  * depth limits, the envelope validated with zod, every item validated with its slice's
  * schema (the parsed output is kept, so unknown keys are stripped), no prototype pollution
  * (`JSON.parse` makes `__proto__` an own key; zod >= 4.4.1 never assigns it as a prototype).
+ * A slice written at an older schema version (`schemaVersion`, absent = 1) is brought to the
+ * current one by its migrations (`migrateItems`) before the schema check.
  *
  * @param json - `JSON.stringify(snapshot)` output, or the object it parses to.
  * @param slices - The slice definitions the snapshot may contain.
  * @throws {@link InvalidSnapshotError} on malformed JSON, a newer format version, limits or invalid items.
  * @throws {@link UnknownSliceError} when the snapshot holds a slice not in `slices`.
+ * @throws `SliceVersionError` (`SLICE_VERSION_TOO_NEW`) when a slice was written by a newer
+ * slice definition than `slices` holds; `MigrationError` when a migration step throws or its
+ * result fails the current schema.
  * @example
  * ```ts
  * const text = JSON.stringify(session.snapshot());
@@ -109,7 +117,25 @@ export function snapshotFromJSON(
       throw new InvalidSnapshotError(`it is not valid JSON (${(e as Error).message})`);
     }
   }
+  if (typeof json !== 'string') {
+    // A parsed object may hold what JSON text cannot (getters, proxies, functions, BigInt,
+    // cycles): copy it into inert data first, then check that it is JSON data.
+    try {
+      data = structuredClone(json);
+    } catch (e) {
+      throw new InvalidSnapshotError(`it cannot be copied (${(e as Error).message}); pass JSON text or plain JSON data`);
+    }
+    const problem = jsonProblem(data, limits.maxDepth ?? 64);
+    if (problem !== undefined) throw new InvalidSnapshotError(`it is not JSON data`, [jsonIssue(problem)]);
+  }
   checkDepth(data, limits.maxDepth ?? 64);
+  // Every slice key must name a known slice, checked on the raw data: a "__proto__" key would
+  // not survive as an own key of a parsed record (and slice names never are "__proto__").
+  const rawSlices = data !== null && typeof data === 'object' ? (data as { slices?: unknown }).slices : undefined;
+  if (rawSlices !== null && typeof rawSlices === 'object') {
+    const known = new Set(slices.map((s) => s.name));
+    for (const name of Object.keys(rawSlices)) if (!known.has(name)) throw new UnknownSliceError(name, [...known]);
+  }
   const parsed = Envelope.safeParse(data);
   if (!parsed.success) throw new InvalidSnapshotError('its envelope is malformed', toIssues(parsed.error.issues));
   const body = parsed.data;
@@ -124,8 +150,9 @@ export function snapshotFromJSON(
   for (const name of names) {
     const def = byName.get(name);
     if (def === undefined) throw new UnknownSliceError(name, [...byName.keys()]);
-    const entry = body.slices[name] as { policy: 'state' | 'log'; items: readonly unknown[] };
-    const items = entry.items.map((item, index) => {
+    const entry = body.slices[name] as { policy: 'state' | 'log'; schemaVersion?: unknown; items: readonly unknown[] };
+    const schemaVersion = entry.schemaVersion ?? 1;
+    const items = schemaVersion !== def.version ? migrateItems(def, entry.items, schemaVersion as number) : entry.items.map((item, index) => {
       if (def.schema === undefined) return item;
       const r = def.schema.safeParse(item);
       if (!r.success) {

@@ -17,7 +17,17 @@ export interface SnapshotJSON {
   readonly seq: number;
   readonly at: number;
   readonly tag?: string;
-  readonly slices: Readonly<Record<string, { readonly policy: SlicePolicy; readonly items: readonly unknown[] }>>;
+  readonly slices: Readonly<
+    Record<
+      string,
+      {
+        readonly policy: SlicePolicy;
+        /** The slice's schema version (`defineSlice({ version })`) the items were written at; absent means 1. */
+        readonly schemaVersion?: number;
+        readonly items: readonly unknown[];
+      }
+    >
+  >;
 }
 
 /**
@@ -42,8 +52,11 @@ export interface Snapshot {
   toJSON(): SnapshotJSON;
 }
 
-/** The JSON format version this build writes. */
-export const SNAPSHOT_FORMAT_VERSION = 1;
+/**
+ * The JSON format version this build writes. 2 added each slice's `schemaVersion`; format 1
+ * (no schema versions: every slice at version 1) is still read.
+ */
+export const SNAPSHOT_FORMAT_VERSION = 2;
 
 /**
  * The snapshot value. Kept as parallel arrays of names and entries: `slices` is built (and
@@ -78,12 +91,18 @@ class FrozenSnapshot implements Snapshot {
     return this.#slices;
   }
   toJSON(): SnapshotJSON {
-    const out: Record<string, { policy: SlicePolicy; items: readonly unknown[] }> = {};
+    const out: Record<string, { policy: SlicePolicy; schemaVersion?: number; items: readonly unknown[] }> = {};
+    const source = this.#source as Partial<SnapshotProvenance> | undefined;
+    const defOf = source !== undefined && source !== null && typeof source.defOf === 'function' ? source.defOf : undefined;
     for (let i = 0; i < this.#names.length; i++) {
       const s = this.#entries[i] as SnapshotSlice;
+      const name = this.#names[i] as string;
+      // The schema version of the definition that made the items, when the maker says which;
+      // a hand-made snapshot writes none (read as version 1).
+      const schemaVersion = defOf?.(name)?.version;
       // `slice()` copies natively, also for the storage's read-only views (iterating a view
       // element by element goes through its proxy).
-      out[this.#names[i] as string] = { policy: s.policy, items: s.items.slice() };
+      out[name] = schemaVersion === undefined ? { policy: s.policy, items: s.items.slice() } : { policy: s.policy, schemaVersion, items: s.items.slice() };
     }
     return {
       format: 'rxslice.snapshot',

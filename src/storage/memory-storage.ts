@@ -102,6 +102,8 @@ class MemoryTransaction<TItem> implements StorageTransaction<TItem> {
   private keep = 0;
   /** The capture this transaction restored, while nothing else has changed the cells. */
   private restored: StoredSlice<TItem> | undefined = undefined;
+  /** True once this transaction did anything but append (see `SliceStorage.appendedOnlySince`). */
+  private rewrote = false;
 
   constructor(private readonly owner: MemoryStorage<TItem>) {}
 
@@ -110,6 +112,7 @@ class MemoryTransaction<TItem> implements StorageTransaction<TItem> {
     copyCells(this.c, committed);
     this.beginLength = this.keep = committed.buf.length;
     this.restored = undefined;
+    this.rewrote = false;
     this.changed = false;
     this.open = true;
   }
@@ -181,6 +184,7 @@ class MemoryTransaction<TItem> implements StorageTransaction<TItem> {
     c.end = n;
     this.keep = n;
     this.restored = undefined;
+    this.rewrote = true;
     this.changed = true;
   }
   restore(stored: StoredSlice<TItem>, at: number): void {
@@ -191,6 +195,7 @@ class MemoryTransaction<TItem> implements StorageTransaction<TItem> {
       this.keep = this.c.buf.length;
       // Committed as is, the cells equal the capture's: the storage hands out `stored` again.
       this.restored = stored;
+      this.rewrote = true;
       this.changed = true;
       return;
     }
@@ -203,6 +208,7 @@ class MemoryTransaction<TItem> implements StorageTransaction<TItem> {
     if (c.end === c.start) return;
     c.memo = undefined;
     this.restored = undefined;
+    this.rewrote = true;
     if (predicate === undefined) {
       c.buf = EMPTY as unknown as TItem[];
       c.times = [];
@@ -220,6 +226,7 @@ class MemoryTransaction<TItem> implements StorageTransaction<TItem> {
     const n = Math.min(count, c.end - c.start);
     if (n <= 0) return EMPTY;
     this.restored = undefined;
+    this.rewrote = true;
     const dropped = n === 1 ? [c.buf[c.start] as TItem] : c.buf.slice(c.start, c.start + n);
     c.start += n;
     if (c.start >= COMPACT_MIN && c.start * 2 >= c.buf.length) this.own();
@@ -231,6 +238,7 @@ class MemoryTransaction<TItem> implements StorageTransaction<TItem> {
     const n = Math.min(count, c.end - c.start);
     if (n <= 0) return EMPTY;
     this.restored = undefined;
+    this.rewrote = true;
     const dropped = c.buf.slice(c.end - n, c.end);
     c.end -= n;
     // Items this transaction pushed may be truncated again; items that were in the buffer
@@ -247,6 +255,7 @@ class MemoryTransaction<TItem> implements StorageTransaction<TItem> {
     if (indices.length === 0) return EMPTY;
     const c = this.c;
     this.restored = undefined;
+    this.rewrote = true;
     if (indices.length <= 4 && ascendingWithin(indices, c.end - c.start)) {
       // A few items (a predicate window evicting one per append): copy with native slices, then splice.
       const buf = c.buf.slice(c.start, c.end);
@@ -292,7 +301,7 @@ class MemoryTransaction<TItem> implements StorageTransaction<TItem> {
   commit(): void {
     if (!this.open) return;
     this.open = false;
-    if (this.changed) this.owner.settle(this.c, this.restored);
+    if (this.changed) this.owner.settle(this.c, this.restored, this.rewrote);
     this.restored = undefined;
   }
   rollback(): void {
@@ -325,7 +334,8 @@ export interface MemoryStorageOptions {
  * buffer, read through immutable views), front eviction is O(1) amortized (the buffer is
  * compacted once half of it is dead), `replace` and predicate `clear` are O(size). Keeps the
  * slice window's memo (`WindowContext.memo`): `replace` records the indices it changed (in the
- * loop it runs anyway), `clear` and `restore` forget it.
+ * loop it runs anyway), `clear` and `restore` forget it. Tells whether only appends happened
+ * since a version (`appendedOnlySince`, for incremental computed slices) in O(1).
  *
  * @example
  * ```ts
@@ -347,6 +357,8 @@ export class MemoryStorage<TItem> implements SliceStorage<TItem> {
   /** The last capture, valid while `version === captureVersion` (one capture per version). */
   private capture: StoredSlice<TItem> | undefined = undefined;
   private captureVersion = -1;
+  /** The version of the last commit that did more than append (0: the initial content). */
+  private rewrittenAt = 0;
 
   constructor(initial: readonly TItem[] = [], at = 0, options: MemoryStorageOptions = {}) {
     this.freeze = options.freeze ?? true;
@@ -371,15 +383,22 @@ export class MemoryStorage<TItem> implements SliceStorage<TItem> {
   view(): SliceView<TItem> {
     return this.committedView;
   }
+  appendedOnlySince(version: number): boolean {
+    return version >= this.rewrittenAt && version <= this.version;
+  }
   begin(): StorageTransaction<TItem> {
     if (this.tx.open) throw new Error('MemoryStorage: a transaction is already open on this slice.');
     this.tx.reset(this.cells);
     return this.tx;
   }
-  /** @internal Commits `next`; `restored` is the capture it equals, when it is one. */
-  settle(next: Cells<TItem>, restored: StoredSlice<TItem> | undefined): void {
+  /**
+   * @internal Commits `next`; `restored` is the capture it equals, when it is one; `rewrote`
+   * when the change was more than appends.
+   */
+  settle(next: Cells<TItem>, restored: StoredSlice<TItem> | undefined, rewrote: boolean): void {
     copyCells(this.cells, next);
     this.version++;
+    if (rewrote) this.rewrittenAt = this.version;
     if (restored !== undefined) {
       this.capture = restored;
       this.captureVersion = this.version;

@@ -1,6 +1,7 @@
 import type { SliceDef } from '../slices/reducer';
 import type { SliceView } from '../slices/slice-view';
 import type { WindowMemo } from '../slices/window-contract';
+import type { RxSliceError } from '../internal/errors';
 
 /**
  * The captured content of one slice: its items (an immutable array shared with the
@@ -58,6 +59,14 @@ export interface SliceStorage<TItem> {
   all(): readonly TItem[];
   latest(): TItem | undefined;
   view(): SliceView<TItem>;
+  /**
+   * Optional: true when every commit after version `version` (up to the current one) only
+   * appended items, so the items below the size the slice had at `version` are the same items
+   * at the same indices; false after a `replace`, `clear`, `restore` or any eviction since, or
+   * when `version` is ahead of the current one. Incremental computed slices fold only the
+   * appended items when it is true (and recompute from scratch otherwise, or without it). O(1).
+   */
+  appendedOnlySince?(version: number): boolean;
   /** Starts a pending change. Only one transaction may be open at a time. */
   begin(): StorageTransaction<TItem>;
   /** Captures the committed content in O(1). */
@@ -68,6 +77,36 @@ export interface SliceStorage<TItem> {
   replace(items: readonly TItem[], at: number): void;
   clear(predicate?: (item: TItem) => boolean): void;
   dispose(): void;
+  /**
+   * Optional: the journal this storage writes its commits to (durable backends). A session
+   * that finds one calls {@link StorageJournal.commit} once per event, before it commits the
+   * slices' transactions, so that one record covers every slice the event changed. Memory
+   * storage has none (and pays nothing for this hook).
+   */
+  readonly journal?: StorageJournal | undefined;
+}
+
+/**
+ * The durable side of a storage factory (one per directory or database): it writes ONE
+ * record per committed event, covering every slice of this journal that the event changed,
+ * before any of those slices' transactions commit (docs/ARCHITECTURE.md "Storage and durability": all or
+ * nothing per event holds on disk).
+ */
+export interface StorageJournal {
+  /** The `seq` of the last event recovered or written (0 for a new store); the session continues after it. */
+  readonly lastSeq: number;
+  /**
+   * Writes the record of event `seq` (time `at`, ms) for those of `txs` that belong to this
+   * journal and changed something; writes nothing when none did. Runs before any of `txs`
+   * commits. @throws (an {@link RxSliceError}) when the write or its fsync failed: the failure is
+   * fatal, never retried, and every later call throws it again.
+   */
+  commit(seq: number, at: number, txs: readonly StorageTransaction<any>[]): void;
+  /**
+   * Called once by the session that uses this journal: `report` receives failures found
+   * outside a commit (a background fsync, a compromised lock). After one, `commit` throws.
+   */
+  setReporter(report: (error: RxSliceError) => void): void;
 }
 
 /** Makes the storage for one slice of a session. */

@@ -7,6 +7,9 @@ import { runEffect } from '../effects/handle-effect';
 import { installEffects } from '../effects/install-effects';
 import type { MachineDefinition } from '../machines/machine-definition';
 import { installMachine, sessionMachine, type SessionMachine } from '../machines/session-machine';
+import type { AnySagaDef, InferSagaInput, InferSagaResult } from '../sagas/define-saga';
+import { installSagas, resumeSagas, runSaga } from '../sagas/run-saga';
+import type { ResumedSaga, ResumeSagasOptions, RunSagaOptions } from '../sagas/saga-runtime';
 import { createSession as createCoreSession, type Session as CoreSession, type SessionOptions as CoreSessionOptions } from '../session/create-session';
 
 /** Options of {@link createSession}: the core options plus epics and their dependencies. */
@@ -15,6 +18,12 @@ export interface SessionOptions<TDeps = unknown> extends CoreSessionOptions {
   readonly epics?: readonly Epic<TDeps>[];
   /** Passed to every epic (third argument) and every effect handler (`ctx.deps`). */
   readonly dependencies?: TDeps;
+  /**
+   * Sagas of the session: the `rxslice/sagas` slice is added at once (so `restore` and durable
+   * storage bring back unfinished sagas), `resumeSagas()` knows them, and those with `startOn`
+   * start on their event. Sagas run with `runSaga` need not be listed.
+   */
+  readonly sagas?: readonly AnySagaDef[];
 }
 
 /**
@@ -30,6 +39,10 @@ export interface Session<TDeps = unknown> extends CoreSession {
   runEffect(effect: Effect): Observable<unknown>;
   /** The effects reducers request, as data, in commit order (without running them). */
   readonly effects$: Observable<Effect>;
+  /** Runs a saga: a cold observable of its results by step name, or `SagaFailedError`. See `runSaga`. */
+  runSaga<TDef extends AnySagaDef>(def: TDef, input: InferSagaInput<TDef>, options?: RunSagaOptions<TDeps>): Observable<InferSagaResult<TDef>>;
+  /** Resumes the unfinished sagas recorded in the session (after a restore or reopening storage). See `resumeSagas`. */
+  resumeSagas(options?: ResumeSagasOptions<TDeps>): ResumedSaga[];
   /** Installs a statechart: its snapshot becomes the slice `machine/<name>`. See `installMachine`. */
   install<TContext, TEventType extends string, TStateId extends string>(
     machine: MachineDefinition<TContext, TEventType, TStateId>,
@@ -44,7 +57,7 @@ export interface Session<TDeps = unknown> extends CoreSession {
  * Creates a session: the live store of the given slices, with computed slices, effects,
  * epics and statecharts available on it.
  *
- * @remarks The dispatch pipeline (DESIGN.md): validate → envelope (`seq`, `at`) → `events$`
+ * @remarks The dispatch pipeline (docs/ARCHITECTURE.md): validate → envelope (`seq`, `at`) → `events$`
  * → operator middleware → reducers of every listening slice in registration order, each
  * wrapped in reducer middleware (global, then per slice) and followed by the slice's window
  * → commit, all or nothing → notify changed slices, then computed slices (once each), then
@@ -68,13 +81,26 @@ export interface Session<TDeps = unknown> extends CoreSession {
  * ```
  */
 export function createSession<TDeps = unknown>(options: SessionOptions<TDeps>): Session<TDeps> {
-  const { epics, dependencies, ...core } = options;
+  const { epics, dependencies, sagas, ...core } = options;
   const session = createCoreSession(core) as Session<TDeps>;
   const fx = installEffects<TDeps>(session, {
     ...(epics === undefined ? {} : { epics }),
     ...(dependencies === undefined ? {} : { dependencies }),
   });
+  if (sagas !== undefined) installSagas(session, { sagas, deps: dependencies });
+  const sagaDeps = (): void => {
+    // Sagas run with the session's dependencies unless given others.
+    if (dependencies !== undefined) installSagas(session, { deps: dependencies });
+  };
   Object.assign(session, {
+    runSaga: (def: AnySagaDef, input: unknown, opts?: RunSagaOptions<TDeps>) => {
+      sagaDeps();
+      return runSaga(session, def, input, opts);
+    },
+    resumeSagas: (opts?: ResumeSagasOptions<TDeps>) => {
+      sagaDeps();
+      return resumeSagas(session, opts);
+    },
     run: fx.run,
     handle: fx.handle,
     runEffect: (effect: Effect) => runEffect(session, effect),

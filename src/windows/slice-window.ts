@@ -5,7 +5,11 @@ import { checkCount, InvalidWindowError } from './invalid-window-error';
 
 /** Options of the bounded windows (`count`, `predicate`). */
 export interface BoundedWindowOptions<TItem> {
-  /** Which items go when the window is over its bound. Default `EvictionPolicy.fifo()` (the oldest). */
+  /**
+   * Which items go when the window is over its bound: for `count`, which items are evicted; for
+   * `predicate`, which matching items lose its protection (so FIFO protects the newest matches).
+   * Default `EvictionPolicy.fifo()` (the oldest).
+   */
   readonly eviction?: EvictionPolicy<TItem>;
 }
 
@@ -17,6 +21,7 @@ function count<TItem = unknown>(maxItems: number, options: BoundedWindowOptions<
   checkCount(description, 'maxItems', maxItems);
   return {
     description,
+    ...(eviction.kind === 'sampling' ? { [SAMPLES]: true } : {}),
     evict(view, ctx) {
       const excess = view.size - maxItems;
       return excess > 0 ? eviction.select(view, undefined, excess, ctx) : NONE;
@@ -43,15 +48,24 @@ function time<TItem = unknown>(maxAgeMs: number): SliceWindowPolicy<TItem> {
 }
 
 /**
- * A window that can reuse what it remembered at its last evaluation: `plan` decides like
- * `evict` (the same decision, from the same candidates) and `after` gives the state to
- * remember once the final decision (its own, or a composite's union) is applied.
+ * A window's verdict on the current content, planned from what it remembered at its last
+ * evaluation. A bounding window (`count`, `time`, any other) answers `evicted`: the items it
+ * lets go. A predicate window answers `protected`: the items it keeps whatever the bounds
+ * say (ascending indices). `after` gives the state to remember once the final decision (its
+ * own, or a composite's) is applied.
  */
 interface Planned {
-  readonly decision: EvictionDecision;
+  readonly evicted?: EvictionDecision;
+  readonly protected?: readonly number[];
   after(applied: EvictionDecision, size: number): unknown;
 }
 const PLAN = Symbol('rxslice.window.plan');
+/** Marks a composite and holds its windows, so that composites nest flat. */
+const PARTS = Symbol('rxslice.window.parts');
+/** Marks a predicate window (it protects its matches rather than bounding the slice). */
+const PROTECTS = Symbol('rxslice.window.protects');
+/** Marks a count window that samples (it cannot share the slice with a predicate window). */
+const SAMPLES = Symbol('rxslice.window.samples');
 type Plannable<TItem> = SliceWindowPolicy<TItem> & {
   [PLAN](view: SliceView<TItem>, ctx: WindowContext, memo: WindowMemo | undefined): Planned;
 };
@@ -60,8 +74,81 @@ const isPlannable = <TItem>(w: SliceWindowPolicy<TItem>): w is Plannable<TItem> 
 /** A plannable window's `evict`: plan from the slice's memo, remember the state after the decision. */
 function evictPlanned<TItem>(window: Plannable<TItem>, view: SliceView<TItem>, ctx: WindowContext): EvictionDecision {
   const planned = window[PLAN](view, ctx, ctx.memo);
-  if (ctx.remember !== undefined) ctx.remember(planned.after(planned.decision, view.size));
-  return planned.decision;
+  const decision = planned.evicted ?? complement(planned.protected ?? [], view.size);
+  if (ctx.remember !== undefined) ctx.remember(planned.after(decision, view.size));
+  return decision;
+}
+
+/** Turns ascending indices into the cheapest equivalent decision (a front or back run when it is one). */
+function toDecision(indices: readonly number[], size: number): EvictionDecision {
+  const n = indices.length;
+  if (n === 0) return NONE;
+  if (indices[n - 1] === n - 1) return { kind: 'front', count: n };
+  if (indices[0] === size - n) return { kind: 'back', count: n };
+  return { kind: 'indices', indices };
+}
+
+/**
+ * Every index of `[0, size)` not in `kept` (ascending, distinct, within range). O(1) when
+ * nothing or one run is missing, else O(e log n) for e missing indices: `kept[j] - j` never
+ * decreases, so each jump (a gap) is found by binary search.
+ */
+function complement(kept: readonly number[], size: number): EvictionDecision {
+  const n = kept.length;
+  const missing = size - n;
+  if (missing <= 0) return NONE;
+  if (n === 0) return { kind: 'front', count: size };
+  const first = kept[0] as number;
+  const last = kept[n - 1] as number;
+  if (last - first + 1 === n) {
+    if (first === 0) return { kind: 'back', count: size - 1 - last };
+    if (last === size - 1) return { kind: 'front', count: first };
+  }
+  const out: number[] = [];
+  let gap = 0; // kept[j] - j so far: how many indices are missing before kept[j]
+  let lo = 0;
+  while (out.length < missing) {
+    // The first j >= lo with kept[j] - j > gap, or n when there is none.
+    let hi = n;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((kept[mid] as number) - mid > gap) hi = mid;
+      else lo = mid + 1;
+    }
+    const until = lo < n ? (kept[lo] as number) : size;
+    for (let i = lo + gap; i < until; i++) out.push(i);
+    if (lo >= n) break;
+    gap = (kept[lo] as number) - lo;
+    lo++;
+  }
+  return toDecision(out, size);
+}
+
+/**
+ * The items of `decision` that are not in `kept` (ascending indices): O(evicted + protected
+ * among them) for front and back runs, O(evicted + protected) for index lists.
+ */
+function spare(decision: EvictionDecision, kept: readonly number[], size: number): EvictionDecision {
+  if (decision.kind === 'none' || kept.length === 0) return decision;
+  let from = 0;
+  let to = 0;
+  let list: readonly number[] | undefined;
+  if (decision.kind === 'front') to = Math.min(Math.max(decision.count, 0), size);
+  else if (decision.kind === 'back') {
+    from = size - Math.min(Math.max(decision.count, 0), size);
+    to = size;
+  } else list = decision.indices;
+  let k = lowerBound(kept, list === undefined ? from : 0);
+  if (list === undefined && (k === kept.length || (kept[k] as number) >= to)) return decision; // nothing protected in the run
+  const out: number[] = [];
+  const take = (i: number): void => {
+    while (k < kept.length && (kept[k] as number) < i) k++;
+    if (k < kept.length && kept[k] === i) return;
+    out.push(i);
+  };
+  if (list === undefined) for (let i = from; i < to; i++) take(i);
+  else for (const i of list) take(i);
+  return toDecision(out, size);
 }
 
 /** What a predicate window remembers: the indices of its matching items in a content of `size` items. */
@@ -132,6 +219,29 @@ function matchingAfter(matching: readonly number[], applied: EvictionDecision, s
 }
 type PredicateStateParts = Omit<PredicateState, 'owner'>;
 
+/** The indices of ascending `list` that `decision` does not drop (a content of `size` items). */
+function without(list: readonly number[], decision: EvictionDecision, size: number): readonly number[] {
+  switch (decision.kind) {
+    case 'none':
+      return list;
+    case 'front':
+      return list.slice(lowerBound(list, decision.count));
+    case 'back':
+      return list.slice(0, lowerBound(list, size - decision.count));
+    case 'indices': {
+      const dropped = decision.indices;
+      const out: number[] = [];
+      let d = 0;
+      for (const i of list) {
+        while (d < dropped.length && (dropped[d] as number) < i) d++;
+        if (d < dropped.length && dropped[d] === i) continue;
+        out.push(i);
+      }
+      return out;
+    }
+  }
+}
+
 function predicate<TItem = unknown>(
   keep: (item: TItem, index: number) => boolean,
   maxItems: number,
@@ -146,8 +256,9 @@ function predicate<TItem = unknown>(
   // A predicate declared with one parameter does not read the index: its result for an item
   // survives the item moving (evictions in front of it). Others are asked again after a move.
   const readsIndex = keep.length !== 1;
-  const window: Plannable<TItem> = {
+  const window: Plannable<TItem> & { readonly [PROTECTS]: true } = {
     description,
+    [PROTECTS]: true,
     evict: (view, ctx) => evictPlanned(window, view, ctx),
     withEviction: (next) => predicate(keep, maxItems, { eviction: next }),
     [PLAN](view, ctx, memo) {
@@ -192,11 +303,12 @@ function predicate<TItem = unknown>(
         }
         (matching as number[]).push(i);
       }
+      // Of the matching items, the eviction policy picks the excess over maxItems; the rest are protected.
       const excess = matching.length - maxItems;
-      const decision = excess > 0 ? eviction.select(view, matching, excess, ctx) : NONE;
+      const unprotected = excess > 0 ? eviction.select(view, matching, excess, ctx) : NONE;
       const candidates = matching;
       return {
-        decision,
+        protected: without(matching, unprotected, size),
         after(applied, atSize) {
           const parts = matchingAfter(candidates, applied, atSize, readsIndex);
           return parts === undefined ? undefined : { owner: window, size: parts.size, matching: parts.matching };
@@ -230,16 +342,60 @@ function unite(decisions: readonly EvictionDecision[], size: number): EvictionDe
   return prefix === indices.length ? { kind: 'front', count: prefix } : { kind: 'indices', indices };
 }
 
+/** Merges ascending index lists into one ascending list without duplicates, in O(total length). */
+function union(lists: readonly (readonly number[])[]): readonly number[] {
+  let merged = lists[0] as readonly number[];
+  for (let k = 1; k < lists.length; k++) {
+    const other = lists[k] as readonly number[];
+    if (other.length === 0) continue;
+    if (merged.length === 0) {
+      merged = other;
+      continue;
+    }
+    const out = new Array<number>(merged.length + other.length);
+    let i = 0;
+    let j = 0;
+    let w = 0;
+    while (i < merged.length || j < other.length) {
+      const x = i < merged.length ? (merged[i] as number) : Number.POSITIVE_INFINITY;
+      const y = j < other.length ? (other[j] as number) : Number.POSITIVE_INFINITY;
+      if (x <= y) {
+        out[w++] = x;
+        i++;
+        if (x === y) j++;
+      } else {
+        out[w++] = y;
+        j++;
+      }
+    }
+    out.length = w;
+    merged = out;
+  }
+  return merged;
+}
+
 /** What a composite remembers: the state of each of its plannable windows (`undefined` for the others). */
 interface CompositeState {
   readonly owner: object;
   readonly parts: readonly unknown[];
 }
 
+type Composite<TItem> = Plannable<TItem> & { readonly [PARTS]: readonly SliceWindowPolicy<TItem>[] };
+
 function composite<TItem = unknown>(...windows: readonly SliceWindowPolicy<TItem>[]): SliceWindowPolicy<TItem> {
   const description = `composite(${windows.map((w) => w.description).join(', ')})`;
-  const window: Plannable<TItem> = {
+  // Composites nest flat: composite(a, composite(b, c)) is composite(a, b, c).
+  const flat = windows.flatMap((w) => (PARTS in w ? (w as Composite<TItem>)[PARTS] : [w]));
+  const protecting = flat.some((w) => PROTECTS in w);
+  if (protecting && flat.some((w) => SAMPLES in w)) {
+    throw new InvalidWindowError(
+      description,
+      'a sampling count window draws its sample from the whole slice, so it cannot share the slice with a predicate window. Use a FIFO, LIFO or priority count window beside the predicate.',
+    );
+  }
+  const window: Composite<TItem> = {
     description,
+    [PARTS]: flat,
     evict: (view, ctx) => evictPlanned(window, view, ctx),
     // The policy goes to every window inside that takes one; a composite of none has no choice to make.
     ...(windows.some((w) => w.withEviction !== undefined)
@@ -251,25 +407,30 @@ function composite<TItem = unknown>(...windows: readonly SliceWindowPolicy<TItem
       // The windows inside neither see nor set the slice's memo: each gets its own part of it.
       const inner: WindowContext = { now: ctx.now, seq: ctx.seq, appended: ctx.appended, timeAt: (i) => ctx.timeAt(i) };
       const planned: (Planned | undefined)[] = [];
-      const decisions: EvictionDecision[] = [];
-      for (let k = 0; k < windows.length; k++) {
-        const w = windows[k] as SliceWindowPolicy<TItem>;
-        let d: EvictionDecision;
+      const evicted: EvictionDecision[] = [];
+      const kept: (readonly number[])[] = [];
+      let bounding = false;
+      for (let k = 0; k < flat.length; k++) {
+        const w = flat[k] as SliceWindowPolicy<TItem>;
+        let p: Planned | undefined;
         if (isPlannable(w)) {
           const part = parts?.[k];
-          const p = w[PLAN](view, inner, part === undefined ? undefined : { state: part, stableBelow: (memo as WindowMemo).stableBelow, changed: (memo as WindowMemo).changed });
-          planned.push(p);
-          d = p.decision;
-        } else {
-          planned.push(undefined);
-          d = w.evict(view, inner);
+          p = w[PLAN](view, inner, part === undefined ? undefined : { state: part, stableBelow: (memo as WindowMemo).stableBelow, changed: (memo as WindowMemo).changed });
         }
-        if (d.kind !== 'none') decisions.push(d);
+        planned.push(p);
+        if (p?.protected !== undefined) {
+          kept.push(p.protected);
+          continue;
+        }
+        bounding = true;
+        const d = p?.evicted ?? w.evict(view, inner);
+        if (d.kind !== 'none') evicted.push(d);
       }
-      return {
-        decision: unite(decisions, view.size),
-        after: (applied, size) => ({ owner: window, parts: planned.map((p) => p?.after(applied, size)) }),
-      };
+      const after = (applied: EvictionDecision, size: number): CompositeState => ({ owner: window, parts: planned.map((p) => p?.after(applied, size)) });
+      // Kept: what the bounding windows keep together, plus what any predicate window protects.
+      if (kept.length === 0) return { evicted: unite(evicted, view.size), after };
+      if (!bounding) return { protected: union(kept), after };
+      return { evicted: spare(unite(evicted, view.size), union(kept), view.size), after };
     },
   };
   return window;
@@ -303,6 +464,9 @@ function withEviction<TItem>(window: SliceWindowPolicy<TItem>, eviction: Evictio
  * same commit: evicted items disappear in the same version that added the newcomers, are
  * reported on `session.evicted$` after the commit, and nothing is evicted when a later
  * reducer of the event throws. A window is evaluated only when its slice changes.
+ * Count and time windows **bound** the slice; a predicate window **protects** its matches
+ * (docs/ARCHITECTURE.md, "Windows and eviction"; the seed's "keep errors, evict successes" and "always
+ * keep failures, plus recent 900").
  *
  * - `count(maxItems, { eviction })`: at most `maxItems` items. When there are more, the
  *   eviction policy (default FIFO: the oldest) picks the excess. FIFO and LIFO decide in O(1).
@@ -312,38 +476,51 @@ function withEviction<TItem>(window: SliceWindowPolicy<TItem>, eviction: Evictio
  *   stops at the first young item, so a decision costs O(evicted). Appends keep entry times
  *   ascending; a `replace` that puts a new item before older kept ones (e.g. `upsertBy` in
  *   the middle) leaves those older items until every item in front of them expired.
- * - `predicate(keep, maxItems, { eviction })`: a count window over the items for which
- *   `keep(item, index)` is true: of those, at most `maxItems` stay (the eviction policy,
- *   default FIFO, picks the excess among them only). Items for which `keep` is false are not
- *   this window's concern and are never evicted by it. The window remembers which items matched
- *   (with the slice, in the storage) and tests only the items that are new or were changed by a
- *   `replace` since: O(k + m) per change for k such items and m matching ones (at most
- *   `maxItems` plus the newcomers), instead of testing all n items; after a `clear`, a restore, a
- *   reconfiguration or with a storage that keeps no memo it tests every item (O(n)). `keep` must
- *   be pure. A `keep` declared with one parameter (`(c) => ...`) is taken not to read the index:
- *   its result for an item is reused after evictions in front of it moved the item; declare the
- *   index parameter (`(c, i) => ...`) to have items tested again at their new index then.
+ * - `predicate(keep, maxItems, { eviction })`: protects the items for which `keep(item, index)`
+ *   is true, at most `maxItems` of them (when more match, the eviction policy, default FIFO,
+ *   picks the excess among them: FIFO protects the newest matches, LIFO the oldest, priority the
+ *   highest). Alone, it keeps only what it protects: "keep errors, evict successes" is
+ *   `predicate(isError, 100)`. The window remembers which items matched (with the slice, in the
+ *   storage) and tests only the items that are new or were changed by a `replace` since: O(k + m)
+ *   per change for k such items and m matching ones (at most `maxItems` plus the newcomers),
+ *   instead of testing all n items; after a `clear`, a restore, a reconfiguration or with a
+ *   storage that keeps no memo it tests every item (O(n)). `keep` must be pure. A `keep` declared
+ *   with one parameter (`(c) => ...`) is taken not to read the index: its result for an item is
+ *   reused after evictions in front of it moved the item; declare the index parameter
+ *   (`(c, i) => ...`) to have items tested again at their new index then.
+ * - `composite(...windows)`: keeps what its bounding windows (`count`, `time`, and any window
+ *   of your own) keep together (an item goes when any of them evicts it), plus what any of its
+ *   predicate windows protects. Each window judges the whole content on its own, so an item
+ *   both recent and matching counts toward each: `composite(predicate(failed, 100), count(900))`
+ *   keeps the newest 900 items plus the newest 100 failures wherever they are (at most 1,000
+ *   items; fewer when some of those failures are among the newest 900). Without a bounding
+ *   window it keeps only what its predicate windows protect; without a predicate window, only
+ *   what every bounding window keeps. Composites nest flat (`composite(a, composite(b, c))` is
+ *   `composite(a, b, c)`). A sampling count window cannot sit beside a predicate window (its
+ *   reservoir is the whole slice). Cost per change: the windows' own, plus O(p) to merge the p
+ *   protected items; when protected items sit in front of the evicted ones, the storage removes
+ *   by index (O(items in the window), a copy), where a plain count window drops from the front in O(1).
  * - `withEviction(window, eviction)`: the same window with another eviction policy (what
  *   `defineSlice({ eviction })` and `configure({ eviction })` use). On a composite, every
- *   bounded window inside gets the policy.
- * - `composite(...windows)`: an item survives only if every window keeps it (the evicted sets
- *   are united), so every window's bound holds. Predicate windows inside it remember as above. "Every failed call (up to 100) plus the last 900
- *   others" is `composite(predicate(isFailed, 100), predicate((c) => !isFailed(c), 900))`.
+ *   bounded window inside (count and predicate) gets the policy.
  *
  * @throws {@link InvalidWindowError} when `maxItems` is not an integer >= 0, `maxAgeMs` is
- * negative or not finite, a predicate window is given a sampling policy, or `withEviction` is
- * given a window without an eviction choice.
+ * negative or not finite, a predicate window is given a sampling policy, a composite holds a
+ * predicate window and a sampling count window, or `withEviction` is given a window without an
+ * eviction choice.
  * @example
  * ```ts
+ * // Always keep failures (up to 100), plus the recent 900 calls (the seed's call log).
  * const Calls = defineSlice('calls', {
  *   policy: 'log',
- *   window: SliceWindow.composite(
- *     SliceWindow.predicate((c: Call) => c.failed, 100),
- *     SliceWindow.predicate((c: Call) => !c.failed, 900),
- *   ),
+ *   window: SliceWindow.composite(SliceWindow.predicate((c: Call) => c.failed, 100), SliceWindow.count(900)),
  *   reducers: ({ on }) => [on(CallFinished, (_v, e) => append(e.payload))],
  * });
- * // After 5,000 calls of which 300 failed: the 100 newest failed and the 900 newest others remain.
+ * // After 5,000 calls, every 50th failed: the newest 900 calls and the 82 older failures remain.
+ * const Errors = defineSlice('errors', { policy: 'log', window: SliceWindow.predicate(isError, 100) });
+ * // Keep errors, evict successes: at most the 100 newest errors.
+ * const Recent = defineSlice('recent', { policy: 'log', window: SliceWindow.composite(SliceWindow.count(10_000), SliceWindow.time(7_200_000)) });
+ * // At most 10,000 items, none older than 2 hours.
  * ```
  */
 export const SliceWindow = { count, time, predicate, composite, withEviction } as const;

@@ -26,6 +26,20 @@ describe('computed types', () => {
     defineComputed('bad', [Count], (_count, _extra: number) => 0);
   });
 
+  it('types an incremental fold from its slice and init: appended items as a readonly array of the slice item', () => {
+    const Texts = defineComputed.incremental('texts', Notes, {
+      init: () => ({ count: 0, last: '' }),
+      fold: (value, appended) => {
+        expectTypeOf(value).toEqualTypeOf<{ count: number; last: string }>();
+        expectTypeOf(appended).toEqualTypeOf<readonly { text: string }[]>();
+        return { count: value.count + appended.length, last: appended.at(-1)?.text ?? value.last };
+      },
+    });
+    expectTypeOf(Texts).toEqualTypeOf<ComputedDef<'texts', { count: number; last: string }>>();
+    // @ts-expect-error -- fold must return the value's type
+    defineComputed.incremental('bad', Notes, { init: () => 0, fold: () => 'x' });
+  });
+
   it('is read-only: a computed declaration is not a slice declaration', () => {
     const Total = defineComputed('total', [Count], (count) => count.length);
     const session = createSession({ slices: [Count] });

@@ -23,7 +23,7 @@ import {
 import { splitLines } from '../../examples/agent-transcript/parse';
 import { AgentPhases, phaseDurations, PHASES } from '../../examples/agent-transcript/phases';
 import { createTranscriptSession, replayTranscript, type TranscriptSession } from '../../examples/agent-transcript/replay';
-import { FAILED_CALLS_KEPT, MESSAGES_KEPT, Messages, OTHER_CALLS_KEPT, ToolCalls, ToolStats } from '../../examples/agent-transcript/slices';
+import { FAILED_CALLS_KEPT, MESSAGES_KEPT, Messages, RECENT_CALLS_KEPT, ToolCalls, ToolStats } from '../../examples/agent-transcript/slices';
 import { scanTranscript } from './transcript-scan';
 
 const DATA = fileURLToPath(new URL('../../examples/data/', import.meta.url));
@@ -120,7 +120,7 @@ describe('windows', () => {
     const calls = total((s) => s.toolUse);
     const failures = total((s) => s.errors);
     expect(messages).toBeGreaterThan(MESSAGES_KEPT);
-    expect(calls).toBeGreaterThan(FAILED_CALLS_KEPT + OTHER_CALLS_KEPT);
+    expect(calls).toBeGreaterThan(FAILED_CALLS_KEPT + RECENT_CALLS_KEPT);
     expect(failures).toBeLessThanOrEqual(FAILED_CALLS_KEPT);
 
     expect(session.slice(Messages).size).toBe(MESSAGES_KEPT);
@@ -128,8 +128,11 @@ describe('windows', () => {
     const log = session.slice(ToolCalls).all();
     expect(log.length).toBeLessThanOrEqual(1000);
     expect(log.filter((c) => c.status === 'error')).toHaveLength(failures);
-    expect(log.filter((c) => c.status !== 'error')).toHaveLength(OTHER_CALLS_KEPT);
-    expect(evicted.get('toolCalls')).toBe(calls - failures - OTHER_CALLS_KEPT);
+    // the newest 900 calls, and before them only the failures older than those
+    const recentFailures = log.slice(-RECENT_CALLS_KEPT).filter((c) => c.status === 'error').length;
+    expect(log.slice(0, -RECENT_CALLS_KEPT).every((c) => c.status === 'error')).toBe(true);
+    expect(log).toHaveLength(RECENT_CALLS_KEPT + failures - recentFailures);
+    expect(evicted.get('toolCalls')).toBe(calls - log.length);
     expect(reportedEvictions).toBe((evicted.get('messages') ?? 0) + (evicted.get('toolCalls') ?? 0));
 
     // The counters are state, not read from the windowed log: exact over all three rounds.
@@ -138,7 +141,7 @@ describe('windows', () => {
     session.dispose();
   });
 
-  it('past 100 failed calls the newest 100 stay, next to the newest 900 others', () => {
+  it('always keeps failures, plus the recent 900: past 100 failed calls the newest 100 stay, beside the newest 900 calls', () => {
     const session = createTranscriptSession();
     const call = (i: number) => ToolCalled({ toolUseId: `c${i}`, name: 'Bash', input: {}, messageId: `m${i}`, timestamp: null });
     for (let i = 0; i < 1500; i++) {
@@ -146,12 +149,12 @@ describe('windows', () => {
       session.dispatch(i % 10 === 0 ? ToolFailed({ toolUseId: `c${i}`, error: 'boom', timestamp: null }) : ToolSucceeded({ toolUseId: `c${i}`, content: '', timestamp: null }));
     }
     const log = session.slice(ToolCalls).all();
+    const ids = log.map((c) => Number(c.toolUseId.slice(1)));
     const failed = log.filter((c) => c.status === 'error').map((c) => Number(c.toolUseId.slice(1)));
-    const others = log.filter((c) => c.status !== 'error').map((c) => Number(c.toolUseId.slice(1)));
     expect(failed).toHaveLength(FAILED_CALLS_KEPT);
     expect(failed[0]).toBe(500); // 150 failures (every 10th call): the oldest 50 went
-    expect(others).toHaveLength(OTHER_CALLS_KEPT);
-    expect(others[0]).toBe(501); // 1,350 ok calls: the newest 900 are 501..1499 without the tens
+    // the 10 failures older than the newest 900 (500..590), then the newest 900 calls (600..1499)
+    expect(ids).toEqual([...Array.from({ length: 10 }, (_, k) => 500 + 10 * k), ...Array.from({ length: RECENT_CALLS_KEPT }, (_, k) => 600 + k)]);
     expect(session.slice(ToolStats).latest()?.tools).toEqual([{ name: 'Bash', calls: 1500, ok: 1350, errors: 150 }]);
     session.dispose();
   });

@@ -42,8 +42,8 @@ describe('examples/agent-phase', () => {
   });
 });
 
-describe('examples/plan-workflow', () => {
-  const r = run('examples/plan-workflow/main.ts');
+describe('examples/plan-approval', () => {
+  const r = run('examples/plan-approval/main.ts');
 
   it('exits 0 and prints its Mermaid diagram: parallel regions, deep history, done.state', () => {
     expect(r.stderr).toBe('');

@@ -131,8 +131,8 @@ describe('introspection', () => {
   });
   it('availableTransitions lists the enabled events with their targets', () => {
     expect(availableTransitions(Door, s)).toEqual([
-      { event: 'door/opened', transitions: [{ source: 'closed', targets: ['open'] }] },
-      { event: 'door/locked', transitions: [{ source: 'closed', targets: ['locked'] }] },
+      { event: 'door/opened', requiresEvent: false, transitions: [{ source: 'closed', targets: ['open'], requiresEvent: false }] },
+      { event: 'door/locked', requiresEvent: false, transitions: [{ source: 'closed', targets: ['locked'], requiresEvent: false }] },
     ]);
   });
 });

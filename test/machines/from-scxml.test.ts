@@ -1,13 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  compileExpression,
-  createMachineActor,
-  fromSCXML,
-  InvalidExpressionError,
-  ScxmlInvalidError,
-  ScxmlUnsupportedError,
-  toMermaid,
-} from '../../src/machines/index.js';
+import { createMachineActor, toMermaid } from '../../src/machines/index.js';
+import { compileExpression, fromSCXML, InvalidExpressionError, ScxmlInvalidError, ScxmlUnsupportedError } from '../../src/scxml/index.js';
 
 const doc = (body: string, attrs = '') => `<?xml version="1.0"?>
 <scxml xmlns="http://www.w3.org/2005/07/scxml" version="1.0" datamodel="ecmascript"${attrs}>
@@ -91,6 +84,7 @@ describe('compileExpression (no eval)', () => {
     eventKind: 'external' as const,
     sendId: undefined,
     inState: (id: string) => id === 's1',
+    slices: { get: () => { throw new Error('no slices here'); } },
   });
   it('evaluates the safe subset', () => {
     expect(compileExpression("x + 1 > 2 && In('s1')")(args({ x: 2 }))).toBe(true);

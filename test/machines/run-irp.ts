@@ -10,7 +10,8 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { VirtualTimeScheduler } from 'rxjs';
-import { createMachineActor, fromSCXML, type MachineSnapshot } from '../../src/machines/index.js';
+import { createMachineActor, type MachineSnapshot } from '../../src/machines/index.js';
+import { fromSCXML } from '../../src/scxml/index.js';
 
 interface Trace {
   readonly initialConfiguration: readonly string[];

@@ -1,9 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
-import { createMachineActor, fromSCXML } from '../../src/machines/index.js';
+import { createMachineActor } from '../../src/machines/index.js';
+import { fromSCXML } from '../../src/scxml/index.js';
 
 interface TraceStep {
   readonly after?: number;
@@ -18,7 +20,7 @@ interface Trace {
 
 const require = createRequire(import.meta.url);
 const packageRoot = dirname(require.resolve('@scion-scxml/test-framework/package.json'));
-const visible = JSON.parse(readFileSync('/work/shared/conformance/scxml-visible.json', 'utf8')) as {
+const visible = JSON.parse(readFileSync(fileURLToPath(new URL('./conformance/scxml-visible.json', import.meta.url)), 'utf8')) as {
   root: string;
   tests: { id: string; tier: string }[];
 };

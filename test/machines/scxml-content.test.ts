@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { advanceTime, defineMachine, fromSCXML, initialTransition, transition } from '../../src/machines/index.js';
+import { advanceTime, defineMachine, initialTransition, transition } from '../../src/machines/index.js';
+import { fromSCXML } from '../../src/scxml/index.js';
 
 /** The SCXML executable content and transition attributes not covered by from-scxml.test.ts. */
 const doc = (body: string) => `<?xml version="1.0"?>

@@ -1,6 +1,7 @@
 import jsep from 'jsep';
 import { describe, expect, it } from 'vitest';
-import { compileExpression, fromSCXML, initialTransition, InvalidExpressionError, transition } from '../../src/machines/index.js';
+import { initialTransition, transition } from '../../src/machines/index.js';
+import { compileExpression, fromSCXML, InvalidExpressionError } from '../../src/scxml/index.js';
 
 /** Operators of the expression subset beyond arithmetic and comparison: `typeof` (ECMAScript 13.5.3), `in` (13.10.1), `& ^ |` (13.12). */
 const doc = (body: string, attrs = '') => `<?xml version="1.0"?>
@@ -13,6 +14,7 @@ const args = (context: Record<string, unknown>) => ({
   eventKind: 'external' as const,
   sendId: undefined,
   inState: () => false,
+  slices: { get: () => { throw new Error('no slices here'); } },
 });
 const run = (source: string, context: Record<string, unknown> = {}) => compileExpression(source)(args(context));
 

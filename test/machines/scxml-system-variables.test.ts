@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { advanceTime, compileExpression, fromSCXML, initialTransition, ScxmlInvalidError, ScxmlUnsupportedError, transition } from '../../src/machines/index.js';
+import { advanceTime, initialTransition, transition } from '../../src/machines/index.js';
+import { compileExpression, fromSCXML, ScxmlInvalidError, ScxmlUnsupportedError } from '../../src/scxml/index.js';
 
 /** SCXML 5.10 system variables (`_event` fields, `_name`, `_ioprocessors`, reserved `_` names) and 5.7 `<donedata>`. */
 const doc = (body: string, attrs = '') => `<?xml version="1.0"?>
@@ -139,7 +140,7 @@ describe('_name (SCXML 5.10)', () => {
   });
 
   it('is the scope given to compileExpression, undefined without one', () => {
-    const args = { context: {}, event: { type: 'e' }, eventKind: 'external' as const, sendId: undefined, inState: () => false };
+    const args = { context: {}, event: { type: 'e' }, eventKind: 'external' as const, sendId: undefined, inState: () => false, slices: { get: () => { throw new Error('no slices here'); } } };
     expect(compileExpression('_name', { name: 'm' })(args)).toBe('m');
     expect(compileExpression('_name')(args)).toBeUndefined();
   });

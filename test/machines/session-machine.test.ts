@@ -1,7 +1,7 @@
 import { map } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
-import { createSession, ReducerError, type RxSliceError } from '../../src/index';
+import { append, createSession, defineEvent, defineSlice, ReducerError, type RxSliceError } from '../../src/index';
 import {
   assign,
   defineMachine,
@@ -72,8 +72,11 @@ describe('a machine installed in a session', () => {
     expect(effects).toEqual([{ type: 'llm/planRequested' }]);
   });
 
-  it("policy 'throw' rejects the whole event; 'report' reports; 'ignore' does nothing", () => {
-    const strict = createSession({ slices: [] });
+  it("policy 'throw' rejects the whole event with InvalidTransitionError itself; 'report' rejects it and reports; 'ignore' lets it through", () => {
+    const Log = defineSlice('log', { policy: 'log', reducers: ({ on }) => [on(defineEvent('agent/finished'), (_v, e) => append(e.type))] });
+    const strict = createSession({ slices: [Log] });
+    const strictErrors: RxSliceError[] = [];
+    strict.errors$.subscribe((e) => strictErrors.push(e));
     const m = installMachine(strict, Phase('throw'));
     let caught: unknown;
     try {
@@ -81,20 +84,25 @@ describe('a machine installed in a session', () => {
     } catch (e) {
       caught = e;
     }
-    expect((caught as ReducerError).cause).toBeInstanceOf(InvalidTransitionError);
+    expect(caught).toBeInstanceOf(InvalidTransitionError);
+    expect(caught).not.toBeInstanceOf(ReducerError);
+    expect(strictErrors).toEqual([caught]);
     expect(m.matches('idle')).toBe(true);
+    expect(strict.slice(Log).all()).toEqual([]); // the slices' reducers never ran
 
-    const reporting = createSession({ slices: [] });
+    const reporting = createSession({ slices: [Log] });
     const errors: RxSliceError[] = [];
     reporting.errors$.subscribe((e) => errors.push(e));
     installMachine(reporting, Phase('report'));
     reporting.dispatch({ type: 'agent/finished', payload: undefined });
     expect(errors.map((e) => e.code)).toEqual(['INVALID_TRANSITION']);
+    expect(reporting.slice(Log).all()).toEqual([]);
 
-    const lenient = createSession({ slices: [] });
+    const lenient = createSession({ slices: [Log] });
     const quiet = installMachine(lenient, Phase('ignore'));
     lenient.dispatch({ type: 'agent/finished', payload: undefined });
     expect(quiet.matches('idle')).toBe(true);
+    expect(lenient.slice(Log).all()).toEqual(['agent/finished']); // an ignoring machine only observes
   });
 
   it('fires delayed sends on the session scheduler as rxslice.machine.timerFired events (virtual time)', () => {

@@ -437,7 +437,7 @@ describe('createSession: bad input and failing middleware', () => {
     expect(s.lastSeq).toBe(0);
   });
 
-  it('reports an erroring operator middleware and keeps accepting events', async () => {
+  it('rejects the event an operator middleware fails on (dispatch throws, errors$ reports) and keeps accepting events', async () => {
     const { map } = await import('rxjs');
     const s = make({
       middleware: {
@@ -451,7 +451,7 @@ describe('createSession: bad input and failing middleware', () => {
     });
     const errors: RxSliceError[] = [];
     s.errors$.subscribe((e) => errors.push(e));
-    s.dispatch(NoteAdded({ id: 1, text: 'bad' }));
+    expect(() => s.dispatch(NoteAdded({ id: 1, text: 'bad' }))).toThrow(ReducerError);
     s.dispatch(NoteAdded({ id: 2, text: 'good' }));
     expect(errors.map((e) => (e.cause as Error).message)).toEqual(['operator failed']);
     expect(s.slice(Notes).all()).toEqual([{ id: 2, text: 'good' }]);

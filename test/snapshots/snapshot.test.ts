@@ -169,7 +169,7 @@ describe('snapshot and restore fast paths', () => {
     expect(ids(source.slice(Notes).all())).toEqual([1, 3]);
   });
 
-  it('restores through operator middleware, also when a middleware rewrites the restored event', () => {
+  it('restores past operator middleware: library events bypass it, so rewriting the restored event changes nothing', () => {
     const rewrite = map((env: Envelope) =>
       SessionRestored.match(env.event) ? { ...env, event: { ...env.event, payload: { ...env.event.payload, slices: [...env.event.payload.slices] } } } : env,
     );

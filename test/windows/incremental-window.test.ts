@@ -47,6 +47,10 @@ const windows: Record<string, (m: number, n: number) => SliceWindowPolicy<Call>>
   'predicate priority': (m) => SliceWindow.predicate(notFailed, m, { eviction: EvictionPolicy.priority((c: Call) => c.priority) }),
   'predicate reading the index': (m) => SliceWindow.predicate((c: Call, i: number) => c.failed !== (i % 3 === 0), m),
   'composite of predicates': (m, n) => SliceWindow.composite(SliceWindow.predicate(failed, m), SliceWindow.predicate(notFailed, n)),
+  'predicate and count (failures plus the newest n)': (m, n) => SliceWindow.composite(SliceWindow.predicate(failed, m), SliceWindow.count(n)),
+  'predicate and count, both lifo': (m, n) => SliceWindow.withEviction(SliceWindow.composite(SliceWindow.predicate(failed, m), SliceWindow.count(n)), EvictionPolicy.lifo()),
+  'predicate reading the index and priority count': (m, n) =>
+    SliceWindow.composite(SliceWindow.predicate((c: Call, i: number) => c.failed || i === 0, m), SliceWindow.count(n, { eviction: EvictionPolicy.priority((c: Call) => c.priority) })),
   'composite with count and nested composite': (m, n) =>
     SliceWindow.composite(
       SliceWindow.count(m + n + 1),
@@ -142,11 +146,12 @@ describe('incremental predicate and composite windows', () => {
       tx.append(c, 0);
       const d = w.evict(tx.view(), { now: 0, seq: 1, appended: tx.appended, timeAt: () => 0, memo: tx.windowMemo, remember: tx.rememberWindow });
       if (d.kind === 'indices') tx.dropIndices(d.indices);
+      else if (d.kind === 'front') tx.dropFront(d.count);
       tx.commit();
       return d;
     };
     expect(step(a, call(0, true))).toEqual({ kind: 'none' });
-    expect(step(b, call(1, true))).toEqual({ kind: 'indices', indices: [0] });
-    expect(step(a, call(2, true))).toEqual({ kind: 'indices', indices: [0] });
+    expect(step(b, call(1, true))).toEqual({ kind: 'front', count: 1 });
+    expect(step(a, call(2, true))).toEqual({ kind: 'front', count: 1 });
   });
 });

@@ -1,0 +1,143 @@
+/**
+ * Deepest nesting an item may have (the item itself is at depth 0). Deep enough for any
+ * realistic document, shallow enough that `JSON.stringify`, zod and structured cloning (all
+ * recursive) never run out of stack on an item the session accepted.
+ */
+export const MAX_ITEM_DEPTH = 512;
+
+/** Why a value is not plain JSON data, and where (`path` from the checked value). */
+export interface JsonProblem {
+  readonly path: readonly (string | number)[];
+  readonly message: string;
+}
+
+const objectProto = Object.prototype;
+const arrayProto = Array.prototype;
+
+/** The kind of a non-JSON value, for messages. */
+function describe(value: unknown): string {
+  if (typeof value === 'bigint') return 'a BigInt';
+  if (typeof value === 'function') return 'a function';
+  if (typeof value === 'symbol') return 'a symbol';
+  if (value === undefined) return 'undefined';
+  if (typeof value === 'number') return String(value);
+  const proto = Object.getPrototypeOf(value) as { constructor?: { name?: unknown } } | null;
+  const name = proto?.constructor?.name;
+  return `an instance of ${typeof name === 'string' && name !== '' ? name : 'a class'}`;
+}
+
+/**
+ * Checks that `root` is plain JSON data whose `JSON.parse(JSON.stringify(root))` equals it:
+ * `null`, booleans, strings, finite numbers, dense arrays of such values and plain objects
+ * (prototype `Object.prototype` or `null`) of such values, acyclic, at most `maxDepth` deep.
+ * Object properties whose value is `undefined` are allowed (JSON drops them and so does a
+ * schema's `optional()`); an own `__proto__` key is not (it is not data, and it changes the
+ * prototype of an object built by assignment).
+ *
+ * Iterative (no recursion, whatever the depth) and linear in the number of nodes for trees:
+ * an object reached again through a shared (acyclic) reference is skipped, unless it is
+ * reached deeper than before (then its depth there is checked too). Reads each property once with `[[Get]]`, so a
+ * throwing getter or Proxy trap throws out of here: callers wrap it in their typed error.
+ *
+ * @returns the first problem found, or `undefined` when `root` is JSON data.
+ */
+export function jsonProblem(root: unknown, maxDepth: number = MAX_ITEM_DEPTH): JsonProblem | undefined {
+  const rootProblem = leafProblem(root);
+  if (rootProblem !== undefined) return { path: [], message: rootProblem };
+  if (root === null || typeof root !== 'object') return undefined;
+  // Depth-first with explicit stacks. An exit marker (depth -1) closes an object, so `open`
+  // holds exactly the objects on the current path (a child already open is a cycle) and `path`
+  // their keys. `done` keeps the depth each closed object was checked at: a shared object
+  // reached again deeper is checked again (its depth there matters), else skipped.
+  const nodes: object[] = [root];
+  const depths: number[] = [0];
+  const keys: (string | number)[] = [''];
+  const path: (string | number)[] = [];
+  const open = new Set<object>();
+  const done = new Map<object, number>();
+  while (nodes.length > 0) {
+    const node = nodes.pop() as object;
+    const depth = depths.pop() as number;
+    const key = keys.pop() as string | number;
+    if (depth < 0) {
+      open.delete(node);
+      if (node !== root) path.pop();
+      continue;
+    }
+    if (open.has(node)) return { path: [...path, key], message: 'it refers to an object that contains it (a cycle)' };
+    const checkedAt = done.get(node);
+    if (checkedAt !== undefined && checkedAt <= depth) continue;
+    if (depth > maxDepth) return { path: [...path, key], message: `it nests deeper than ${maxDepth} levels` };
+    if (node !== root) path.push(key);
+    done.set(node, depth);
+    const problem = pushChildren(node, depth);
+    if (problem !== undefined) return problem;
+  }
+  return undefined;
+
+  /** Opens `node` (pushes its exit marker, then its object children); returns a problem with a child, if any. */
+  function pushChildren(node: object, depth: number): JsonProblem | undefined {
+    if (Array.isArray(node) ? Object.getPrototypeOf(node) !== arrayProto : !isPlainObject(node)) {
+      return { path: [...path], message: `${describe(node)} is not a plain object or array` };
+    }
+    open.add(node);
+    nodes.push(node);
+    depths.push(-1);
+    keys.push('');
+    if (Array.isArray(node)) {
+      for (let i = node.length - 1; i >= 0; i--) {
+        if (!(i in node)) return { path: [...path, i], message: 'the array has a hole here (JSON writes null)' };
+        const child: unknown = node[i];
+        if (child === undefined) return { path: [...path, i], message: 'undefined in an array (JSON writes null)' };
+        const problem = leafProblem(child);
+        if (problem !== undefined) return { path: [...path, i], message: problem };
+        if (child !== null && typeof child === 'object') {
+          nodes.push(child);
+          depths.push(depth + 1);
+          keys.push(i);
+        }
+      }
+    } else {
+      const names = Object.keys(node);
+      for (let i = names.length - 1; i >= 0; i--) {
+        const name = names[i] as string;
+        if (name === '__proto__') return { path: [...path, name], message: 'an own "__proto__" key is not data' };
+        const child: unknown = (node as Record<string, unknown>)[name];
+        if (child === undefined) continue;
+        const problem = leafProblem(child);
+        if (problem !== undefined) return { path: [...path, name], message: problem };
+        if (child !== null && typeof child === 'object') {
+          nodes.push(child);
+          depths.push(depth + 1);
+          keys.push(name);
+        }
+      }
+    }
+    return undefined;
+  }
+}
+
+function isPlainObject(value: object): boolean {
+  const proto: unknown = Object.getPrototypeOf(value);
+  return proto === objectProto || proto === null;
+}
+
+/** Why a non-object value is not JSON data, or `undefined` (objects are checked by the walk). */
+function leafProblem(value: unknown): string | undefined {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+    case 'object':
+      return undefined;
+    case 'number':
+      return Number.isFinite(value) ? undefined : `${describe(value)} is not a JSON number`;
+    default:
+      return `${describe(value)} is not JSON data`;
+  }
+}
+
+/** A {@link JsonProblem} as a validation issue (code `not_json`; long paths are shortened). */
+export function jsonIssue(problem: JsonProblem): { code: string; path: (string | number)[]; message: string } {
+  const path = problem.path.length > 16 ? [...problem.path.slice(0, 8), `…(${problem.path.length - 16} more)…`, ...problem.path.slice(-8)] : [...problem.path];
+  return { code: 'not_json', path, message: `${problem.message}; slice items must be plain JSON data` };
+}

@@ -1,0 +1,196 @@
+import type { Observable } from 'rxjs';
+import type { z } from 'zod';
+import type { EventCreator } from '../events/event';
+import type { RetryPolicy } from '../effects/retry-policy';
+import { InvalidSagaDefinitionError } from './errors';
+
+/**
+ * What a step's `run` and `compensate` receive besides their data: the saga's dependencies,
+ * an abort signal, the idempotency key of this step (or compensation), and the results of the
+ * steps completed before it.
+ */
+export interface SagaStepContext<TInput = unknown, TDeps = unknown, TResults = Record<string, unknown>> {
+  /** Unique id of this saga run (stable across a crash and its recovery). */
+  readonly sagaId: string;
+  /** The saga's validated input. */
+  readonly input: TInput;
+  /** The dependencies of the session (`createSession({ dependencies })`) or of `resumeSagas({ deps })`. */
+  readonly deps: TDeps;
+  /**
+   * Aborted when the attempt times out, the saga is cancelled (`runSaga` unsubscribed) or the
+   * session is disposed. Its `reason` is a `SagaStepTimeoutError`, or a `SagaCancelledError`.
+   */
+  readonly signal: AbortSignal;
+  /**
+   * Key to pass to external services: `<sagaId>/<step>` for a step, `<sagaId>/<step>/compensate`
+   * for its compensation. The same for every attempt and after a crash, so a retried or resumed
+   * call can be deduplicated by the service.
+   */
+  readonly idempotencyKey: string;
+  /** Attempt of this run of the step, from 1 (restarts at 1 after recovery). */
+  readonly attempt: number;
+  /**
+   * The result of an earlier, completed step.
+   * @throws `SagaStepNotCompletedError` for a step that has not completed (or does not exist).
+   */
+  result<TName extends keyof TResults & string>(name: TName): TResults[TName];
+}
+
+/** What a step function may return: a promise, an observable (its first value is the result), or a plain value. */
+export type StepOutput<TResult> = Promise<TResult> | PromiseLike<TResult> | Observable<TResult> | TResult;
+
+/** Options of {@link step}. */
+export interface StepConfig<TInput, TResult, TDeps, TResults> {
+  /**
+   * Does the step's work. Result: the promise's value, the observable's first value (it is then
+   * unsubscribed; an observable that completes empty gives `undefined`), or a plain value. It is
+   * stored in the saga log, so keep it JSON-compatible.
+   */
+  readonly run: (input: TInput, ctx: SagaStepContext<TInput, TDeps, TResults>) => StepOutput<TResult>;
+  /** Undoes the step after a later step failed (or the saga was cancelled); gets the step's own result. */
+  readonly compensate?: (result: NoInfer<TResult>, ctx: SagaStepContext<TInput, TDeps, TResults>) => StepOutput<unknown>;
+  /** Per attempt (also per compensation attempt), in ms of the session scheduler. */
+  readonly timeoutMs?: number;
+  /** Retries of the step (and of its compensation). Default `RetryPolicy.none`. */
+  readonly retry?: RetryPolicy;
+}
+
+/** A step of a saga, made by {@link step}. */
+export interface SagaStep<TName extends string = string, TInput = any, TResult = unknown, TDeps = any> {
+  readonly name: TName;
+  readonly run: (input: TInput, ctx: SagaStepContext<TInput, TDeps, any>) => StepOutput<TResult>;
+  /** Bivariant in `result` (method syntax), so steps of any result type fit a saga's step list. */
+  readonly compensate: { bivariant(result: TResult, ctx: SagaStepContext<TInput, TDeps, any>): StepOutput<unknown> }['bivariant'] | undefined;
+  readonly timeoutMs: number | undefined;
+  readonly retry: RetryPolicy | undefined;
+}
+
+/** Any step. */
+export type AnySagaStep = SagaStep<string, any, any, any>;
+
+/** The results of a tuple of steps by name: `{ createResources: Vm; configureNetworking: Net }`. */
+export type SagaResults<TSteps extends readonly AnySagaStep[]> = {
+  readonly [TStep in TSteps[number] as TStep['name']]: TStep extends SagaStep<string, any, infer TResult, any> ? Awaited<TResult> : never;
+};
+
+/** A saga declaration, made by {@link defineSaga}. Inert: run it with `session.runSaga(def, input)`. */
+export interface SagaDef<TName extends string = string, TInput = any, TSteps extends readonly AnySagaStep[] = readonly AnySagaStep[]> {
+  readonly name: TName;
+  /** Validates (and parses) the input of each run. */
+  readonly input: z.ZodType<TInput>;
+  readonly steps: TSteps;
+  /** The event that starts a run (its payload is the input), when the saga is registered in `createSession({ sagas })`. */
+  readonly startOn: EventCreator<string, any> | undefined;
+  /** Phantom: the saga's result type (`SagaResults` of its steps). Always `undefined` at run time. */
+  readonly Result: SagaResults<TSteps>;
+}
+
+/** Any saga declaration. */
+export type AnySagaDef = SagaDef<string, any, readonly AnySagaStep[]>;
+
+/** The result a saga's `runSaga` emits: every step's result by step name. */
+export type InferSagaResult<TDef> = TDef extends SagaDef<string, any, infer TSteps> ? SagaResults<TSteps> : never;
+
+/** The input type of a saga. */
+export type InferSagaInput<TDef> = TDef extends SagaDef<string, infer TInput, any> ? TInput : never;
+
+/**
+ * Declares one step of a saga. Its result type is inferred from `run`; `compensate` receives it.
+ *
+ * @remarks TypeScript does not pass the saga's input type into a nested `step(...)` call, so
+ * annotate `run`'s first parameter (`run: (input: DeployConfig, ctx) => ...`) for a typed input
+ * (`defineSaga` then checks it against its schema); unannotated, it is `any`. `ctx.result(name)` is typed by the `TResults` type argument (the results of the earlier steps);
+ * write them once as a type, e.g. `step<'configureNetworking', Net, Deps, Input, { createResources: Vm }>`,
+ * or read them as `unknown` without it. A step is inert data with functions; nothing runs here.
+ * @throws {@link InvalidSagaDefinitionError} for an empty name, a `run` that is not a function or
+ * `timeoutMs ≤ 0`.
+ * @example
+ * ```ts
+ * step('createResources', {
+ *   run: (input, ctx) => ctx.deps.cloud.createVm(input, { signal: ctx.signal, key: ctx.idempotencyKey }),
+ *   compensate: (vm, ctx) => ctx.deps.cloud.deleteVm(vm.vmId),
+ *   timeoutMs: 30_000,
+ * });
+ * ```
+ */
+export function step<
+  const TName extends string,
+  TResult,
+  TDeps = any,
+  TInput = any,
+  TResults extends Record<string, unknown> = Record<string, unknown>,
+>(name: TName, config: StepConfig<TInput, TResult, TDeps, TResults>): SagaStep<TName, TInput, TResult, TDeps> {
+  if (typeof name !== 'string' || name.length === 0) throw new InvalidSagaDefinitionError(String(name), 'a step name must be a non-empty string');
+  if (typeof config?.run !== 'function') throw new InvalidSagaDefinitionError(name, `step "${name}" needs a run function`);
+  if (config.compensate !== undefined && typeof config.compensate !== 'function') {
+    throw new InvalidSagaDefinitionError(name, `compensate of step "${name}" must be a function`);
+  }
+  if (config.timeoutMs !== undefined && !(config.timeoutMs > 0)) {
+    throw new InvalidSagaDefinitionError(name, `timeoutMs of step "${name}" must be > 0 (got ${config.timeoutMs}); omit it for no timeout`);
+  }
+  return Object.freeze({
+    name,
+    run: config.run as SagaStep<TName, TInput, TResult, TDeps>['run'],
+    compensate: config.compensate as SagaStep<TName, TInput, TResult, TDeps>['compensate'],
+    timeoutMs: config.timeoutMs,
+    retry: config.retry,
+  });
+}
+
+/** Options of {@link defineSaga}. */
+export interface SagaConfig<TInput, TSteps extends readonly AnySagaStep[]> {
+  /** zod schema of the input; `runSaga` validates and parses with it. */
+  readonly input: z.ZodType<TInput>;
+  /** The steps, run in this order; compensated in reverse. */
+  readonly steps: TSteps;
+  /** An event whose every dispatch starts a run with its payload as input (`createSession({ sagas })`). */
+  readonly startOn?: EventCreator<string, NoInfer<TInput>>;
+}
+
+/**
+ * Declares a saga: ordered steps against external services, each with an optional
+ * compensation, run by `session.runSaga(def, input)` or started by an event (`startOn`).
+ *
+ * @remarks Inert and reusable by any number of sessions. Semantics (docs/ARCHITECTURE.md, "Sagas";
+ * after Garcia-Molina and Salem, "Sagas", SIGMOD 1987): steps run in order, each result is
+ * stored; when a step fails (after its retries, or on timeout) the completed steps are
+ * compensated in reverse order, each with its own result; a failing compensation is reported and
+ * the rollback goes on. Every transition is an `rxslice.saga.*` event, and the unfinished sagas'
+ * progress is the state slice `rxslice/sagas`, which `resumeSagas` continues after a crash.
+ * @throws {@link InvalidSagaDefinitionError} for an empty name, no steps, duplicate step names or
+ * an input that is not a zod schema.
+ * @example
+ * ```ts
+ * const Deployment = defineSaga('deployment', {
+ *   input: z.object({ app: z.string() }),
+ *   steps: [
+ *     step('createResources', { run: (input) => cloud.createVm(input.app), compensate: (vm) => cloud.deleteVm(vm.vmId) }),
+ *     step('deployApplication', { run: (input) => cloud.deploy(input.app) }),
+ *   ],
+ * });
+ * session.runSaga(Deployment, { app: 'web' }).subscribe(console.log); // Logs: { createResources: {...}, deployApplication: {...} }
+ * ```
+ */
+export function defineSaga<const TName extends string, TInput, const TSteps extends readonly SagaStep<string, TInput, any, any>[]>(
+  name: TName,
+  config: SagaConfig<TInput, TSteps>,
+): SagaDef<TName, TInput, TSteps> {
+  if (typeof name !== 'string' || name.length === 0) throw new InvalidSagaDefinitionError(String(name), 'the saga name must be a non-empty string');
+  if (typeof (config?.input as { safeParse?: unknown } | undefined)?.safeParse !== 'function') {
+    throw new InvalidSagaDefinitionError(name, 'input must be a zod schema (z.object({...}))');
+  }
+  if (!Array.isArray(config.steps) || config.steps.length === 0) throw new InvalidSagaDefinitionError(name, 'a saga needs at least one step');
+  const seen = new Set<string>();
+  for (const s of config.steps as readonly AnySagaStep[]) {
+    if (typeof s?.run !== 'function') throw new InvalidSagaDefinitionError(name, 'every step must be made with step(name, { run })');
+    if (seen.has(s.name)) throw new InvalidSagaDefinitionError(name, `two steps are named "${s.name}"; step names must be unique`);
+    seen.add(s.name);
+  }
+  return Object.freeze({
+    name,
+    input: config.input,
+    steps: Object.freeze([...config.steps]) as unknown as TSteps,
+    startOn: config.startOn,
+    Result: undefined as unknown as SagaResults<TSteps>,
+  });
+}

@@ -1,0 +1,98 @@
+import { RxSliceError, type ValidationIssue, formatIssues } from '../internal/errors';
+
+const messageOf = (cause: unknown): string => (cause instanceof Error ? cause.message : String(cause));
+
+/** Thrown by `defineSaga` and `step` for a malformed declaration. */
+export class InvalidSagaDefinitionError extends RxSliceError {
+  override readonly name = 'InvalidSagaDefinitionError';
+  constructor(readonly saga: string, detail: string) {
+    super('INVALID_SAGA_DEFINITION', `Saga "${saga}" is misconfigured: ${detail}.`);
+  }
+}
+
+/** The error of `runSaga` when the input does not match the saga's schema. Nothing was dispatched. */
+export class InvalidSagaInputError extends RxSliceError {
+  override readonly name = 'InvalidSagaInputError';
+  constructor(readonly saga: string, readonly issues: readonly ValidationIssue[]) {
+    super('INVALID_SAGA_INPUT', `Input of saga "${saga}" is invalid: ${formatIssues(issues)}. Pass a value matching defineSaga(name, { input }).`);
+  }
+}
+
+/**
+ * The error a failed saga ends with (and reports on `errors$` when nobody subscribed to it): the
+ * step that failed and its cause, after the completed steps were compensated.
+ */
+export class SagaFailedError extends RxSliceError {
+  override readonly name = 'SagaFailedError';
+  constructor(
+    readonly saga: string,
+    readonly sagaId: string,
+    /** The failing step, or `undefined` when the saga was cancelled. */
+    readonly step: string | undefined,
+    cause: unknown,
+    /** Steps whose compensation failed (reported separately as `SagaCompensationFailedError`). */
+    readonly compensationFailures: readonly string[] = [],
+  ) {
+    super(
+      'SAGA_FAILED',
+      (step === undefined ? `Saga "${saga}" (${sagaId}) was cancelled` : `Saga "${saga}" (${sagaId}) failed at step "${step}": ${messageOf(cause)}`) +
+        (compensationFailures.length > 0
+          ? `; compensation of ${compensationFailures.map((s) => `"${s}"`).join(', ')} failed too (see errors$).`
+          : '; the completed steps were compensated.'),
+      { cause },
+    );
+  }
+}
+
+/** Reported on `errors$` when a compensation fails (after its retries); the rollback goes on with the earlier steps. */
+export class SagaCompensationFailedError extends RxSliceError {
+  override readonly name = 'SagaCompensationFailedError';
+  constructor(readonly saga: string, readonly sagaId: string, readonly step: string, cause: unknown) {
+    super(
+      'SAGA_COMPENSATION_FAILED',
+      `Compensation of step "${step}" of saga "${saga}" (${sagaId}) failed: ${messageOf(cause)}. ` +
+        `The rollback went on; undo "${step}" by hand or make its compensate idempotent and retry it (step retry).`,
+      { cause },
+    );
+  }
+}
+
+/** The error an attempt of a step (or compensation) fails with when it runs longer than `timeoutMs`; retried like any error. */
+export class SagaStepTimeoutError extends RxSliceError {
+  override readonly name = 'SagaStepTimeoutError';
+  constructor(readonly saga: string, readonly step: string, readonly timeoutMs: number, readonly attempt: number) {
+    super('SAGA_STEP_TIMEOUT', `Attempt ${attempt} of step "${step}" of saga "${saga}" did not finish within ${timeoutMs} ms and was aborted. Raise timeoutMs or make the step observe ctx.signal.`);
+  }
+}
+
+/** The reason of `ctx.signal` when a saga is cancelled (`runSaga` unsubscribed) or its session disposed. */
+export class SagaCancelledError extends RxSliceError {
+  override readonly name = 'SagaCancelledError';
+  constructor(readonly saga: string, readonly sagaId: string, reason: 'cancelled' | 'disposed') {
+    super('SAGA_CANCELLED', reason === 'cancelled' ? `Saga "${saga}" (${sagaId}) was cancelled.` : `Saga "${saga}" (${sagaId}) stopped: its session was disposed. Resume it with resumeSagas().`);
+  }
+}
+
+/** Thrown by `ctx.result(name)` for a step that has not completed (or is not part of the saga). */
+export class SagaStepNotCompletedError extends RxSliceError {
+  override readonly name = 'SagaStepNotCompletedError';
+  constructor(readonly saga: string, readonly step: string) {
+    super('SAGA_STEP_NOT_COMPLETED', `ctx.result("${step}") in saga "${saga}": that step has not completed. Read only results of steps listed before this one.`);
+  }
+}
+
+/** The error of `runSaga` when a saga with the same id is already running or unfinished in the session. */
+export class DuplicateSagaError extends RxSliceError {
+  override readonly name = 'DuplicateSagaError';
+  constructor(readonly sagaId: string) {
+    super('DUPLICATE_SAGA', `A saga with id "${sagaId}" is already running or unfinished in this session. Pass another sagaId, or resume it with resumeSagas().`);
+  }
+}
+
+/** Thrown by `resumeSagas` when an unfinished saga's definition was not given (it is then left untouched). */
+export class UnknownSagaError extends RxSliceError {
+  override readonly name = 'UnknownSagaError';
+  constructor(readonly saga: string, readonly sagaId: string) {
+    super('UNKNOWN_SAGA', `Unfinished saga "${saga}" (${sagaId}) has no definition in this session. Pass it: createSession({ sagas: [${saga}] }) or resumeSagas({ sagas: [...] }).`);
+  }
+}

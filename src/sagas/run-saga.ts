@@ -1,0 +1,89 @@
+import type { Observable } from 'rxjs';
+import type { Session } from '../session/create-session';
+import type { AnySagaDef, InferSagaInput, InferSagaResult } from './define-saga';
+import { sagaRuntime, type ResumedSaga, type ResumeSagasOptions, type RunSagaOptions } from './saga-runtime';
+
+/**
+ * Runs a saga in `session` (what `session.runSaga(def, input)` does): a cold observable that, on
+ * each subscription, validates `input`, starts a new run and emits the results by step name once
+ * every step completed, then completes; or errors with `SagaFailedError` (naming the failed step
+ * and its cause) after the completed steps were compensated in reverse.
+ *
+ * @remarks
+ * - Transitions are `rxslice.saga.*` events (see `SagaStarted`), dispatched synchronously as they
+ *   happen; timeouts and retry delays run on the session scheduler (marble-testable).
+ * - A step's result is its promise's value or its observable's first value (an observable that
+ *   completes empty gives `undefined`). A failing compensation is reported on `errors$` as
+ *   `SagaCompensationFailedError` (and `rxslice.saga.compensationFailed`); the rollback goes on.
+ *   A failed saga is also reported on `errors$` as `SagaFailedError`.
+ * - **Unsubscribing cancels**: `ctx.signal` of the step in flight is aborted (reason
+ *   `SagaCancelledError`), and the completed steps are compensated in reverse, as a Temporal
+ *   cancellation scope would; the saga ends `rxslice.saga.failed` without a `step`. A rollback
+ *   under way is not interrupted. The step in flight is not compensated: it should honour `ctx.signal`.
+ * - `session.dispose()` aborts the step in flight and records nothing more: the saga stays
+ *   unfinished in `rxslice/sagas`, for `resumeSagas` in the next process. The observable then
+ *   completes without a value (as every session observable does on dispose).
+ * @throws (as the observable's error) `InvalidSagaInputError` for an invalid input (nothing is
+ * dispatched), `DuplicateSagaError` for a `sagaId` already running or unfinished,
+ * `SessionDisposedError` after `dispose()`.
+ * @example
+ * ```ts
+ * session.runSaga(Deployment, { app: 'web' }).subscribe({
+ *   next: (r) => console.log(r.deployApplication.url), // Logs: https://web.example
+ *   error: (e) => console.log(e.step),                  // or: the failed step's name
+ * });
+ * ```
+ */
+export function runSaga<TDef extends AnySagaDef>(
+  session: Session,
+  def: TDef,
+  input: InferSagaInput<TDef>,
+  options?: RunSagaOptions,
+): Observable<InferSagaResult<TDef>> {
+  return sagaRuntime(session).run(def, input, options);
+}
+
+/**
+ * Resumes every unfinished saga recorded in `session` (the `rxslice/sagas` slice, restored from a
+ * snapshot or reopened from durable storage) — what `session.resumeSagas()` does. Not automatic:
+ * call it once the dependencies the steps need are ready (pass them as `dependencies` to
+ * `createSession` or here as `deps`) and the definitions are known (`createSession({ sagas })` or
+ * `options.sagas`).
+ *
+ * @remarks Crash-recovery rules (docs/ARCHITECTURE.md, "Sagas"): a step whose completion is
+ * recorded never runs again; the step in flight at the crash runs again (attempt 1,
+ * `stepStarted.resumed: true`) with the same idempotency key; a compensating saga compensates the
+ * completed steps whose compensation is not recorded, in reverse, each once. Sagas already running
+ * in this session are skipped, so calling it twice resumes nothing twice. Across processes, the
+ * storage's directory lock is what keeps two processes from resuming the same saga.
+ * @returns The resumed sagas with their outcomes (replayed to late subscribers); failures are also
+ * reported on `errors$`.
+ * @throws {@link UnknownSagaError} when an unfinished saga has no definition (nothing is resumed).
+ * @example
+ * ```ts
+ * const session = createSession({ slices, sagas: [Deployment], dependencies: { cloud } });
+ * session.restore(lastSnapshot);
+ * session.resumeSagas().forEach((s) => s.result$.subscribe({ error: (e) => console.log(e.message) }));
+ * ```
+ */
+export function resumeSagas(session: Session, options?: ResumeSagasOptions): ResumedSaga[] {
+  return sagaRuntime(session).resume(options);
+}
+
+/**
+ * Attaches the saga layer to a session (what `createSession({ sagas, dependencies })` does): adds
+ * the `rxslice/sagas` state slice, registers the definitions for `resumeSagas`, and starts a run of
+ * each saga with `startOn` whenever its event is committed (payload = input, validated; the run's
+ * `started` event has `meta.causationId` = that event's `seq`). Runs started by events have no
+ * subscriber: failures are reported on `errors$`.
+ * @example
+ * ```ts
+ * installSagas(session, { sagas: [Deployment], deps: { cloud } });
+ * session.dispatch(DeployRequested({ app: 'web' })); // rxslice.saga.started (causationId: 1), ...
+ * ```
+ */
+export function installSagas(session: Session, options: { readonly sagas?: readonly AnySagaDef[]; readonly deps?: unknown } = {}): void {
+  const runtime = sagaRuntime(session);
+  if (options.deps !== undefined) runtime.deps = options.deps;
+  runtime.register(options.sagas ?? []);
+}

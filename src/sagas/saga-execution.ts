@@ -1,0 +1,348 @@
+import { AsyncSubject, defaultIfEmpty, defer, from, isObservable, Observable, of, retry, take, timer, type SchedulerLike, type Subscription } from 'rxjs';
+import type { EnvelopeMeta } from '../events/envelope';
+import type { EventCreator } from '../events/event';
+import { errorInfo, type ErrorInfo } from '../effects/lifecycle-events';
+import { RetryPolicy } from '../effects/retry-policy';
+import type { RandomSource } from '../effects/seeded-random';
+import type { RxSliceError } from '../internal/errors';
+import type { AnySagaDef, AnySagaStep, SagaStepContext } from './define-saga';
+import { SagaCancelledError, SagaCompensationFailedError, SagaFailedError, SagaStepNotCompletedError, SagaStepTimeoutError } from './errors';
+import {
+  SagaCompensating,
+  SagaCompensationFailed,
+  SagaCompleted,
+  SagaFailed,
+  SagaStarted,
+  SagaStepCompensated,
+  SagaStepFailed,
+  SagaStepStarted,
+  SagaStepSucceeded,
+} from './saga-events';
+import type { CompletedStep, SagaProgress } from './saga-progress';
+
+/** @internal What an execution needs from its session. */
+export interface SagaHost {
+  readonly scheduler: SchedulerLike;
+  /** Dispatches a library event; returns its seq, or undefined when the session rejected it or is disposed. */
+  dispatch(event: { type: string; payload: unknown }, meta: EnvelopeMeta): number | undefined;
+  report(error: RxSliceError): void;
+  /** Called once the execution settled (completed, failed, or stopped by dispose). */
+  finished(execution: SagaExecution): void;
+}
+
+type Phase = 'idle' | 'running' | 'compensating' | 'done';
+
+/** Anything a step may return, as an observable of its single result. */
+function single(output: unknown): Observable<unknown> {
+  if (isObservable(output)) return output.pipe(take(1), defaultIfEmpty(undefined));
+  if (output !== null && typeof output === 'object' && typeof (output as { then?: unknown }).then === 'function') return from(output as PromiseLike<unknown>);
+  return of(output);
+}
+
+/**
+ * @internal One run of a saga: the steps in order, then either `completed`, or the rollback of the
+ * completed steps in reverse. Dispatches every transition as an `rxslice.saga.*` event; its
+ * outcome (the results by step name, or a {@link SagaFailedError}) is `outcome`.
+ */
+export class SagaExecution {
+  readonly outcome = new AsyncSubject<Record<string, unknown>>();
+  private phase: Phase = 'idle';
+  private readonly completed: CompletedStep[] = [];
+  private readonly compensated = new Set<string>();
+  private readonly compensationFailures: string[] = [];
+  private failedStep: string | undefined = undefined;
+  private error: unknown = undefined;
+  private cancelledBy: 'cancelled' | undefined = undefined;
+  /** seq of this saga's last transition: the causation of the next one. */
+  private lastSeq: number | undefined;
+  /** The step or compensation in flight. */
+  private work: Subscription | undefined = undefined;
+  /** Why the attempt in flight is being torn down (its signal's reason). */
+  private abortReason: unknown = undefined;
+  private readonly randoms = new Map<RetryPolicy, RandomSource>();
+  private readonly source: string;
+
+  constructor(
+    readonly def: AnySagaDef,
+    readonly sagaId: string,
+    readonly input: unknown,
+    private readonly deps: unknown,
+    private readonly host: SagaHost,
+    cause: number | undefined,
+  ) {
+    this.lastSeq = cause;
+    this.source = `saga:${def.name}`;
+  }
+
+  /** Starts a new run: `started`, then the first step. */
+  start(): void {
+    this.phase = 'running';
+    this.emit(SagaStarted, { input: this.input });
+    this.runStep(false);
+  }
+
+  /**
+   * Continues a recorded run after a crash: a running saga runs its first step without a recorded
+   * completion (the one in flight at the crash, with the same idempotency key); a compensating
+   * saga compensates, in reverse, the completed steps whose compensation is not recorded.
+   */
+  resume(progress: SagaProgress): void {
+    for (const c of progress.completed) this.completed.push(c);
+    for (const s of progress.compensated) this.compensated.add(s);
+    this.compensationFailures.push(...progress.compensationFailures);
+    if (progress.phase === 'compensating') {
+      this.phase = 'compensating';
+      this.failedStep = progress.failedStep;
+      this.error = progress.error === undefined ? undefined : Object.assign(new Error(progress.error.message), { name: progress.error.name });
+      if (progress.reason === 'cancelled') this.cancelledBy = 'cancelled';
+      this.compensateNext();
+    } else {
+      this.phase = 'running';
+      this.runStep(true);
+    }
+  }
+
+  /**
+   * The subscriber left before the saga settled: aborts the step in flight and compensates the
+   * completed steps in reverse (a rollback already under way just goes on).
+   */
+  cancel(): void {
+    if (this.phase !== 'running') return;
+    this.cancelledBy = 'cancelled';
+    this.abort(new SagaCancelledError(this.def.name, this.sagaId, 'cancelled'));
+    this.error = new SagaCancelledError(this.def.name, this.sagaId, 'cancelled');
+    this.beginCompensation('cancelled');
+  }
+
+  /**
+   * The session is disposed: aborts the work in flight (reason: `SagaCancelledError`) and records
+   * nothing more (resume it later); the outcome completes without a value, as every session
+   * observable completes on dispose.
+   */
+  stop(): void {
+    if (this.phase === 'done') return;
+    this.phase = 'done';
+    this.abort(new SagaCancelledError(this.def.name, this.sagaId, 'disposed'));
+    this.outcome.complete();
+  }
+
+  private abort(reason: unknown): void {
+    const work = this.work;
+    this.work = undefined;
+    this.abortReason = reason;
+    work?.unsubscribe();
+    this.abortReason = undefined;
+  }
+
+  private emit<TPayload>(creator: EventCreator<string, TPayload>, payload: Omit<TPayload, 'sagaId' | 'saga'>): void {
+    const meta: EnvelopeMeta =
+      this.lastSeq === undefined
+        ? { source: this.source, correlationId: this.sagaId }
+        : { source: this.source, correlationId: this.sagaId, causationId: this.lastSeq };
+    const seq = this.host.dispatch({ type: creator.type, payload: { sagaId: this.sagaId, saga: this.def.name, ...payload } }, meta);
+    if (seq !== undefined) this.lastSeq = seq;
+  }
+
+  private nextStep(): AnySagaStep | undefined {
+    return this.def.steps.find((s) => !this.completed.some((c) => c.step === s.name));
+  }
+
+  private runStep(resumed: boolean): void {
+    if (this.phase !== 'running') return;
+    const current = this.nextStep();
+    if (current === undefined) {
+      this.phase = 'done';
+      this.emit(SagaCompleted, {});
+      const results: Record<string, unknown> = {};
+      for (const c of this.completed) results[c.step] = c.result;
+      this.host.finished(this);
+      this.outcome.next(results);
+      this.outcome.complete();
+      return;
+    }
+    let attempts = 0;
+    const key = `${this.sagaId}/${current.name}`;
+    const work = this.attempts(current, key, (ctx) => current.run(this.input, ctx), (attempt) => {
+      attempts = attempt;
+      this.emit(SagaStepStarted, resumed ? { step: current.name, attempt, resumed: true } : { step: current.name, attempt });
+    }).subscribe({
+      next: (result) => {
+        this.work = undefined;
+        this.completed.push({ step: current.name, result });
+        this.emit(SagaStepSucceeded, { step: current.name, attempt: attempts, result });
+        this.runStep(false);
+      },
+      error: (error: unknown) => {
+        this.work = undefined;
+        this.failedStep = current.name;
+        this.error = error;
+        this.emit(SagaStepFailed, { step: current.name, attempts, error: errorInfo(error) });
+        this.beginCompensation('failed');
+      },
+    });
+    // A step that settled synchronously already started what comes next (which set `work`).
+    if (!work.closed) this.work = work;
+  }
+
+  private beginCompensation(reason: 'failed' | 'cancelled'): void {
+    this.phase = 'compensating';
+    const steps = this.toCompensate().map((c) => c.step);
+    this.emit(SagaCompensating, reason === 'failed' && this.failedStep !== undefined ? { reason, step: this.failedStep, steps } : { reason, steps });
+    this.compensateNext();
+  }
+
+  /** Completed steps with a compensation not yet recorded, in reverse completion order. */
+  private toCompensate(): CompletedStep[] {
+    return this.completed
+      .filter((c) => !this.compensated.has(c.step) && this.def.steps.find((s) => s.name === c.step)?.compensate !== undefined)
+      .reverse();
+  }
+
+  private compensateNext(): void {
+    if (this.phase !== 'compensating') return;
+    const next = this.toCompensate()[0];
+    if (next === undefined) return this.finishFailed();
+    const s = this.def.steps.find((x) => x.name === next.step) as AnySagaStep;
+    const compensate = s.compensate as NonNullable<AnySagaStep['compensate']>;
+    const work = this.attempts(s, `${this.sagaId}/${s.name}/compensate`, (ctx) => compensate(next.result, ctx), () => undefined).subscribe({
+      next: () => {
+        this.work = undefined;
+        this.compensated.add(s.name);
+        this.emit(SagaStepCompensated, { step: s.name });
+        this.compensateNext();
+      },
+      error: (error: unknown) => {
+        this.work = undefined;
+        this.compensated.add(s.name);
+        this.compensationFailures.push(s.name);
+        this.emit(SagaCompensationFailed, { step: s.name, error: errorInfo(error) });
+        this.host.report(new SagaCompensationFailedError(this.def.name, this.sagaId, s.name, error));
+        this.compensateNext();
+      },
+    });
+    if (!work.closed) this.work = work;
+  }
+
+  private finishFailed(): void {
+    this.phase = 'done';
+    const info: ErrorInfo = errorInfo(this.error);
+    this.emit(SagaFailed, this.failedStep === undefined ? { error: info, compensationFailures: [...this.compensationFailures] } : { step: this.failedStep, error: info, compensationFailures: [...this.compensationFailures] });
+    const failure = new SagaFailedError(this.def.name, this.sagaId, this.failedStep, this.error, [...this.compensationFailures]);
+    this.host.finished(this);
+    if (this.cancelledBy === undefined) this.host.report(failure);
+    this.outcome.error(failure);
+  }
+
+  /**
+   * Attempts of `fn` under the step's timeout and retry policy, on the session scheduler. Each
+   * attempt gets its own context and abort signal; emits the single result, or errors with the
+   * last attempt's error.
+   */
+  private attempts(
+    s: AnySagaStep,
+    idempotencyKey: string,
+    fn: (ctx: SagaStepContext) => unknown,
+    onAttempt: (attempt: number) => void,
+  ): Observable<unknown> {
+    const policy = s.retry ?? RetryPolicy.none;
+    const { scheduler } = this.host;
+    let attempt = 0;
+    const one = defer(() => {
+      const n = ++attempt;
+      onAttempt(n);
+      return new Observable<unknown>((subscriber) => {
+        // The signal is made on first read of ctx.signal: an AbortController costs more than a
+        // synchronous step, and most steps never read it (as effect attempts do).
+        let controller: AbortController | undefined;
+        let abortedWith: { reason: unknown } | undefined;
+        const signal = (): AbortSignal => {
+          if (controller === undefined) {
+            controller = new AbortController();
+            if (abortedWith !== undefined) controller.abort(abortedWith.reason);
+          }
+          return controller.signal;
+        };
+        const abort = (reason: unknown): void => {
+          abortedWith = { reason };
+          controller?.abort(reason);
+        };
+        let settled = false;
+        const ctx = this.context(idempotencyKey, n, signal);
+        let inner: Subscription | undefined;
+        let timeoutTimer: Subscription | undefined;
+        if (s.timeoutMs !== undefined) {
+          const timeoutMs = s.timeoutMs;
+          timeoutTimer = scheduler.schedule(() => {
+            if (settled) return;
+            settled = true;
+            const error = new SagaStepTimeoutError(this.def.name, s.name, timeoutMs, n);
+            abort(error);
+            inner?.unsubscribe();
+            subscriber.error(error);
+          }, timeoutMs);
+        }
+        try {
+          inner = single(fn(ctx)).subscribe({
+            next: (value) => {
+              if (settled) return;
+              settled = true;
+              timeoutTimer?.unsubscribe();
+              subscriber.next(value);
+              subscriber.complete();
+            },
+            error: (error: unknown) => {
+              if (settled) return;
+              settled = true;
+              timeoutTimer?.unsubscribe();
+              subscriber.error(error);
+            },
+          });
+          if (settled) inner.unsubscribe();
+        } catch (error) {
+          settled = true;
+          timeoutTimer?.unsubscribe();
+          subscriber.error(error);
+        }
+        return () => {
+          timeoutTimer?.unsubscribe();
+          inner?.unsubscribe();
+          if (!settled) {
+            settled = true;
+            abort(this.abortReason ?? new SagaCancelledError(this.def.name, this.sagaId, 'cancelled'));
+          }
+        };
+      });
+    });
+    return policy.maxAttempts <= 1
+      ? one
+      : one.pipe(retry({ count: policy.maxAttempts - 1, delay: (_error, retryCount) => timer(policy.delayMs(retryCount, this.randomOf(policy)), scheduler) }));
+  }
+
+  private randomOf(policy: RetryPolicy): RandomSource {
+    let random = this.randoms.get(policy);
+    if (random === undefined) {
+      random = policy.createRandom();
+      this.randoms.set(policy, random);
+    }
+    return random;
+  }
+
+  private context(idempotencyKey: string, attempt: number, signal: () => AbortSignal): SagaStepContext {
+    const { completed, def } = this;
+    return {
+      sagaId: this.sagaId,
+      input: this.input,
+      deps: this.deps,
+      get signal() {
+        return signal();
+      },
+      idempotencyKey,
+      attempt,
+      result: (name: string) => {
+        const found = completed.find((c) => c.step === name);
+        if (found === undefined) throw new SagaStepNotCompletedError(def.name, name);
+        return found.result;
+      },
+    } as SagaStepContext;
+  }
+}

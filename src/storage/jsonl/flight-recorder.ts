@@ -1,0 +1,231 @@
+import { closeSync, fsyncSync, openSync, writeSync } from 'node:fs';
+import type { Subscription } from 'rxjs';
+import { RxSliceError } from '../../internal/errors';
+import type { CommittedEnvelope, Session } from '../../session/create-session';
+import { SESSION_INTERNALS } from '../../session/internals';
+import { SessionRestored } from '../../session/system-events';
+import { encodeLine, RECORDING_FORMAT, RECORDING_FORMAT_VERSION } from './recording-format';
+import { fsyncDirectory } from './snapshot-file';
+
+/** When the recorder makes its writes durable, after SQLite's `synchronous` levels. */
+export type RecorderFsync = 'always' | 'batch' | 'never';
+
+/** Options of {@link flightRecorder}. */
+export interface FlightRecorderOptions {
+  /** The JSONL file to write. Created, or truncated when it exists. */
+  readonly file: string;
+  /** A full snapshot every this many envelopes (integer ≥ 1). Default 1000. */
+  readonly snapshotEvery?: number;
+  /**
+   * - `'never'` (default, SQLite OFF): lines are buffered and written in chunks; the OS decides
+   *   when they reach the disk. A process crash loses the buffer (at most `bufferBytes`, or
+   *   `flushIntervalMs` of events); a power loss may lose what the OS had not written.
+   * - `'batch'` (NORMAL): as `'never'`, and every chunk written is fsynced: a power loss loses
+   *   at most the unwritten buffer.
+   * - `'always'` (FULL): every envelope is written and fsynced before the dispatch returns.
+   */
+  readonly fsync?: RecorderFsync;
+  /** Buffered lines are written once they hold this many characters. Default 65536. */
+  readonly bufferBytes?: number;
+  /** Buffered lines are written at most this long (ms, wall clock) after the first of them. Default 200. */
+  readonly flushIntervalMs?: number;
+}
+
+/** A running flight recorder. See {@link flightRecorder}. */
+export interface FlightRecorder {
+  readonly file: string;
+  /** Envelopes recorded so far. */
+  readonly recorded: number;
+  /** Whether it stopped (closed, the session disposed, or a write failed). */
+  readonly closed: boolean;
+  /** Writes the buffered lines now (and fsyncs them unless `fsync: 'never'`). Synchronous. */
+  flush(): void;
+  /** Flushes, fsyncs the file and its directory, and stops recording. Idempotent. */
+  close(): void;
+}
+
+/** Thrown by {@link flightRecorder} for bad options, and reported on `session.errors$` when a write fails (the recorder stops then; the session goes on). */
+export class FlightRecorderError extends RxSliceError {
+  override readonly name = 'FlightRecorderError';
+  constructor(
+    readonly file: string,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super('FLIGHT_RECORDER', `Flight recorder "${file}": ${message}`, options);
+  }
+}
+
+/**
+ * Records a session to a JSONL file: every committed envelope (`seq`, `at`, `event`, `meta`, the
+ * slices it changed, the effects its reducers requested) as one line, and a full snapshot of
+ * every slice (logs included) first and then every `snapshotEvery` envelopes, each line with a
+ * CRC32. {@link readRecording} reads it back: the state at any `seq`, and the envelopes for replay.
+ *
+ * @remarks Subscribes to `session.committed$`, so it sees envelopes in commit order, after their
+ * subscribers' slices were updated (inside `session.batch` the snapshot waits for the end of the
+ * batch). A `rxslice.session.restored` envelope is followed by a snapshot, since a restore cannot
+ * be replayed from its payload. `session.dispose()` closes the recorder. A write that fails
+ * stops the recorder and is reported on `session.errors$` as a {@link FlightRecorderError}; the
+ * session itself goes on. Each snapshot serializes every slice: O(items) every `snapshotEvery`
+ * envelopes. Source: the seed's "Sessions" ("store a JSONL flight recorder for debugging").
+ * @param session - The session to record (from `createSession`).
+ * @param options - `file`, `snapshotEvery`, `fsync`, buffering (see {@link FlightRecorderOptions}).
+ * @throws {@link FlightRecorderError} on bad options, or when the file cannot be created or its first lines written.
+ * @example
+ * ```ts
+ * const recorder = flightRecorder(session, { file: 'run.jsonl', snapshotEvery: 1000 });
+ * session.dispatch(StepAdded({ step: 'plan' }));
+ * recorder.close(); // or session.dispose()
+ * readRecording('run.jsonl', { slices: [Plan] }).stateAt(1).slices['plan']?.items; // the plan after seq 1
+ * ```
+ */
+export function flightRecorder(session: Session, options: FlightRecorderOptions): FlightRecorder {
+  const file = options.file;
+  const snapshotEvery = options.snapshotEvery ?? 1000;
+  const fsync = options.fsync ?? 'never';
+  const bufferBytes = options.bufferBytes ?? 65536;
+  const flushIntervalMs = options.flushIntervalMs ?? 200;
+  if (typeof file !== 'string' || file.length === 0) throw new FlightRecorderError(String(file), 'file must be a non-empty path.');
+  if (!Number.isInteger(snapshotEvery) || snapshotEvery < 1) {
+    throw new FlightRecorderError(file, `snapshotEvery must be an integer ≥ 1, got ${String(snapshotEvery)}.`);
+  }
+  if (fsync !== 'always' && fsync !== 'batch' && fsync !== 'never') {
+    throw new FlightRecorderError(file, `fsync must be 'always', 'batch' or 'never', got ${JSON.stringify(fsync)}.`);
+  }
+  if (!(bufferBytes >= 0) || !(flushIntervalMs >= 0)) throw new FlightRecorderError(file, 'bufferBytes and flushIntervalMs must be ≥ 0.');
+  if (session[SESSION_INTERNALS].disposed) throw new FlightRecorderError(file, 'the session is disposed.');
+  let fd: number;
+  try {
+    fd = openSync(file, 'w');
+  } catch (e) {
+    throw new FlightRecorderError(file, `cannot create the file (${(e as Error).message}).`, { cause: e });
+  }
+  const recorder = new Recorder(session, file, fd, snapshotEvery, fsync, bufferBytes, flushIntervalMs);
+  recorder.start();
+  return recorder;
+}
+
+class Recorder implements FlightRecorder {
+  recorded = 0;
+  closed = false;
+  private buffer: string[] = [];
+  private buffered = 0;
+  private sinceSnapshot = 0;
+  /** A snapshot is owed (a restore, or `snapshotEvery` reached inside a batch). */
+  private snapshotDue = false;
+  private timer: ReturnType<typeof setTimeout> | undefined = undefined;
+  private subscription: Subscription | undefined = undefined;
+
+  constructor(
+    private readonly session: Session,
+    readonly file: string,
+    private fd: number,
+    private readonly snapshotEvery: number,
+    private readonly fsync: RecorderFsync,
+    private readonly bufferBytes: number,
+    private readonly flushIntervalMs: number,
+  ) {}
+
+  start(): void {
+    this.push(
+      JSON.stringify({ k: 'h', format: RECORDING_FORMAT, formatVersion: RECORDING_FORMAT_VERSION, snapshotEvery: this.snapshotEvery }),
+    );
+    this.pushSnapshot();
+    // The base is written now: a recorder that cannot write it fails at once.
+    try {
+      this.writeBuffer();
+    } catch (e) {
+      this.stop(false);
+      throw new FlightRecorderError(this.file, `cannot write its first lines (${(e as Error).message}).`, { cause: e });
+    }
+    this.subscription = this.session.committed$.subscribe({
+      next: (c) => this.onCommitted(c),
+      complete: () => this.close(),
+    });
+  }
+
+  private onCommitted(c: CommittedEnvelope): void {
+    if (this.closed) return;
+    // One stringify call; `k` and `seq` come first, as the reader's index expects.
+    this.push(JSON.stringify({ k: 'e', seq: c.seq, at: c.at, event: c.event, meta: c.meta, changed: c.changed, effects: c.effects }));
+    this.recorded++;
+    if (++this.sinceSnapshot >= this.snapshotEvery || SessionRestored.match(c.event)) this.snapshotDue = true;
+    // Inside a batch the session is already past `c`: the snapshot waits for the batch's last envelope.
+    if (this.snapshotDue && c.seq === this.session.lastSeq) this.pushSnapshot();
+    if (this.fsync === 'always') this.flush();
+  }
+
+  private pushSnapshot(): void {
+    const snapshot = this.session.snapshot({ includeLogs: true });
+    this.push(`{"k":"s","seq":${snapshot.seq},"snapshot":${JSON.stringify(snapshot)}}`);
+    this.sinceSnapshot = 0;
+    this.snapshotDue = false;
+  }
+
+  private push(body: string): void {
+    const line = encodeLine(body);
+    this.buffer.push(line);
+    this.buffered += line.length;
+    if (this.buffered >= this.bufferBytes) this.flush();
+    else if (this.timer === undefined && this.fsync !== 'always') {
+      this.timer = setTimeout(() => {
+        this.timer = undefined;
+        this.flush();
+      }, this.flushIntervalMs);
+      (this.timer as { unref?: () => void }).unref?.();
+    }
+  }
+
+  flush(): void {
+    if (this.timer !== undefined) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+    if (this.fd < 0 || this.buffer.length === 0) return;
+    try {
+      this.writeBuffer();
+    } catch (e) {
+      this.fail(e);
+    }
+  }
+
+  /** Writes (and fsyncs unless `'never'`) the buffered lines in one call and empties the buffer. @throws the file system's error */
+  private writeBuffer(): void {
+    const text = this.buffer.length === 1 ? (this.buffer[0] as string) : this.buffer.join('');
+    this.buffer = [];
+    this.buffered = 0;
+    writeSync(this.fd, text);
+    if (this.fsync !== 'never') fsyncSync(this.fd);
+  }
+
+  private fail(cause: unknown): void {
+    const error = new FlightRecorderError(this.file, `writing failed (${(cause as Error)?.message ?? String(cause)}); recording stopped.`, { cause });
+    this.stop(false);
+    const internals = this.session[SESSION_INTERNALS];
+    if (!internals.disposed) internals.reportError(error);
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.flush();
+    this.stop(true);
+  }
+
+  private stop(sync: boolean): void {
+    this.closed = true;
+    this.subscription?.unsubscribe();
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.buffer = [];
+    const fd = this.fd;
+    this.fd = -1;
+    if (fd < 0) return;
+    try {
+      if (sync) fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    if (sync) fsyncDirectory(this.file);
+  }
+}

@@ -1,0 +1,14 @@
+// Entry point rxslice/storage/jsonl (Node only): durable files for sessions.
+// Named re-exports only: this file is the entry's API at a glance.
+
+export { saveSnapshot, saveSnapshotSync, loadSnapshot, fsyncDirectory, SnapshotFileError, SnapshotFileNotFoundError, NotASnapshotError } from './snapshot-file';
+export type { SaveSnapshotOptions } from './snapshot-file';
+export { flightRecorder, FlightRecorderError } from './flight-recorder';
+export type { FlightRecorder, FlightRecorderOptions, RecorderFsync } from './flight-recorder';
+export { readRecording, RecordingError } from './read-recording';
+export type { Recording, RecordedEnvelope, ReadRecordingOptions, TornTail } from './read-recording';
+export { jsonl, JsonlSliceStorage, StorageIOError } from './jsonl-storage';
+export type { JsonlOptions, JsonlFsync, JsonlRecoveryMode, JsonlRecovery, JsonlStorageFactory } from './jsonl-storage';
+export { CorruptStorageError } from './journal-format';
+export { StorageLockedError, StorageLockCompromisedError } from './directory-lock';
+export type { LockHolder } from './directory-lock';

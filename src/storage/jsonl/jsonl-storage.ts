@@ -1,0 +1,796 @@
+import { closeSync, fdatasyncSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
+import { isArrayView } from '../../internal/array-view';
+import { RxSliceError } from '../../internal/errors';
+import { deepFreeze } from '../../internal/freeze';
+import { migrateItems } from '../../slices/migrations';
+import type { SliceDef } from '../../slices/reducer';
+import type { SliceView } from '../../slices/slice-view';
+import type { WindowMemo } from '../../slices/window-contract';
+import { MemoryStorage } from '../memory-storage';
+import type { SliceStorage, StorageFactory, StorageJournal, StorageTransaction, StoredSlice } from '../slice-storage';
+import { lockDirectory, StorageLockedError, type DirectoryLock, type StorageLockCompromisedError } from './directory-lock';
+import { CorruptStorageError, decodeBase, encodeBase, scanJournal, type BaseSlice, type JournalOp, type JournalRecord, type SliceChange } from './journal-format';
+import { BODY_OFFSET } from './recording-format';
+import { fsyncDirectory } from './snapshot-file';
+
+/**
+ * When the journal is flushed to stable storage (fsync), after SQLite's `synchronous` levels:
+ *
+ * - `'always'` (SQLite FULL): every record is fdatasync'ed before its event becomes visible.
+ *   A power loss loses no committed event. Slowest.
+ * - `'batch'` (SQLite NORMAL, default): records are written at once (a killed process loses
+ *   nothing: the OS holds them) and fdatasync'ed at most `batchMs` later, in the background. A
+ *   power loss or OS crash can lose the events of the last `batchMs`; reopening truncates the
+ *   torn tail and yields an earlier committed prefix.
+ * - `'never'` (SQLite OFF): the OS decides when to write. A killed process still loses
+ *   nothing; a power loss can lose any number of recent events, and on some file systems leave
+ *   damage before the tail (then `recovery: 'point-in-time'` keeps the good prefix).
+ */
+export type JsonlFsync = 'always' | 'batch' | 'never';
+
+/**
+ * What opening does with damaged records (named after RocksDB's WAL recovery modes):
+ *
+ * - `'tolerate-torn-tail'` (default): a damaged LAST record (a write cut by a crash: no newline,
+ *   or a bad CRC with nothing after it) is truncated and reported; damage before the last
+ *   record throws {@link CorruptStorageError} naming the file and byte offset.
+ * - `'absolute'`: any damage, a torn tail included, throws {@link CorruptStorageError}.
+ * - `'point-in-time'`: opens at the last good record before the first damage, truncating
+ *   everything from there; what was dropped is reported in {@link JsonlRecovery.dropped}.
+ */
+export type JsonlRecoveryMode = 'tolerate-torn-tail' | 'absolute' | 'point-in-time';
+
+/** Options of {@link jsonl}. */
+export interface JsonlOptions {
+  /** The directory (created if missing). One journal for every slice made by this factory. */
+  readonly dir: string;
+  /** Default `'batch'`. See {@link JsonlFsync}. */
+  readonly fsync?: JsonlFsync;
+  /** Default `'tolerate-torn-tail'`. See {@link JsonlRecoveryMode}. */
+  readonly recovery?: JsonlRecoveryMode;
+  /** With `fsync: 'batch'`: the longest time (ms) a written record waits for its fdatasync. Default 200. */
+  readonly batchMs?: number;
+  /** ms after which a lock not refreshed by its holder is stale and taken over (proper-lockfile; ≥ 2000). Default 10 000. */
+  readonly stale?: number;
+  /**
+   * Compact (rewrite the live state as a base file, start an empty journal) when the journal
+   * exceeds this many bytes and twice the last base file. Default 8 MiB.
+   */
+  readonly compactBytes?: number;
+  /** Deep-freeze recovered items and freeze the arrays handed out. Default `true`. */
+  readonly freeze?: boolean;
+  /** Told what each open recovered (also kept as `factory.recovery`). */
+  readonly onRecovery?: (recovery: JsonlRecovery) => void;
+}
+
+/** What an open found in the directory. */
+export interface JsonlRecovery {
+  readonly dir: string;
+  /** The `seq` of the base file the journal continues (0: none). */
+  readonly baseSeq: number;
+  /** The `seq` of the last recovered event (the session continues after it). */
+  readonly lastSeq: number;
+  /** Journal records replayed on top of the base. */
+  readonly records: number;
+  /**
+   * What was truncated, when a torn tail (`'tolerate-torn-tail'`) or damaged records
+   * (`'point-in-time'`) were dropped: the file, the byte offset where the first bad record
+   * started, the bytes and lines removed from there, and why the first one was bad.
+   */
+  readonly dropped?: { readonly file: string; readonly offset: number; readonly bytes: number; readonly lines: number; readonly reason: string };
+}
+
+/** A storage factory writing every slice it makes to one journal in `dir` (see {@link jsonl}). */
+export interface JsonlStorageFactory extends StorageFactory {
+  /** What the last open recovered (undefined before the first slice was made). */
+  readonly recovery: JsonlRecovery | undefined;
+  /** The open journal (undefined when closed). @internal */
+  readonly journal: JsonlJournal | undefined;
+  /** Flushes, closes and unlocks (the session's `dispose()` does it when it disposes every slice). Idempotent. */
+  close(): void;
+}
+
+/** Thrown (wrapped in the session's `StorageFailedError`) when a write, fsync or compaction failed. */
+export class StorageIOError extends RxSliceError {
+  override readonly name = 'StorageIOError';
+  constructor(readonly file: string, readonly operation: string, cause: unknown) {
+    super('STORAGE_IO', `Storage ${operation} of "${file}" failed: ${cause instanceof Error ? cause.message : String(cause)}. The failure is fatal; nothing more is written.`, { cause });
+  }
+}
+
+const NO_OPS: readonly JournalOp[] = Object.freeze([]);
+/** `{"crc":"` + 8 placeholder digits + `","rec":` (BODY_OFFSET bytes). */
+const LINE_PREFIX = '{"crc":"00000000","rec":';
+const HEX_DIGITS = Buffer.from('0123456789abcdef', 'latin1');
+/** Records longer than this are encoded into a buffer of their own, not kept. */
+const REUSED_BUFFER_MAX = 64 * 1024;
+
+const listOf = (items: readonly unknown[]): readonly unknown[] => (isArrayView(items) ? Array.from(items) : items);
+
+/** A slice's stored data not yet opened by a session: an optional base and the records after it. */
+interface RawSlice {
+  base: BaseSlice | undefined;
+  records: { at: number; v: number; ops: readonly JournalOp[] }[];
+}
+
+/**
+ * @internal The open journal of one directory: lock, file descriptor, recovered data and the
+ * slice storages that write to it.
+ */
+export class JsonlJournal implements StorageJournal {
+  lastSeq = 0;
+  baseSeq = 0;
+  /** Bytes in the current journal segment and in the last base file. */
+  journalBytes = 0;
+  baseBytes = 0;
+  fd = -1;
+  failure: RxSliceError | undefined = undefined;
+  closed = false;
+  readonly storages = new Map<string, JsonlSliceStorage<any>>();
+  readonly raw = new Map<string, RawSlice>();
+  recovery!: JsonlRecovery;
+  private lock: DirectoryLock | undefined = undefined;
+  private report: ((error: RxSliceError) => void) | undefined = undefined;
+  private timer: ReturnType<typeof setTimeout> | undefined = undefined;
+  /** The buffer {@link encode} reuses (records up to {@link REUSED_BUFFER_MAX} bytes). */
+  private out = Buffer.allocUnsafe(4096);
+  private compactDue = false;
+  private live = 0;
+  readonly fsync: JsonlFsync;
+  readonly batchMs: number;
+  readonly compactBytes: number;
+  readonly freeze: boolean;
+
+  constructor(
+    readonly dir: string,
+    options: JsonlOptions,
+    private readonly onClose: () => void,
+  ) {
+    this.fsync = options.fsync ?? 'batch';
+    this.batchMs = options.batchMs ?? 200;
+    this.compactBytes = options.compactBytes ?? 8 * 1024 * 1024;
+    this.freeze = options.freeze ?? true;
+    mkdirSync(dir, { recursive: true });
+    this.lock = lockDirectory(dir, { stale: options.stale ?? 10_000, onCompromised: (e) => this.compromised(e) });
+    try {
+      this.load(options.recovery ?? 'tolerate-torn-tail');
+    } catch (e) {
+      this.release();
+      throw e;
+    }
+  }
+
+  get journalFile(): string {
+    return join(this.dir, `journal-${this.baseSeq}.jsonl`);
+  }
+
+  /** Reads base + journal, checks them, truncates what recovery allows, opens the journal for appends. */
+  private load(mode: JsonlRecoveryMode): void {
+    const names = readdirSync(this.dir);
+    let baseSeq = 0;
+    for (const name of names) {
+      const m = /^base-(\d+)\.json$/.exec(name);
+      if (m !== null) baseSeq = Math.max(baseSeq, Number(m[1]));
+      else if (name.endsWith('.tmp')) unlinkSync(join(this.dir, name));
+    }
+    if (baseSeq > 0) {
+      const file = join(this.dir, `base-${baseSeq}.json`);
+      const buf = readFileSync(file);
+      const base = decodeBase(buf);
+      if (typeof base === 'string') throw new CorruptStorageError(file, 0, base);
+      if (base.seq !== baseSeq) throw new CorruptStorageError(file, 0, `it holds seq ${base.seq}, its name says ${baseSeq}`);
+      this.baseBytes = buf.length;
+      for (const [name, slice] of Object.entries(base.slices)) {
+        this.raw.set(name, { base: slice, records: slice.tail === undefined ? [] : [...slice.tail] });
+      }
+    }
+    // Segments and bases older than the chosen base are left by a compaction cut short.
+    for (const name of names) {
+      const m = /^(base|journal)-(\d+)\.jsonl?$/.exec(name);
+      if (m !== null && Number(m[2]) < baseSeq) unlinkSync(join(this.dir, name));
+    }
+    this.baseSeq = this.lastSeq = baseSeq;
+    const file = this.journalFile;
+    let buf: Buffer;
+    try {
+      buf = readFileSync(file);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+      buf = Buffer.alloc(0);
+    }
+    const scan = scanJournal(buf, baseSeq);
+    let dropped: JsonlRecovery['dropped'];
+    if (scan.bad !== undefined) {
+      const bad = scan.bad;
+      if (mode === 'absolute' || (mode === 'tolerate-torn-tail' && !bad.tail)) throw new CorruptStorageError(file, bad.offset, bad.reason);
+      dropped = { file, offset: bad.offset, bytes: buf.length - bad.offset, lines: bad.droppedLines, reason: bad.reason };
+    }
+    for (const rec of scan.records) this.addRecord(rec);
+    this.fd = openSync(file, 'a');
+    if (dropped !== undefined) {
+      ftruncateSync(this.fd, scan.goodBytes);
+      fsyncSync(this.fd);
+    }
+    if (buf.length === 0) fsyncDirectory(file);
+    this.journalBytes = scan.goodBytes;
+    this.lastSeq = scan.records.length > 0 ? (scan.records[scan.records.length - 1] as JournalRecord).seq : baseSeq;
+    this.recovery = { dir: this.dir, baseSeq, lastSeq: this.lastSeq, records: scan.records.length, ...(dropped === undefined ? {} : { dropped }) };
+  }
+
+  private addRecord(rec: JournalRecord): void {
+    const slices = rec.slices;
+    for (const name in slices) {
+      if (!Object.hasOwn(slices, name)) continue;
+      const change = slices[name] as SliceChange;
+      let raw = this.raw.get(name);
+      if (raw === undefined) this.raw.set(name, (raw = { base: undefined, records: [] }));
+      raw.records.push({ at: rec.at, v: change.v, ops: change.ops });
+    }
+  }
+
+  /** Makes the storage of `def` from its recovered data (migrated to the slice's version). */
+  open<TItem>(def: SliceDef<string, TItem>): JsonlSliceStorage<TItem> {
+    if (this.storages.has(def.name)) throw new StorageLockedError(this.dir, { pid: process.pid, host: 'this process', since: 'an earlier open' });
+    const version = def.version ?? 1;
+    const options = { freeze: this.freeze, sealOnReplace: def.policy === 'state' };
+    const raw = this.raw.get(def.name);
+    const migrate = (items: readonly unknown[], v: number): TItem[] => {
+      const out = v === version ? (items as TItem[]) : migrateItems(def, items, v);
+      if (this.freeze) for (const item of out) deepFreeze(item);
+      return out;
+    };
+    let items: TItem[];
+    let times: number[] | undefined;
+    let appended: number;
+    if (raw?.base?.items !== undefined) {
+      const base = raw.base;
+      items = migrate(base.items as readonly unknown[], base.v);
+      if (Array.isArray(base.times) && base.times.length === items.length) times = base.times;
+      appended = base.appended ?? items.length;
+    } else {
+      items = def.initial as TItem[];
+      appended = items.length;
+    }
+    if (raw !== undefined && raw.records.length > 0) {
+      // Replays every record into plain arrays with the memory backend's semantics, then loads
+      // the result once (one memory transaction per record cost more than the replay itself).
+      const state = { items: items.slice(), times: times === undefined ? items.map(() => 0) : times.slice(), start: 0, appended };
+      for (const rec of raw.records) {
+        for (const op of rec.ops) replayJournalOp(state, op, rec.at, (stored) => migrate(stored, rec.v));
+      }
+      items = state.start === 0 ? state.items : state.items.slice(state.start);
+      // A fresh array either way: the backend owns it.
+      times = state.start === 0 && state.times !== times ? state.times : state.times.slice(state.start);
+      appended = state.appended;
+    } else if (times !== undefined) {
+      times = times.slice();
+    }
+    const inner = new MemoryStorage(items, 0, options);
+    if (times !== undefined) inner.cells.times = times;
+    inner.cells.appended = appended;
+    if (raw !== undefined) this.raw.delete(def.name);
+    const storage = new JsonlSliceStorage(this, def.name, version, inner);
+    this.storages.set(def.name, storage);
+    this.live++;
+    return storage;
+  }
+
+  setReporter(report: (error: RxSliceError) => void): void {
+    this.report = report;
+  }
+
+  commit(seq: number, at: number, txs: readonly StorageTransaction<any>[]): void {
+    let body = '';
+    for (const tx of txs) {
+      if (!(tx instanceof JsonlTransaction) || tx.owner.journal !== this || tx.ops.length === 0) continue;
+      body += `${body === '' ? '' : ','}${tx.owner.opsPrefix}${JSON.stringify(tx.ops)}}`;
+    }
+    if (body === '') return;
+    if (seq <= this.lastSeq) throw new RangeError(`JSONL storage "${this.dir}": event seq ${seq} is not above the stored seq ${this.lastSeq}.`);
+    this.append(seq, at, `{${body}}`);
+    for (const tx of txs) if (tx instanceof JsonlTransaction && tx.owner.journal === this) tx.journaled = true;
+  }
+
+  /** Writes one record (fatal on failure); compacts first when due. */
+  append(seq: number, at: number, slicesJson: string): void {
+    if (this.failure !== undefined) throw this.failure;
+    if (this.closed) throw new StorageIOError(this.journalFile, 'write', new Error('the storage is closed'));
+    if (this.compactDue) this.compact();
+    const { bytes, length } = this.encode(seq, at, slicesJson);
+    try {
+      let off = 0;
+      while (off < length) off += writeSync(this.fd, bytes, off, length - off);
+      if (this.fsync === 'always') fdatasyncSync(this.fd);
+    } catch (e) {
+      throw this.fail(new StorageIOError(this.journalFile, this.fsync === 'always' ? 'write + fdatasync' : 'write', e));
+    }
+    this.lastSeq = seq;
+    this.journalBytes += length;
+    if (this.fsync === 'batch' && this.timer === undefined) {
+      this.timer = setTimeout(() => this.flush(), this.batchMs);
+      this.timer.unref?.();
+    }
+    if (this.journalBytes > this.compactBytes && this.journalBytes > 2 * this.baseBytes) this.compactDue = true;
+  }
+
+  /**
+   * The line of record `seq` (what `encodeRecord` returns, as UTF-8 bytes), encoded once into a
+   * reused buffer: the body is written in place, its CRC32 computed over those bytes and its hex
+   * digits put into the prefix. Valid until the next call.
+   */
+  private encode(seq: number, at: number, slicesJson: string): { bytes: Buffer; length: number } {
+    const head = `{"seq":${seq},"prev":${this.lastSeq},"at":${at},"slices":`;
+    // UTF-8 takes at most 3 bytes per UTF-16 unit; the line adds the prefix and `}}\n`.
+    const room = BODY_OFFSET + head.length + 3 * slicesJson.length + 3;
+    let out = this.out;
+    if (room > out.length) {
+      out = Buffer.allocUnsafe(room);
+      if (room <= REUSED_BUFFER_MAX) this.out = out;
+    }
+    out.write(LINE_PREFIX, 0, 'latin1');
+    let p = BODY_OFFSET + out.write(head, BODY_OFFSET, 'latin1');
+    p += out.write(slicesJson, p, 'utf8');
+    out[p++] = 0x7d; // `}` ends the body
+    const crc = crc32(out.subarray(BODY_OFFSET, p));
+    for (let i = 0; i < 8; i++) out[8 + i] = HEX_DIGITS[(crc >>> (28 - 4 * i)) & 15] as number;
+    out[p++] = 0x7d; // `}` ends the line's object
+    out[p++] = 0x0a;
+    return { bytes: out, length: p };
+  }
+
+  /** The background fdatasync of `'batch'`. */
+  private flush(): void {
+    this.timer = undefined;
+    if (this.closed || this.failure !== undefined) return;
+    try {
+      fdatasyncSync(this.fd);
+    } catch (e) {
+      const error = this.fail(new StorageIOError(this.journalFile, 'fdatasync', e));
+      this.report?.(error);
+    }
+  }
+
+  /** Makes `error` the journal's fatal failure (the first one wins); returns it. */
+  fail(error: RxSliceError): RxSliceError {
+    this.failure ??= error;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    return this.failure;
+  }
+
+  private compromised(error: StorageLockCompromisedError): void {
+    if (this.closed) return;
+    this.fail(error);
+    this.report?.(error);
+  }
+
+  /**
+   * Writes the committed state of every slice as `base-<lastSeq>.json` (temp + fsync + rename +
+   * directory fsync), starts `journal-<lastSeq>.jsonl`, then removes the old pair. A crash at
+   * any instant leaves either the old pair (the new base was not renamed yet) or the new base,
+   * whose journal is empty or absent: the same state either way.
+   */
+  compact(): void {
+    this.compactDue = false;
+    const parts: string[] = [];
+    for (const [name, storage] of this.storages) {
+      const c = storage.inner.cells;
+      parts.push(`${JSON.stringify(name)}:${JSON.stringify({ v: storage.schemaVersion, items: Array.from(storage.inner.all()), times: c.times.slice(c.start, c.end), appended: c.appended })}`);
+    }
+    for (const [name, raw] of this.raw) {
+      parts.push(`${JSON.stringify(name)}:${JSON.stringify({ ...(raw.base ?? { v: 1 }), tail: raw.records })}`);
+    }
+    const text = encodeBase(this.lastSeq, `{${parts.join(',')}}`);
+    const oldJournal = this.journalFile;
+    const oldBase = join(this.dir, `base-${this.baseSeq}.json`);
+    const oldBaseSeq = this.baseSeq;
+    const baseFile = join(this.dir, `base-${this.lastSeq}.json`);
+    try {
+      const tmp = `${baseFile}.tmp`;
+      const fd = openSync(tmp, 'w');
+      try {
+        writeSync(fd, text);
+        fsyncSync(fd);
+      } finally {
+        closeSync(fd);
+      }
+      renameSync(tmp, baseFile);
+      fsyncDirectory(baseFile);
+      this.baseSeq = this.lastSeq;
+      const fd2 = openSync(this.journalFile, 'a');
+      fsyncDirectory(baseFile);
+      closeSync(this.fd);
+      this.fd = fd2;
+      this.journalBytes = 0;
+      this.baseBytes = Buffer.byteLength(text);
+      unlinkSync(oldJournal);
+      if (oldBaseSeq > 0) unlinkSync(oldBase);
+    } catch (e) {
+      throw this.fail(new StorageIOError(baseFile, 'compaction', e));
+    }
+  }
+
+  /** A slice storage was disposed: the last one closes the journal. */
+  detach(): void {
+    if (--this.live <= 0) this.close();
+  }
+
+  /** Flushes (unless `fsync: 'never'`), closes and unlocks. Idempotent. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    try {
+      if (this.failure === undefined && this.fsync !== 'never' && this.fd >= 0) fdatasyncSync(this.fd);
+    } finally {
+      if (this.fd >= 0) closeSync(this.fd);
+      this.fd = -1;
+      this.release();
+    }
+  }
+
+  private release(): void {
+    const lock = this.lock;
+    this.lock = undefined;
+    try {
+      lock?.release();
+    } catch {
+      // a compromised lock is not ours to remove any more
+    }
+    this.onClose();
+  }
+}
+
+/** @internal The content of a slice while its records are replayed: the live items are `items[start..]`. */
+export interface ReplayState<TItem> {
+  items: TItem[];
+  times: number[];
+  start: number;
+  appended: number;
+}
+
+/**
+ * @internal Applies one journal op to plain arrays, exactly as {@link applyJournalOp} applies it
+ * through a {@link MemoryStorage} transaction (same items, times and `appended`), in O(the op).
+ */
+export function replayJournalOp<TItem>(s: ReplayState<TItem>, op: JournalOp, at: number, migrate: (stored: readonly unknown[]) => TItem[]): void {
+  switch (op[0]) {
+    case 'a': {
+      const added = migrate(op[1]);
+      for (const item of added) {
+        s.items.push(item);
+        s.times.push(at);
+      }
+      s.appended += added.length;
+      return;
+    }
+    case 'r':
+      replaceAll(s, migrate(op[1]), at);
+      return;
+    case 's':
+      replaceAll(s, migrate(op[1]), at);
+      s.appended = op[2];
+      return;
+    case 'c':
+      if (s.items.length > s.start) {
+        s.items = [];
+        s.times = [];
+        s.start = 0;
+      }
+      return;
+    case 'f': {
+      s.start += Math.max(0, Math.min(op[1], s.items.length - s.start));
+      if (s.start >= 1024 && s.start * 2 >= s.items.length) {
+        s.items = s.items.slice(s.start);
+        s.times = s.times.slice(s.start);
+        s.start = 0;
+      }
+      return;
+    }
+    case 'b': {
+      const n = Math.max(0, Math.min(op[1], s.items.length - s.start));
+      s.items.length -= n;
+      s.times.length -= n;
+      return;
+    }
+    case 'i': {
+      const indices = op[1];
+      if (indices.length === 0) return;
+      const items: TItem[] = [];
+      const times: number[] = [];
+      let k = 0;
+      for (let i = s.start; i < s.items.length; i++) {
+        if (k < indices.length && indices[k] === i - s.start) k++;
+        else {
+          items.push(s.items[i] as TItem);
+          times.push(s.times[i] as number);
+        }
+      }
+      s.items = items;
+      s.times = times;
+      s.start = 0;
+      return;
+    }
+    default:
+      throw new TypeError(`Unknown journal op ${JSON.stringify(op)}`);
+  }
+}
+
+/** `MemoryTransaction.replace`: an item identical to the one at its index keeps its time. */
+function replaceAll<TItem>(s: ReplayState<TItem>, items: readonly TItem[], at: number): void {
+  const size = s.items.length - s.start;
+  const n = items.length;
+  const times = new Array<number>(n);
+  for (let i = 0; i < n; i++) times[i] = i < size && s.items[s.start + i] === items[i] ? (s.times[s.start + i] as number) : at;
+  s.appended += Math.max(0, n - size);
+  s.items = Array.from(items);
+  s.times = times;
+  s.start = 0;
+}
+
+/** @internal Applies one journal op to a transaction (`items` migrates and freezes stored items). */
+export function applyJournalOp<TItem>(tx: StorageTransaction<TItem>, op: JournalOp, at: number, items: (stored: readonly unknown[]) => TItem[]): void {
+  switch (op[0]) {
+    case 'a':
+      for (const item of items(op[1])) tx.append(item, at);
+      return;
+    case 'r':
+      tx.replace(items(op[1]), at);
+      return;
+    case 's':
+      tx.restore({ items: items(op[1]), appended: op[2] }, at);
+      return;
+    case 'c':
+      tx.clear();
+      return;
+    case 'f':
+      tx.dropFront(op[1]);
+      return;
+    case 'b':
+      tx.dropBack(op[1]);
+      return;
+    case 'i':
+      tx.dropIndices(op[1]);
+      return;
+    default:
+      throw new TypeError(`Unknown journal op ${JSON.stringify(op)}`);
+  }
+}
+
+/**
+ * @internal A transaction that records its ops for the journal and applies them to the
+ * in-memory transaction underneath (reused: one per storage).
+ */
+class JsonlTransaction<TItem> implements StorageTransaction<TItem> {
+  inner!: StorageTransaction<TItem>;
+  ops: JournalOp[] = NO_OPS as JournalOp[];
+  /** Set when the session's journal commit wrote this transaction's ops. */
+  journaled = false;
+  lastAt = 0;
+  constructor(readonly owner: JsonlSliceStorage<TItem>) {}
+
+  private push(op: JournalOp): void {
+    if (this.ops === NO_OPS) this.ops = [];
+    this.ops.push(op);
+  }
+  view(): SliceView<TItem> {
+    return this.inner.view();
+  }
+  get changed(): boolean {
+    return this.inner.changed;
+  }
+  get appended(): number {
+    return this.inner.appended;
+  }
+  get windowMemo(): WindowMemo | undefined {
+    return this.inner.windowMemo;
+  }
+  get rememberWindow(): ((state: unknown) => void) | undefined {
+    return this.inner.rememberWindow;
+  }
+  timeAt(index: number): number {
+    return this.inner.timeAt(index);
+  }
+  append(item: TItem, at: number): void {
+    this.inner.append(item, at);
+    this.lastAt = at;
+    const last = this.ops[this.ops.length - 1];
+    if (last !== undefined && last[0] === 'a') (last[1] as unknown[]).push(item);
+    else this.push(['a', [item]]);
+  }
+  replace(items: readonly TItem[], at: number): void {
+    this.inner.replace(items, at);
+    this.lastAt = at;
+    this.push(['r', listOf(items)]);
+  }
+  restore(stored: StoredSlice<TItem>, at: number): void {
+    this.inner.restore(stored, at);
+    this.lastAt = at;
+    this.push(['s', listOf(stored.items), stored.appended]);
+  }
+  clear(predicate?: (item: TItem) => boolean): void {
+    if (this.inner.view().size === 0) return;
+    if (predicate === undefined) {
+      this.inner.clear();
+      this.push(['c']);
+      return;
+    }
+    // The backend asks `predicate` once per item, in order: the indices it drops are recorded.
+    const indices: number[] = [];
+    let i = 0;
+    this.inner.clear((item) => {
+      const drop = predicate(item);
+      if (drop) indices.push(i);
+      i++;
+      return drop;
+    });
+    if (indices.length > 0) this.push(['i', indices]);
+  }
+  dropFront(count: number): readonly TItem[] {
+    const dropped = this.inner.dropFront(count);
+    if (dropped.length > 0) this.push(['f', dropped.length]);
+    return dropped;
+  }
+  dropBack(count: number): readonly TItem[] {
+    const dropped = this.inner.dropBack(count);
+    if (dropped.length > 0) this.push(['b', dropped.length]);
+    return dropped;
+  }
+  dropIndices(indices: readonly number[]): readonly TItem[] {
+    const dropped = this.inner.dropIndices(indices);
+    if (dropped.length > 0) this.push(['i', [...indices]]);
+    return dropped;
+  }
+  commit(): void {
+    try {
+      // Used without a session (or by a session without the journal hook): one record per commit.
+      if (!this.journaled && this.ops.length > 0) {
+        const journal = this.owner.journal;
+        try {
+          journal.append(journal.lastSeq + 1, this.lastAt, `{${this.owner.opsPrefix}${JSON.stringify(this.ops)}}}`);
+        } catch (e) {
+          this.inner.rollback();
+          throw e;
+        }
+      }
+      this.inner.commit();
+    } finally {
+      this.ops = NO_OPS as JournalOp[];
+      this.journaled = false;
+    }
+  }
+  rollback(): void {
+    this.ops = NO_OPS as JournalOp[];
+    this.journaled = false;
+    this.inner.rollback();
+  }
+}
+
+/**
+ * A slice stored in a JSONL journal: its items live in memory (a {@link MemoryStorage}), so
+ * reads are O(1) and `size`/`isEmpty` never touch the file; each commit appends one record.
+ * Made by {@link jsonl}.
+ */
+export class JsonlSliceStorage<TItem> implements SliceStorage<TItem> {
+  private readonly tx: JsonlTransaction<TItem>;
+  /** @internal `"<name>":{"v":<schemaVersion>,"ops":` — what a record holds before this slice's ops. */
+  readonly opsPrefix: string;
+  constructor(
+    readonly journal: JsonlJournal,
+    readonly name: string,
+    readonly schemaVersion: number,
+    /** @internal */
+    readonly inner: MemoryStorage<TItem>,
+  ) {
+    this.tx = new JsonlTransaction(this);
+    this.opsPrefix = `${JSON.stringify(name)}:{"v":${schemaVersion},"ops":`;
+  }
+  get version(): number {
+    return this.inner.version;
+  }
+  get size(): number {
+    return this.inner.size;
+  }
+  all(): readonly TItem[] {
+    return this.inner.all();
+  }
+  latest(): TItem | undefined {
+    return this.inner.latest();
+  }
+  view(): SliceView<TItem> {
+    return this.inner.view();
+  }
+  begin(): StorageTransaction<TItem> {
+    const failure = this.journal.failure;
+    if (failure !== undefined) throw failure;
+    this.tx.inner = this.inner.begin();
+    return this.tx;
+  }
+  snapshot(): StoredSlice<TItem> {
+    return this.inner.snapshot();
+  }
+  append(item: TItem, at: number): void {
+    const tx = this.begin();
+    tx.append(item, at);
+    tx.commit();
+  }
+  extend(items: readonly TItem[], at: number): void {
+    const tx = this.begin();
+    for (const item of items) tx.append(item, at);
+    tx.commit();
+  }
+  replace(items: readonly TItem[], at: number): void {
+    const tx = this.begin();
+    tx.replace(items, at);
+    tx.commit();
+  }
+  clear(predicate?: (item: TItem) => boolean): void {
+    const tx = this.begin();
+    tx.clear(predicate);
+    tx.commit();
+  }
+  private disposed = false;
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.inner.dispose();
+    this.journal.detach();
+  }
+}
+
+/**
+ * Durable slice storage: one append-only JSONL journal in `options.dir` for every slice made
+ * by this factory, with the items kept in memory. Each committed event that changed at least
+ * one of its slices appends ONE record (CRC32, the slices' ops and schema versions) before the
+ * change becomes visible, so after a crash at any instant the directory reopens at the state
+ * after a prefix of committed events. Opening (synchronous, on the first slice the session
+ * makes) takes an inter-process lock, reads the base file and the journal, checks CRCs and
+ * seq continuity, migrates items of older schema versions (`migrateItems`) and applies
+ * `recovery`; the session continues numbering after the recovered `seq`.
+ *
+ * @param options `dir`; `fsync` (default `'batch'`, see {@link JsonlFsync}); `recovery`
+ * (default `'tolerate-torn-tail'`, see {@link JsonlRecoveryMode}); `stale` (lock, ms).
+ * @returns A factory for `createSession({ storage })`, for every slice or per policy.
+ * @throws {@link StorageLockedError} (on open) when another live writer holds the directory;
+ * {@link CorruptStorageError} when damage is found that `recovery` may not skip;
+ * `SliceVersionError`/`MigrationError` when stored items cannot be migrated.
+ * A failed write or fsync later makes the session throw `StorageFailedError` (fatal).
+ * @remarks Costs: an event appends one line (O(its ops)); `replace` writes the whole new
+ * content; when the journal grows past `compactBytes` and twice the last base, the next
+ * commit first compacts (writes the live state, O(items)). After a reopen, items brought in by
+ * `replace` or `restore` carry that record's time (a time window sees them as of then), not
+ * the times they had before. `dispose()` of the session
+ * flushes, closes and unlocks.
+ * @example
+ * ```ts
+ * const session = createSession({ slices: [Plan, Messages], storage: jsonl({ dir: '.agent/session', fsync: 'always' }) });
+ * session.dispatch(StepAdded({ step: 'a' })); // one line in .agent/session/journal-0.jsonl, fsync'ed
+ * session.dispose();                          // reopen: the same state, seq continues
+ * ```
+ */
+export function jsonl(options: JsonlOptions): JsonlStorageFactory {
+  let journal: JsonlJournal | undefined;
+  let recovery: JsonlRecovery | undefined;
+  const factory = (<TItem>(slice: SliceDef<string, TItem>): SliceStorage<TItem> => {
+    if (journal === undefined) {
+      let opened: JsonlJournal | undefined;
+      const onClose = (): void => {
+        if (opened !== undefined && journal === opened) journal = undefined;
+      };
+      opened = new JsonlJournal(options.dir, options, onClose);
+      journal = opened;
+      recovery = opened.recovery;
+      options.onRecovery?.(opened.recovery);
+    }
+    return journal.open(slice);
+  }) as JsonlStorageFactory;
+  Object.defineProperties(factory, {
+    recovery: { get: () => recovery },
+    journal: { get: () => journal },
+    close: { value: () => journal?.close() },
+  });
+  return factory;
+}

@@ -1,0 +1,317 @@
+import { readFileSync } from 'node:fs';
+import { from, Subscription, type Observable, type SchedulerLike } from 'rxjs';
+import type { Event } from '../../events/event';
+import type { EnvelopeMeta } from '../../events/envelope';
+import { RxSliceError } from '../../internal/errors';
+import { deepFreeze } from '../../internal/freeze';
+import type { SliceDef } from '../../slices/reducer';
+import { snapshotFromJSON } from '../../snapshots/codec';
+import type { Snapshot } from '../../snapshots/snapshot';
+import { createSession, type CommittedEnvelope, type Session } from '../../session/create-session';
+import { SESSION_INTERNALS } from '../../session/internals';
+import { BODY_OFFSET, crcOf, lineCrc, RECORDING_FORMAT, RECORDING_FORMAT_VERSION } from './recording-format';
+
+/** One envelope as the flight recorder wrote it (deep-frozen). */
+export type RecordedEnvelope = CommittedEnvelope;
+
+/** Options of {@link readRecording}. */
+export interface ReadRecordingOptions {
+  /** The slice definitions of the recorded session (every slice its snapshots hold). */
+  readonly slices: readonly SliceDef<string, any>[];
+  /**
+   * Makes the session that replays envelopes, on the given scheduler (its clock; nothing scheduled
+   * on it runs). Needed when the recorded session had reducers that its slice definitions do not
+   * carry, such as an installed statechart: `(scheduler) => { const s = createSession({ slices,
+   * scheduler }); s.install(Phases); return s; }`. Register no effect handlers or epics there.
+   * Default: `createSession({ slices, scheduler })` of the core.
+   */
+  readonly session?: (scheduler: SchedulerLike) => Session;
+}
+
+/** Where a torn last line was found and dropped. */
+export interface TornTail {
+  /** Byte offset of the dropped line. */
+  readonly offset: number;
+  /** Bytes dropped (the line without its newline, or with a bad checksum). */
+  readonly bytes: number;
+}
+
+/**
+ * A flight recording opened by {@link readRecording}: time travel over its envelopes.
+ */
+export interface Recording {
+  readonly file: string;
+  /** `seq` of the first snapshot (the state the recording starts from). */
+  readonly firstSeq: number;
+  /** `seq` of the last recorded envelope (or of the first snapshot when none follows). */
+  readonly lastSeq: number;
+  /** Number of recorded envelopes. */
+  readonly size: number;
+  /** The `seq` of every snapshot in the file, ascending. */
+  readonly snapshotSeqs: readonly number[];
+  /** The torn last line that was dropped, if any. */
+  readonly tornTail: TornTail | undefined;
+  /**
+   * The state after envelope `seq` (`firstSeq ≤ seq ≤ lastSeq`) as a snapshot of every slice:
+   * the nearest snapshot at or before `seq`, then the envelopes after it replayed through a
+   * fresh session of the recording's slices (reducers only: no effects run). Successive calls
+   * moving forward continue from the previous state when no snapshot lies closer.
+   * @throws {@link RecordingError} for a `seq` outside the recording, or one that cannot be rebuilt.
+   */
+  stateAt(seq: number): Snapshot;
+  /** The recorded envelopes with `fromSeq ≤ seq ≤ toSeq` (default: all), in order, parsed lazily. */
+  envelopes(range?: { readonly fromSeq?: number; readonly toSeq?: number }): IterableIterator<RecordedEnvelope>;
+  /** {@link Recording.envelopes} as a cold observable (synchronous on subscribe, or on `scheduler`). */
+  envelopes$(range?: { readonly fromSeq?: number; readonly toSeq?: number }, scheduler?: SchedulerLike): Observable<RecordedEnvelope>;
+}
+
+/** Thrown when a recording cannot be read (missing, not a recording, damaged before its tail) or a state cannot be rebuilt. */
+export class RecordingError extends RxSliceError {
+  override readonly name = 'RecordingError';
+  constructor(
+    readonly file: string,
+    code: 'RECORDING_NOT_FOUND' | 'RECORDING_CORRUPT' | 'RECORDING_IO' | 'RECORDING_SEQ_OUT_OF_RANGE' | 'RECORDING_GAP',
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(code, `Recording "${file}": ${message}`, options);
+  }
+}
+
+const KIND_ENVELOPE = 0;
+const KIND_SNAPSHOT = 1;
+const PREFIX = /^\{"k":"([hse])"(?:,"seq":(\d+))?/;
+
+/**
+ * The clock of a replay session: `now()` is the time of the envelope being replayed, and nothing
+ * scheduled on it ever runs (effect retries, timeouts and statechart timers happened live; what
+ * they dispatched is in the recording as envelopes of its own).
+ */
+class ReplayClock {
+  now_ = 0;
+  readonly scheduler: SchedulerLike = { now: () => this.now_, schedule: () => new Subscription() };
+}
+
+/**
+ * Opens a flight recording written by `flightRecorder`: checks every line's CRC32, drops a torn
+ * last line (one without its newline, or whose checksum or JSON fails) and indexes the snapshots
+ * and envelopes by `seq`, without parsing them. `stateAt(seq)` then costs O(distance from the
+ * nearest snapshot at or before `seq`); `envelopes()` streams the envelopes for replay.
+ *
+ * @remarks Synchronous: reads the whole file once (O(file size)). Snapshots are read with
+ * `snapshotFromJSON` (validated, older schema versions migrated), envelopes are replayed
+ * through reducers only, under their recorded `seq` and `at`, so reducers and time windows see
+ * what they saw live. Damage before the last line is never skipped: it is an error.
+ * @param file - The recording.
+ * @param options - `slices`: the recorded session's slice definitions.
+ * @throws {@link RecordingError} `RECORDING_NOT_FOUND`, `RECORDING_IO`, or `RECORDING_CORRUPT`
+ * (not a recording, a newer format, a bad line before the tail, no snapshot to start from).
+ * @example
+ * ```ts
+ * const rec = readRecording('run.jsonl', { slices: [Plan, Messages] });
+ * rec.stateAt(42).slices['plan']?.items;            // the plan after event 42
+ * for (const env of rec.envelopes({ fromSeq: 40 })) console.log(env.seq, env.event.type);
+ * ```
+ */
+export function readRecording(file: string, options: ReadRecordingOptions): Recording {
+  let buf: Buffer;
+  try {
+    buf = readFileSync(file);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'RECORDING_NOT_FOUND' : 'RECORDING_IO';
+    throw new RecordingError(file, code, code === 'RECORDING_NOT_FOUND' ? 'no such file. Record one with flightRecorder(session, { file }).' : (e as Error).message, { cause: e });
+  }
+  return new RecordingReader(file, buf, options.slices, options.session ?? ((scheduler) => createSession({ slices: options.slices, scheduler })));
+}
+
+class RecordingReader implements Recording {
+  readonly firstSeq: number;
+  readonly lastSeq: number;
+  readonly tornTail: TornTail | undefined;
+  /** Envelopes: seq, body start, body end. */
+  private readonly envSeqs: number[] = [];
+  private readonly envStarts: number[] = [];
+  private readonly envEnds: number[] = [];
+  private readonly snapSeqs: number[] = [];
+  private readonly snapStarts: number[] = [];
+  private readonly snapEnds: number[] = [];
+  /** The replay session of the last `stateAt` call and where it stands. */
+  private cursor: { session: Session; clock: ReplayClock; seq: number; envIndex: number } | undefined = undefined;
+
+  constructor(
+    readonly file: string,
+    private readonly buf: Buffer,
+    private readonly slices: readonly SliceDef<string, any>[],
+    private readonly makeSession: (scheduler: SchedulerLike) => Session,
+  ) {
+    let torn: TornTail | undefined;
+    let pos = 0;
+    let line = 0;
+    let prevSeq = -1;
+    while (pos < buf.length) {
+      const nl = buf.indexOf(10, pos);
+      const end = nl < 0 ? buf.length : nl;
+      const problem = this.checkLine(pos, end, nl < 0);
+      if (problem !== undefined) {
+        // Only the last line may be torn.
+        if (nl < 0 || nl === buf.length - 1) {
+          torn = { offset: pos, bytes: end - pos };
+          break;
+        }
+        throw new RecordingError(file, 'RECORDING_CORRUPT', `line ${line + 1} (byte ${pos}) ${problem}, and lines follow it: the file is damaged before its tail. Nothing was read.`);
+      }
+      const bodyStart = pos + BODY_OFFSET;
+      const bodyEnd = end - 1;
+      const m = PREFIX.exec(buf.toString('latin1', bodyStart, Math.min(bodyEnd, bodyStart + 40))) as RegExpExecArray;
+      const kind = m[1];
+      if (line === 0) {
+        if (kind !== 'h') throw new RecordingError(file, 'RECORDING_CORRUPT', 'it does not start with a recording header; is it a flight recording?');
+        const header = JSON.parse(buf.toString('utf8', bodyStart, bodyEnd)) as { format?: unknown; formatVersion?: unknown };
+        if (header.format !== RECORDING_FORMAT) throw new RecordingError(file, 'RECORDING_CORRUPT', `its header names format ${JSON.stringify(header.format)}, not ${RECORDING_FORMAT}.`);
+        if (typeof header.formatVersion !== 'number' || header.formatVersion > RECORDING_FORMAT_VERSION) {
+          throw new RecordingError(file, 'RECORDING_CORRUPT', `it has format version ${String(header.formatVersion)}, newer than this rxslice reads (${RECORDING_FORMAT_VERSION}); upgrade rxslice.`);
+        }
+      } else {
+        if (kind === 'h' || m[2] === undefined) throw new RecordingError(file, 'RECORDING_CORRUPT', `line ${line + 1} (byte ${pos}) is not a snapshot or an envelope.`);
+        const seq = Number(m[2]);
+        if (kind === 'e') {
+          if (seq <= prevSeq) throw new RecordingError(file, 'RECORDING_CORRUPT', `line ${line + 1} (byte ${pos}) has seq ${seq} after seq ${prevSeq}.`);
+          prevSeq = seq;
+          this.envSeqs.push(seq);
+          this.envStarts.push(bodyStart);
+          this.envEnds.push(bodyEnd);
+        } else {
+          if (seq < prevSeq) throw new RecordingError(file, 'RECORDING_CORRUPT', `line ${line + 1} (byte ${pos}) is a snapshot at seq ${seq} after seq ${prevSeq}.`);
+          prevSeq = seq;
+          this.snapSeqs.push(seq);
+          this.snapStarts.push(bodyStart);
+          this.snapEnds.push(bodyEnd);
+        }
+      }
+      line++;
+      pos = end + 1;
+    }
+    this.tornTail = torn;
+    if (this.snapSeqs.length === 0) throw new RecordingError(file, 'RECORDING_CORRUPT', 'it holds no snapshot to start from (empty or cut inside its first lines).');
+    this.firstSeq = this.snapSeqs[0] as number;
+    this.lastSeq = Math.max(this.firstSeq, this.envSeqs.at(-1) ?? 0, this.snapSeqs.at(-1) ?? 0);
+  }
+
+  /** Why line `[start, end)` is not a whole record, or `undefined` when it is. */
+  private checkLine(start: number, end: number, unterminated: boolean): string | undefined {
+    if (unterminated) return 'has no newline';
+    if (end - start < BODY_OFFSET + 2 || this.buf[end - 1] !== 125 /* } */) return 'is not a record';
+    const crc = lineCrc(this.buf, start);
+    if (crc < 0) return 'has no checksum';
+    if (crcOf(this.buf, start + BODY_OFFSET, end - 1) !== crc) return 'fails its checksum';
+    if (!PREFIX.test(this.buf.toString('latin1', start + BODY_OFFSET, Math.min(end - 1, start + BODY_OFFSET + 40)))) return 'is not a record';
+    return undefined;
+  }
+
+  get size(): number {
+    return this.envSeqs.length;
+  }
+
+  get snapshotSeqs(): readonly number[] {
+    return this.snapSeqs;
+  }
+
+  private envelopeAt(i: number): RecordedEnvelope {
+    const body = JSON.parse(this.buf.toString('utf8', this.envStarts[i] as number, this.envEnds[i] as number)) as {
+      seq: number;
+      at: number;
+      event: Event;
+      meta: EnvelopeMeta;
+      changed: string[];
+      effects: Event[];
+    };
+    return deepFreeze({ seq: body.seq, at: body.at, event: body.event, meta: body.meta ?? {}, changed: body.changed, effects: body.effects });
+  }
+
+  *envelopes(range: { readonly fromSeq?: number; readonly toSeq?: number } = {}): IterableIterator<RecordedEnvelope> {
+    const to = range.toSeq ?? Infinity;
+    for (let i = firstAbove(this.envSeqs, (range.fromSeq ?? -Infinity) - 1); i < this.envSeqs.length && (this.envSeqs[i] as number) <= to; i++) {
+      yield this.envelopeAt(i);
+    }
+  }
+
+  envelopes$(range: { readonly fromSeq?: number; readonly toSeq?: number } = {}, scheduler?: SchedulerLike): Observable<RecordedEnvelope> {
+    return scheduler === undefined ? from({ [Symbol.iterator]: () => this.envelopes(range) }) : from({ [Symbol.iterator]: () => this.envelopes(range) }, scheduler);
+  }
+
+  stateAt(seq: number): Snapshot {
+    if (!Number.isInteger(seq) || seq < this.firstSeq || seq > this.lastSeq) {
+      throw new RecordingError(this.file, 'RECORDING_SEQ_OUT_OF_RANGE', `seq ${seq} is outside the recording (${this.firstSeq} to ${this.lastSeq}).`);
+    }
+    // The nearest snapshot at or before `seq` ...
+    const s = firstAbove(this.snapSeqs, seq) - 1;
+    const snapSeq = this.snapSeqs[s] as number;
+    // ... unless the replay session already stands between it and `seq`.
+    let cursor = this.cursor;
+    if (cursor === undefined || cursor.seq > seq || cursor.seq < snapSeq) {
+      cursor?.session.dispose();
+      cursor = this.cursor = undefined;
+      const snapshot = this.snapshotAt(s);
+      const clock = new ReplayClock();
+      clock.now_ = snapshot.at;
+      const session = this.makeSession(clock.scheduler);
+      if (snapSeq > 0) {
+        // The restore takes the snapshot's own seq, so replayed envelopes keep theirs.
+        session[SESSION_INTERNALS].skipTo(snapSeq);
+        session.restore(snapshot);
+      } else if (!sameItems(session.snapshot({ includeLogs: true }), snapshot)) {
+        // State before any event that differs from the slices' initial items: restoring takes
+        // seq 1, and replayed envelopes run one seq later than recorded (see `replayOne`).
+        session.restore(snapshot);
+      }
+      cursor = this.cursor = { session, clock, seq: snapSeq, envIndex: firstAbove(this.envSeqs, snapSeq) };
+    }
+    const internals = cursor.session[SESSION_INTERNALS];
+    while (cursor.envIndex < this.envSeqs.length && (this.envSeqs[cursor.envIndex] as number) <= seq) {
+      const env = this.envelopeAt(cursor.envIndex);
+      if (env.event.type === 'rxslice.session.restored') {
+        this.cursor = undefined;
+        cursor.session.dispose();
+        throw new RecordingError(
+          this.file,
+          'RECORDING_GAP',
+          `the state at seq ${seq} cannot be rebuilt: the restore at seq ${env.seq} has no snapshot right after it (it happened inside session.batch). States from the next snapshot on can be.`,
+        );
+      }
+      cursor.clock.now_ = env.at;
+      if (env.seq > cursor.session.lastSeq) internals.skipTo(env.seq);
+      internals.dispatchSystem(env.event, env.meta);
+      cursor.seq = env.seq;
+      cursor.envIndex++;
+    }
+    cursor.seq = seq;
+    return cursor.session.snapshot({ includeLogs: true });
+  }
+
+  private snapshotAt(i: number): Snapshot {
+    const body = JSON.parse(this.buf.toString('utf8', this.snapStarts[i] as number, this.snapEnds[i] as number)) as { snapshot: unknown };
+    return snapshotFromJSON(body.snapshot, this.slices);
+  }
+}
+
+/** Whether two snapshots hold the same slices with the same items (compared as JSON). */
+function sameItems(a: Snapshot, b: Snapshot): boolean {
+  const names = Object.keys(b.slices);
+  if (names.length !== Object.keys(a.slices).length) return false;
+  return names.every((name) => {
+    const x = a.slices[name];
+    return x !== undefined && JSON.stringify(x.items) === JSON.stringify((b.slices[name] as { items: unknown }).items);
+  });
+}
+
+/** Index of the first element of ascending `list` greater than `value` (binary search). */
+function firstAbove(list: readonly number[], value: number): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((list[mid] as number) <= value) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}

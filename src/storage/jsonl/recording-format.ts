@@ -1,0 +1,53 @@
+import { crc32 } from 'node:zlib';
+
+/**
+ * @internal The line format of a flight recording (JSONL, one record per line):
+ *
+ * ```
+ * {"crc":"<8 hex digits>","rec":<body>}\n
+ * ```
+ *
+ * `crc` is the CRC32 (zlib's, as `node:zlib` `crc32` computes it) of the UTF-8 bytes of
+ * `<body>`; the newline ends the record, so a line without one is a torn write. Every line is
+ * plain JSON (`jq .rec` reads a recording). Bodies start with their kind and `seq`, in this
+ * order, so the reader indexes a file without parsing it:
+ *
+ * - `{"k":"h","format":"rxslice.recording","formatVersion":1,"snapshotEvery":N}` — the header, first line;
+ * - `{"k":"s","seq":S,"snapshot":<snapshot JSON>}` — the full state after envelope `S` (codec JSON,
+ *   with each slice's schema version);
+ * - `{"k":"e","seq":S,"at":...,"event":...,"meta":...,"changed":[...],"effects":[...]}` — one committed envelope.
+ */
+export const RECORDING_FORMAT = 'rxslice.recording';
+/** @internal */
+export const RECORDING_FORMAT_VERSION = 1;
+/** @internal Length of `{"crc":"xxxxxxxx","rec":`. */
+export const BODY_OFFSET = 24;
+
+const HEX = '00000000';
+
+/** @internal One line (newline included) holding `body`. */
+export function encodeLine(body: string): string {
+  const crc = crc32(body).toString(16);
+  return `{"crc":"${HEX.slice(crc.length)}${crc}","rec":${body}}\n`;
+}
+
+const PREFIX = Buffer.from('{"crc":"', 'latin1');
+const INFIX = Buffer.from('","rec":', 'latin1');
+
+/** @internal The CRC32 written in a line's prefix, or -1 when the prefix is malformed. */
+export function lineCrc(buf: Buffer, start: number): number {
+  // `{"crc":"` then 8 lowercase hex digits then `","rec":` (compared byte by byte: no strings made)
+  if (start + BODY_OFFSET > buf.length) return -1;
+  for (let i = 0; i < 8; i++) if (buf[start + i] !== PREFIX[i] || buf[start + 16 + i] !== INFIX[i]) return -1;
+  let crc = 0;
+  for (let i = start + 8; i < start + 16; i++) {
+    const b = buf[i] as number;
+    const d = b >= 0x30 && b <= 0x39 ? b - 0x30 : b >= 0x61 && b <= 0x66 ? b - 0x57 : -1;
+    if (d < 0) return -1;
+    crc = crc * 16 + d;
+  }
+  return crc;
+}
+
+/** @internal The CRC32 of bytes `[start, end)` of `buf`. */
+export const crcOf = (buf: Buffer, start: number, end: number): number => crc32(buf.subarray(start, end));

@@ -1,0 +1,151 @@
+import { closeSync, fsyncSync, openSync, readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import writeFileAtomic from 'write-file-atomic';
+import { RxSliceError } from '../../internal/errors';
+import type { SliceDef } from '../../slices/reducer';
+import { snapshotFromJSON, type SnapshotReadLimits } from '../../snapshots/codec';
+import type { Snapshot } from '../../snapshots/snapshot';
+
+/** Thrown by {@link loadSnapshot} when there is no file at the path. */
+export class SnapshotFileNotFoundError extends RxSliceError {
+  override readonly name = 'SnapshotFileNotFoundError';
+  constructor(readonly path: string) {
+    super('SNAPSHOT_FILE_NOT_FOUND', `No snapshot file at "${path}". Save one first with saveSnapshot(path, session.snapshot()), or check the path.`);
+  }
+}
+
+/** Thrown by {@link saveSnapshot} and {@link loadSnapshot} when the file system fails (permissions, disk full, a directory at the path); `cause` is the system error. */
+export class SnapshotFileError extends RxSliceError {
+  override readonly name = 'SnapshotFileError';
+  constructor(
+    readonly path: string,
+    operation: 'save' | 'load',
+    cause: unknown,
+  ) {
+    super(
+      'SNAPSHOT_FILE_IO',
+      `Could not ${operation} the snapshot file "${path}": ${(cause as Error)?.message ?? String(cause)}.${operation === 'save' ? ' The previous file, if any, is unchanged.' : ''}`,
+      { cause },
+    );
+  }
+}
+
+/** Options of {@link saveSnapshot}. */
+export interface SaveSnapshotOptions {
+  /** File mode of a new file. Default `0o666` minus the umask. */
+  readonly mode?: number;
+}
+
+/**
+ * fsyncs the directory holding `path`, so that a rename into it survives a power loss (POSIX
+ * makes the new directory entry durable only then). Windows cannot open a directory for this
+ * and orders renames itself: skipped there.
+ */
+export function fsyncDirectory(path: string): void {
+  if (process.platform === 'win32') return;
+  const fd = openSync(dirname(path), 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Thrown by {@link saveSnapshot} when its argument is not a snapshot; nothing is written. */
+export class NotASnapshotError extends RxSliceError {
+  override readonly name = 'NotASnapshotError';
+  constructor(readonly path: string) {
+    super('INVALID_SNAPSHOT', `saveSnapshot("${path}", ...) expects a Snapshot: pass session.snapshot() or a snapshot from loadSnapshot/snapshotFromJSON. Nothing was written.`);
+  }
+}
+
+function snapshotText(path: string, snapshot: Snapshot): string {
+  if (snapshot === null || typeof snapshot !== 'object' || typeof (snapshot as { toJSON?: unknown }).toJSON !== 'function') {
+    throw new NotASnapshotError(path);
+  }
+  return JSON.stringify(snapshot);
+}
+
+/**
+ * Writes `snapshot` to `path` atomically and durably: the JSON goes to a temporary file in the
+ * same directory, which is fsynced and renamed over `path` (write-file-atomic), then the
+ * directory is fsynced. After a crash at any instant, `path` holds either the previous file or
+ * the whole new one, never a mix or a truncated file.
+ *
+ * @remarks Async (resolves once the directory fsync is done); concurrent saves to one path are
+ * serialized by write-file-atomic. The JSON is the snapshot codec's (format version and each
+ * slice's schema version), read back by {@link loadSnapshot} or `snapshotFromJSON`.
+ * Source: the seed's "temp file + rename" rule; POSIX rename(2) atomicity.
+ * @param path - The file to write (its directory must exist).
+ * @param snapshot - A snapshot (`session.snapshot({ includeLogs: true })` to keep the logs too).
+ * @throws {@link NotASnapshotError} (synchronously, code `INVALID_SNAPSHOT`) when `snapshot` is not a snapshot.
+ * @throws {@link SnapshotFileError} (rejects) when writing, renaming or fsyncing fails; the old file is kept.
+ * @example
+ * ```ts
+ * await saveSnapshot('.agent/state.json', session.snapshot({ includeLogs: true }));
+ * const again = loadSnapshot('.agent/state.json', [Plan, Messages]); // the same state
+ * ```
+ */
+export function saveSnapshot(path: string, snapshot: Snapshot, options: SaveSnapshotOptions = {}): Promise<void> {
+  const text = snapshotText(path, snapshot);
+  return writeFileAtomic(path, text, { fsync: true, ...(options.mode === undefined ? {} : { mode: options.mode }) }).then(
+    () => {
+      try {
+        fsyncDirectory(path);
+      } catch (e) {
+        throw new SnapshotFileError(path, 'save', e);
+      }
+    },
+    (e: unknown) => {
+      throw new SnapshotFileError(path, 'save', e);
+    },
+  );
+}
+
+/**
+ * The synchronous form of {@link saveSnapshot} (same guarantees), for code that must finish the
+ * write before it goes on, such as a process about to exit.
+ *
+ * @throws {@link NotASnapshotError} when `snapshot` is not a snapshot; {@link SnapshotFileError} when the file system fails.
+ * @example
+ * ```ts
+ * saveSnapshotSync('.agent/state.json', session.snapshot({ includeLogs: true }));
+ * ```
+ */
+export function saveSnapshotSync(path: string, snapshot: Snapshot, options: SaveSnapshotOptions = {}): void {
+  const text = snapshotText(path, snapshot);
+  try {
+    writeFileAtomic.sync(path, text, { fsync: true, ...(options.mode === undefined ? {} : { mode: options.mode }) });
+    fsyncDirectory(path);
+  } catch (e) {
+    throw new SnapshotFileError(path, 'save', e);
+  }
+}
+
+/**
+ * Reads a snapshot file written by {@link saveSnapshot}, validated exactly as `snapshotFromJSON`
+ * validates: size and depth limits, the envelope, every item with its slice's schema, older
+ * schema versions migrated, no prototype pollution. Synchronous, like `createSession`.
+ *
+ * @param path - The file to read.
+ * @param slices - The slice definitions the snapshot may contain.
+ * @throws {@link SnapshotFileNotFoundError} when there is no file at `path`;
+ * {@link SnapshotFileError} on other file system errors;
+ * `InvalidSnapshotError` when the file is not valid snapshot JSON (corrupt, truncated, over the limits);
+ * `SliceVersionError` when it was written by newer slice definitions; `MigrationError` when a
+ * migration fails; `UnknownSliceError` when it holds a slice not in `slices`.
+ * @example
+ * ```ts
+ * session.restore(loadSnapshot('.agent/state.json', [Plan, Messages]));
+ * ```
+ */
+export function loadSnapshot(path: string, slices: readonly SliceDef<string, any>[], limits: SnapshotReadLimits = {}): Snapshot {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new SnapshotFileNotFoundError(path);
+    throw new SnapshotFileError(path, 'load', e);
+  }
+  return snapshotFromJSON(text, slices, limits);
+}

@@ -1,0 +1,95 @@
+// `npm run check:entries` (after `npm run build`): checks the packed package as a user gets it.
+//
+// 1. package.json: the core installs only rxjs, zod and immer; other packages are optional peers;
+//    every file named in `exports` is built and packed; no source maps are packed (src/ is not).
+// 2. dist: the core is built once per format (exactly one `class RxSliceError` in the ESM files,
+//    one in the CommonJS files), so no entry bundles its own copy.
+// 3. The tarball from `npm pack` is unpacked into a scratch directory outside the repository with
+//    only rxjs, zod and immer beside it: `rxslice` loads under `import` and `require`, and any
+//    other entry either loads or fails only for want of an optional peer (rxslice/scxml does).
+// 4. Then with fast-xml-parser and jsep added: every entry loads under `import` and `require`,
+//    shares the core's objects, and errors cross entries (`instanceof` holds) — entry-checks.cjs.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = resolve(here, '../..');
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+const failures = [];
+const fail = (message) => failures.push(message);
+
+if (!existsSync(join(root, 'dist'))) {
+  console.error('check:entries: dist/ is missing. Run `npm run build` first.');
+  process.exit(1);
+}
+
+// 1. package.json
+const CORE_DEPS = ['immer', 'rxjs', 'zod'];
+const optional = new Set(Object.entries(pkg.peerDependenciesMeta ?? {}).filter(([, m]) => m.optional).map(([n]) => n));
+const installed = [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.peerDependencies ?? {}).filter((n) => !optional.has(n))];
+for (const name of installed) if (!CORE_DEPS.includes(name)) fail(`package.json: "${name}" is installed with the core; make it an optional peer of its entry`);
+for (const name of optional) if (!(name in (pkg.devDependencies ?? {}))) fail(`package.json: optional peer "${name}" is not a devDependency, so tests cannot use it`);
+
+const entries = Object.keys(pkg.exports).filter((k) => k !== './package.json');
+const exportedFiles = [];
+for (const entry of entries) {
+  const conditions = pkg.exports[entry];
+  for (const format of ['import', 'require']) {
+    for (const kind of ['types', 'default']) {
+      const file = conditions?.[format]?.[kind];
+      if (typeof file !== 'string') fail(`package.json exports["${entry}"].${format}.${kind} is missing`);
+      else exportedFiles.push(file.replace(/^\.\//, ''));
+    }
+  }
+}
+for (const file of exportedFiles) if (!existsSync(join(root, file))) fail(`${file} (in exports) was not built`);
+
+// 2. one copy of the core per format
+const distFiles = readdirSync(join(root, 'dist'), { recursive: true }).map(String);
+for (const ext of ['.js', '.cjs']) {
+  const copies = distFiles
+    .filter((f) => f.endsWith(ext))
+    .filter((f) => /\bRxSliceError = class\b|\bclass RxSliceError\b/.test(readFileSync(join(root, 'dist', f), 'utf8')));
+  if (copies.length !== 1) fail(`dist: the core is built ${copies.length} times in ${ext} files (${copies.join(', ')}); every entry must share one copy`);
+}
+
+// 3 and 4. the packed package, in a scratch directory outside the repository
+const scratch = mkdtempSync(join(tmpdir(), 'rxslice-entries-'));
+try {
+  const packed = JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', scratch], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
+  const files = packed[0].files.map((f) => f.path);
+  for (const file of exportedFiles) if (!files.includes(file)) fail(`npm pack: ${file} (in exports) is not in the tarball`);
+  const maps = files.filter((f) => f.endsWith('.map'));
+  if (maps.length > 0) fail(`npm pack: source maps are packed but src/ is not (${maps.slice(0, 3).join(', ')}, ...)`);
+
+  const modules = join(scratch, 'node_modules');
+  mkdirSync(modules);
+  execFileSync('tar', ['-xzf', join(scratch, packed[0].filename), '-C', modules]);
+  renameSync(join(modules, 'package'), join(modules, 'rxslice'));
+  const link = (name) => symlinkSync(join(root, 'node_modules', name), join(modules, name), 'dir');
+  CORE_DEPS.forEach(link);
+  for (const script of ['entry-checks.cjs', 'entries-esm.mjs', 'entries-cjs.cjs']) copyFileSync(join(here, script), join(scratch, script));
+
+  const run = (withOptionalPeers) => {
+    const options = JSON.stringify({ withOptionalPeers, entries, optionalPeers: [...optional] });
+    for (const script of ['entries-esm.mjs', 'entries-cjs.cjs']) {
+      const r = spawnSync(process.execPath, [script, options], { cwd: scratch, encoding: 'utf8' });
+      if (r.status !== 0) fail(`${script} (${withOptionalPeers ? 'with' : 'without'} the optional peers):\n${(r.stderr || r.stdout).trimEnd()}`);
+    }
+  };
+  run(false);
+  const rest = [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.peerDependencies ?? {})];
+  [...new Set(rest)].filter((name) => !CORE_DEPS.includes(name)).forEach(link);
+  run(true);
+} finally {
+  rmSync(scratch, { recursive: true, force: true });
+}
+
+if (failures.length > 0) {
+  console.error(`check:entries: ${failures.length} problem(s)\n- ${failures.join('\n- ')}`);
+  process.exit(1);
+}
+console.log(`check:entries: ${entries.length} entries (${entries.join(', ')}) load under import and require and share one core`);

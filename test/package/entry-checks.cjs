@@ -1,0 +1,100 @@
+// The assertions of `npm run check:entries`, shared by the ESM run (entries-esm.mjs, `import`)
+// and the CommonJS run (entries-cjs.cjs, `require`). Both run in a scratch directory where
+// node_modules/rxslice is the packed tarball, so they see exactly what a user installs.
+'use strict';
+
+/**
+ * @param {(specifier: string) => Promise<Record<string, any>>} load - `import()` or `require`
+ * @param {{ format: 'esm' | 'cjs', withOptionalPeers: boolean, entries: string[], optionalPeers: string[] }} options
+ *   entries: the package's subpath entries ('.', './testing', ...), from its package.json exports;
+ *   optionalPeers: its optional peer dependencies (installed only when withOptionalPeers)
+ * @returns {Promise<string[]>} failures (empty when every check passed)
+ */
+async function checkEntries(load, { format, withOptionalPeers, entries, optionalPeers }) {
+  const failures = [];
+  const fail = (message) => failures.push(`[${format}${withOptionalPeers ? '' : ', core deps only'}] ${message}`);
+  const attempt = async (what, fn) => {
+    try {
+      await fn();
+    } catch (e) {
+      fail(`${what}: ${e && e.stack ? e.stack.split('\n').slice(0, 3).join(' | ') : String(e)}`);
+    }
+  };
+
+  const loaded = new Map();
+  for (const entry of entries) {
+    const specifier = entry === '.' ? 'rxslice' : `rxslice/${entry.slice(2)}`;
+    try {
+      loaded.set(entry, await load(specifier));
+    } catch (e) {
+      const message = String(e && e.message);
+      const missingPeer = optionalPeers.find((peer) => message.includes(`'${peer}'`));
+      // Without the optional peers, an entry other than the core may fail to load, but only for
+      // want of one of them (the core itself must never need them).
+      if (withOptionalPeers || entry === '.' || missingPeer === undefined || !/MODULE_NOT_FOUND/.test(String(e && e.code))) {
+        fail(`load ${specifier}: ${e && e.stack ? e.stack.split('\n').slice(0, 3).join(' | ') : String(e)}`);
+      }
+    }
+  }
+  const core = loaded.get('.');
+  if (!core) return failures;
+
+  // 1. Every name an entry shares with the core is the same object (one copy of the core).
+  for (const [entry, mod] of loaded) {
+    if (entry === '.') continue;
+    for (const name of Object.keys(mod)) {
+      if (name in core && mod[name] !== core[name]) fail(`rxslice/${entry.slice(2)} exports its own copy of ${name}`);
+    }
+  }
+
+  // 2. An error thrown by a session made through rxslice/testing is an InvalidEventError of rxslice.
+  const testing = loaded.get('./testing');
+  if (testing) {
+    await attempt('rxslice/testing: InvalidEventError across entries', async () => {
+      const { z } = await load('zod');
+      const { TestScheduler } = await load('rxjs/testing');
+      const Added = core.defineEvent('test/added', z.object({ n: z.number() }));
+      const Items = core.defineSlice('items', { policy: 'log', reducers: ({ on }) => [on(Added, (_v, e) => core.append(e.payload))] });
+      const scheduler = new TestScheduler(() => {});
+      let thrown;
+      scheduler.run(() => {
+        const session = testing.createMarbleSession(scheduler, { slices: [Items] });
+        try {
+          session.dispatch(Added({ n: 'one' }));
+        } catch (e) {
+          thrown = e;
+        }
+      });
+      if (thrown === undefined) throw new Error('dispatch of an invalid payload did not throw');
+      if (!(thrown instanceof core.InvalidEventError)) throw new Error(`${thrown.name} from createMarbleSession is not instanceof rxslice's InvalidEventError`);
+      if (!(thrown instanceof core.RxSliceError)) throw new Error("not instanceof rxslice's RxSliceError");
+    });
+  }
+
+  // 3. rxslice/scxml: its errors are rxslice errors, and its machines install in a core session.
+  const scxml = loaded.get('./scxml');
+  if (scxml) {
+    await attempt('rxslice/scxml: errors and machines across entries', async () => {
+      let thrown;
+      try {
+        scxml.fromSCXML('<scxml xmlns="http://www.w3.org/2005/07/scxml" version="1.0"><state id="a">');
+      } catch (e) {
+        thrown = e;
+      }
+      if (!(thrown instanceof scxml.ScxmlInvalidError)) throw new Error(`malformed SCXML threw ${thrown && thrown.name}, not ScxmlInvalidError`);
+      if (!(thrown instanceof core.RxSliceError)) throw new Error("ScxmlInvalidError is not instanceof rxslice's RxSliceError");
+      const def = scxml.fromSCXML(
+        '<scxml xmlns="http://www.w3.org/2005/07/scxml" version="1.0" name="door" initial="closed">' +
+          '<state id="closed"><transition event="door/opened" target="open"/></state><state id="open"/></scxml>',
+      );
+      const session = core.createSession({ slices: [] });
+      const machine = session.install(def);
+      session.dispatch({ type: 'door/opened', payload: undefined });
+      if (!machine.matches('open')) throw new Error(`imported machine did not move: ${JSON.stringify(machine.current)}`);
+      session.dispose();
+    });
+  }
+  return failures;
+}
+
+module.exports = { checkEntries };

@@ -1,0 +1,207 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+
+/** When set, the recorder's writes fail as a full disk would. */
+const disk = vi.hoisted(() => ({ full: false }));
+vi.mock('node:fs', async (importOriginal) => {
+  const fs = await importOriginal<typeof import('node:fs')>();
+  return {
+    ...fs,
+    writeSync: (...args: Parameters<typeof fs.writeSync>) => {
+      if (disk.full) throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+      return (fs.writeSync as (...a: unknown[]) => number)(...args);
+    },
+  };
+});
+import { z } from 'zod';
+import { append, createSession, defineEvent, defineSlice, isRxSliceError, type RxSliceError } from '../../src/index';
+import { flightRecorder, FlightRecorderError } from '../../src/storage/jsonl/index';
+
+const Noted = defineEvent('notes/noted', z.object({ text: z.string() }));
+const Notes = defineSlice('notes', { policy: 'log', schema: z.object({ text: z.string() }), reducers: ({ on }) => [on(Noted, (_v, e) => append(e.payload))] });
+const Count = defineSlice('count', { policy: 'state', schema: z.number(), initial: [0], reducers: ({ onLatest }) => [onLatest(Noted, (n) => (n ?? 0) + 1)] });
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'rxslice-recorder-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+/** The records of a recording, each line checked: newline-terminated JSON whose `crc` is the CRC32 of its `rec` text. */
+function records(file: string): { k: string; seq?: number; [key: string]: unknown }[] {
+  const text = readFileSync(file, 'utf8');
+  expect(text.endsWith('\n')).toBe(true);
+  return text
+    .slice(0, -1)
+    .split('\n')
+    .map((line) => {
+      const { crc, rec } = JSON.parse(line) as { crc: string; rec: { k: string } };
+      const body = line.slice('{"crc":"00000000","rec":'.length, -1);
+      expect(JSON.parse(body)).toEqual(rec);
+      expect(crc).toBe(crc32(body).toString(16).padStart(8, '0'));
+      return rec;
+    });
+}
+
+describe('flightRecorder', () => {
+  it('writes a header, a base snapshot, then every committed envelope with its changed slices and effects', () => {
+    const file = join(dir, 'run.jsonl');
+    const session = createSession({ slices: [Notes, Count] });
+    session.dispatch(Noted({ text: 'before' }));
+    const recorder = flightRecorder(session, { file, snapshotEvery: 1000 });
+    session.dispatch(Noted({ text: 'a' }), { correlationId: 'c1' });
+    session.dispatch({ type: 'nobody/listens', payload: 1 });
+    recorder.flush();
+    const recs = records(file);
+    expect(recs.map((r) => [r.k, r.seq])).toEqual([
+      ['h', undefined],
+      ['s', 1],
+      ['e', 2],
+      ['e', 3],
+    ]);
+    expect(recs[0]).toEqual({ k: 'h', format: 'rxslice.recording', formatVersion: 1, snapshotEvery: 1000 });
+    expect((recs[1] as unknown as { snapshot: { slices: object } }).snapshot.slices).toEqual({
+      notes: { policy: 'log', schemaVersion: 1, items: [{ text: 'before' }] },
+      count: { policy: 'state', schemaVersion: 1, items: [1] },
+    });
+    expect(recs[2]).toMatchObject({ seq: 2, event: { type: 'notes/noted', payload: { text: 'a' } }, meta: { correlationId: 'c1' }, changed: ['notes', 'count'], effects: [] });
+    expect(typeof recs[2]?.['at']).toBe('number');
+    expect(recs[3]).toMatchObject({ seq: 3, changed: [] });
+    expect(recorder.recorded).toBe(2);
+    recorder.close();
+  });
+
+  it('writes a snapshot every N envelopes', () => {
+    const file = join(dir, 'run.jsonl');
+    const session = createSession({ slices: [Notes, Count] });
+    const recorder = flightRecorder(session, { file, snapshotEvery: 3 });
+    for (let i = 0; i < 7; i++) session.dispatch(Noted({ text: `n${i}` }));
+    recorder.close();
+    const snaps = records(file).filter((r) => r.k === 's');
+    expect(snaps.map((r) => r.seq)).toEqual([0, 3, 6]);
+    expect((snaps[2] as unknown as { snapshot: { slices: { count: { items: number[] } } } }).snapshot.slices.count.items).toEqual([6]);
+  });
+
+  it('inside a batch, takes the due snapshot after the batch, labelled with the seq it holds', () => {
+    const file = join(dir, 'run.jsonl');
+    const session = createSession({ slices: [Notes, Count] });
+    const recorder = flightRecorder(session, { file, snapshotEvery: 2 });
+    session.batch(() => {
+      for (let i = 0; i < 3; i++) session.dispatch(Noted({ text: `n${i}` }));
+    });
+    recorder.close();
+    const recs = records(file);
+    expect(recs.map((r) => `${r.k}${r.seq ?? ''}`)).toEqual(['h', 's0', 'e1', 'e2', 'e3', 's3']);
+    expect((recs[5] as unknown as { snapshot: { slices: { count: { items: number[] } } } }).snapshot.slices.count.items).toEqual([3]);
+  });
+
+  it('writes a snapshot right after a restore (a restore cannot be replayed from its payload)', () => {
+    const file = join(dir, 'run.jsonl');
+    const session = createSession({ slices: [Notes, Count] });
+    const recorder = flightRecorder(session, { file });
+    const before = session.snapshot();
+    session.dispatch(Noted({ text: 'x' }));
+    session.restore(before);
+    recorder.close();
+    expect(records(file).map((r) => `${r.k}${r.seq ?? ''}`)).toEqual(['h', 's0', 'e1', 'e2', 's2']);
+  });
+
+  it('buffers lines until flush (fsync never), and writes each envelope at once with fsync always', () => {
+    const buffered = join(dir, 'buffered.jsonl');
+    const s1 = createSession({ slices: [Notes, Count] });
+    const r1 = flightRecorder(s1, { file: buffered });
+    s1.dispatch(Noted({ text: 'a' }));
+    expect(records(buffered).map((r) => r.k)).toEqual(['h', 's']);
+    r1.flush();
+    expect(records(buffered).map((r) => r.k)).toEqual(['h', 's', 'e']);
+    r1.close();
+
+    const always = join(dir, 'always.jsonl');
+    const s2 = createSession({ slices: [Notes, Count] });
+    const r2 = flightRecorder(s2, { file: always, fsync: 'always' });
+    s2.dispatch(Noted({ text: 'a' }));
+    expect(records(always).map((r) => r.k)).toEqual(['h', 's', 'e']);
+    r2.close();
+  });
+
+  it('writes once the buffer holds bufferBytes', () => {
+    const file = join(dir, 'run.jsonl');
+    const session = createSession({ slices: [Notes, Count] });
+    const recorder = flightRecorder(session, { file, bufferBytes: 1 });
+    session.dispatch(Noted({ text: 'a' }));
+    expect(records(file).map((r) => r.k)).toEqual(['h', 's', 'e']);
+    recorder.close();
+  });
+
+  it('is closed by session.dispose(), which flushes what was buffered', () => {
+    const file = join(dir, 'run.jsonl');
+    const session = createSession({ slices: [Notes, Count] });
+    const recorder = flightRecorder(session, { file, fsync: 'batch' });
+    session.dispatch(Noted({ text: 'a' }));
+    session.dispose();
+    expect(recorder.closed).toBe(true);
+    expect(records(file).map((r) => r.k)).toEqual(['h', 's', 'e']);
+    recorder.close(); // idempotent
+  });
+
+  it('stops recording after close()', () => {
+    const file = join(dir, 'run.jsonl');
+    const session = createSession({ slices: [Notes, Count] });
+    const recorder = flightRecorder(session, { file });
+    recorder.close();
+    session.dispatch(Noted({ text: 'a' }));
+    recorder.flush();
+    expect(records(file).map((r) => r.k)).toEqual(['h', 's']);
+    expect(recorder.recorded).toBe(0);
+  });
+
+  it.each([
+    ['snapshotEvery 0', { snapshotEvery: 0 }, /snapshotEvery must be an integer ≥ 1/],
+    ['snapshotEvery 1.5', { snapshotEvery: 1.5 }, /snapshotEvery must be an integer ≥ 1/],
+    ['an unknown fsync', { fsync: 'sometimes' as 'never' }, /fsync must be 'always', 'batch' or 'never'/],
+  ])('rejects %s', (_label, extra, message) => {
+    const session = createSession({ slices: [Notes] });
+    expect(() => flightRecorder(session, { file: join(dir, 'x.jsonl'), ...extra })).toThrow(FlightRecorderError);
+    expect(() => flightRecorder(session, { file: join(dir, 'x.jsonl'), ...extra })).toThrow(message);
+  });
+
+  it('rejects a file it cannot create, and a disposed session', () => {
+    const session = createSession({ slices: [Notes] });
+    expect(() => flightRecorder(session, { file: join(dir, 'missing', 'x.jsonl') })).toThrow(expect.objectContaining({ code: 'FLIGHT_RECORDER' }));
+    session.dispose();
+    expect(() => flightRecorder(session, { file: join(dir, 'x.jsonl') })).toThrow(/the session is disposed/);
+  });
+
+  it('reports a failed write on errors$ and stops; the session goes on', () => {
+    const file = join(dir, 'run.jsonl');
+    const session = createSession({ slices: [Notes, Count] });
+    const errors: RxSliceError[] = [];
+    session.errors$.subscribe((e) => errors.push(e));
+    const recorder = flightRecorder(session, { file, fsync: 'always' });
+    disk.full = true;
+    try {
+      session.dispatch(Noted({ text: 'a' }));
+    } finally {
+      disk.full = false;
+    }
+    expect(recorder.closed).toBe(true);
+    expect(errors.map((e) => isRxSliceError(e) && e.code)).toEqual(['FLIGHT_RECORDER']);
+    expect(errors[0]?.message).toMatch(/ENOSPC.*recording stopped/);
+    session.dispatch(Noted({ text: 'b' }));
+    expect(session.read(Count)).toEqual([2]);
+    expect(records(file).map((r) => r.k)).toEqual(['h', 's']);
+  });
+
+  it('fails at once when it cannot write its first lines', () => {
+    const session = createSession({ slices: [Notes, Count] });
+    disk.full = true;
+    try {
+      expect(() => flightRecorder(session, { file: join(dir, 'run.jsonl') })).toThrow(/cannot write its first lines \(ENOSPC/);
+    } finally {
+      disk.full = false;
+    }
+  });
+});

@@ -1,0 +1,242 @@
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { crc32 } from 'node:zlib';
+import { toArray } from 'rxjs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { append, createSession, defineEvent, defineSlice, SliceWindow, type Snapshot } from '../../src/index';
+import { createSession as createFullSession } from '../../src/store/create-session';
+import { flightRecorder, readRecording, RecordingError } from '../../src/storage/jsonl/index';
+import { splitLines } from '../../examples/agent-transcript/parse';
+import { AgentPhases } from '../../examples/agent-transcript/phases';
+import { createTranscriptSession, replayTranscript } from '../../examples/agent-transcript/replay';
+import { transcriptSlices } from '../../examples/agent-transcript/slices';
+
+const Noted = defineEvent('notes/noted', z.object({ text: z.string() }));
+const Boom = defineEvent('notes/boom', z.object({}));
+const Notes = defineSlice('notes', {
+  policy: 'log',
+  schema: z.object({ text: z.string(), seq: z.number(), at: z.number() }),
+  // Replay must evict as the live session did. (A time window is not used here: a snapshot does
+  // not carry its items' ages, so after a restore they count from the restore's time.)
+  window: SliceWindow.count(4),
+  reducers: ({ on }) => [
+    on(Noted, (_v, e, ctx) => append({ text: e.payload.text, seq: ctx.seq, at: ctx.at })),
+    on(Boom, () => {
+      throw new Error('boom');
+    }),
+  ],
+});
+const Count = defineSlice('count', { policy: 'state', schema: z.number(), initial: [0], reducers: ({ onLatest }) => [onLatest(Noted, (n) => (n ?? 0) + 1)] });
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'rxslice-recording-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+/** A manual clock for the live session. */
+function clock() {
+  let now = 1000;
+  return { scheduler: { now: () => now, schedule: () => ({ unsubscribe() {} }) } as never, advance: (ms: number) => (now += ms) };
+}
+
+const slicesOf = (s: Snapshot) => JSON.stringify(Object.fromEntries(Object.entries(s.slices).map(([k, v]) => [k, v.items])));
+
+/** Records `n` events (one failed dispatch in the middle, which leaves a seq gap), keeping the live state after each seq. */
+function recordRun(file: string, n: number, snapshotEvery: number): Map<number, string> {
+  const c = clock();
+  const session = createSession({ slices: [Notes, Count], scheduler: c.scheduler });
+  const live = new Map<number, string>([[0, slicesOf(session.snapshot({ includeLogs: true }))]]);
+  session.committed$.subscribe((env) => live.set(env.seq, slicesOf(session.snapshot({ includeLogs: true }))));
+  flightRecorder(session, { file, snapshotEvery });
+  for (let i = 0; i < n; i++) {
+    c.advance(3);
+    if (i === 5) expect(() => session.dispatch(Boom({}))).toThrow();
+    session.dispatch(Noted({ text: `n${i}` }));
+  }
+  session.dispose();
+  return live;
+}
+
+describe('readRecording', () => {
+  it('gives the state at every seq equal to the live state then (windows, ctx.seq and ctx.at included)', () => {
+    const file = join(dir, 'run.jsonl');
+    const live = recordRun(file, 40, 7);
+    const rec = readRecording(file, { slices: [Notes, Count] });
+    expect(rec.firstSeq).toBe(0);
+    expect(rec.lastSeq).toBe(41);
+    expect(rec.size).toBe(40);
+    expect(rec.snapshotSeqs).toEqual([0, 8, 15, 22, 29, 36]);
+    expect(rec.tornTail).toBeUndefined();
+    for (const [seq, state] of live) expect([seq, slicesOf(rec.stateAt(seq))]).toEqual([seq, state]);
+    // Backwards and in random order too.
+    for (const seq of [41, 3, 40, 0, 22, 6, 21]) expect(slicesOf(rec.stateAt(seq))).toBe(live.get(seq) ?? live.get(seq - 1));
+    // The seq lost to the failed dispatch reads as the state before it.
+    expect(live.has(6)).toBe(false);
+    expect(slicesOf(rec.stateAt(6))).toBe(live.get(5));
+    expect(rec.stateAt(30).seq).toBe(30);
+  });
+
+  it('replays from the nearest snapshot: O(distance), not from the start', () => {
+    const file = join(dir, 'run.jsonl');
+    recordRun(file, 40, 7);
+    let replayed = 0;
+    const rec = readRecording(file, {
+      slices: [Notes, Count],
+      session: (scheduler) => {
+        const s = createSession({ slices: [Notes, Count], scheduler });
+        s.committed$.subscribe(() => replayed++);
+        return s;
+      },
+    });
+    rec.stateAt(35); // snapshot 29 (restore) + 6 envelopes
+    expect(replayed).toBe(7);
+    replayed = 0;
+    rec.stateAt(35); // already there
+    expect(replayed).toBe(0);
+    replayed = 0;
+    rec.stateAt(36); // exactly a snapshot: just its restore
+    expect(replayed).toBe(1);
+    replayed = 0;
+    rec.stateAt(38); // continues from 36
+    expect(replayed).toBe(2);
+  });
+
+  it('streams the recorded envelopes for replay, as an iterable and an observable', () => {
+    const file = join(dir, 'run.jsonl');
+    recordRun(file, 10, 4);
+    const rec = readRecording(file, { slices: [Notes, Count] });
+    const all = [...rec.envelopes()];
+    expect(all.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 7, 8, 9, 10, 11]);
+    expect(all[0]).toMatchObject({ event: { type: 'notes/noted', payload: { text: 'n0' } }, changed: ['notes', 'count'], effects: [], at: 1003 });
+    expect(Object.isFrozen(all[0]?.event)).toBe(true);
+    expect([...rec.envelopes({ fromSeq: 6, toSeq: 9 })].map((e) => e.seq)).toEqual([7, 8, 9]);
+    let seqs: number[] = [];
+    rec.envelopes$({ fromSeq: 10 }).pipe(toArray()).subscribe((list) => (seqs = list.map((e) => e.seq)));
+    expect(seqs).toEqual([10, 11]);
+  });
+
+  it('drops a torn last line cut at any byte, and reads everything before it', () => {
+    const file = join(dir, 'run.jsonl');
+    const live = recordRun(file, 12, 5);
+    const whole = readFileSync(file);
+    const lastStart = whole.lastIndexOf(10, whole.length - 2) + 1;
+    for (let cut = lastStart; cut < whole.length; cut++) {
+      writeFileSync(file, whole.subarray(0, cut));
+      const rec = readRecording(file, { slices: [Notes, Count] });
+      expect(rec.lastSeq).toBe(12);
+      expect(rec.tornTail).toEqual(cut === lastStart ? undefined : { offset: lastStart, bytes: cut - lastStart });
+      expect(slicesOf(rec.stateAt(12))).toBe(live.get(12));
+    }
+  });
+
+  it('drops a last line whose checksum fails (a torn write that kept its newline)', () => {
+    const file = join(dir, 'run.jsonl');
+    recordRun(file, 12, 5);
+    const text = readFileSync(file, 'utf8');
+    writeFileSync(file, text.slice(0, -3) + 'X}\n');
+    const rec = readRecording(file, { slices: [Notes, Count] });
+    expect(rec.lastSeq).toBe(12);
+    expect(rec.tornTail?.bytes).toBeGreaterThan(0);
+  });
+
+  it('never skips damage before the tail: a flipped bit mid-file is an error', () => {
+    const file = join(dir, 'run.jsonl');
+    recordRun(file, 12, 5);
+    const buf = readFileSync(file);
+    const mid = Math.floor(buf.length / 2);
+    buf[mid] = (buf[mid] as number) ^ 0x04;
+    writeFileSync(file, buf);
+    expect(() => readRecording(file, { slices: [Notes, Count] })).toThrow(RecordingError);
+    expect(() => readRecording(file, { slices: [Notes, Count] })).toThrow(expect.objectContaining({ code: 'RECORDING_CORRUPT' }));
+    expect(() => readRecording(file, { slices: [Notes, Count] })).toThrow(/damaged before its tail/);
+  });
+
+  it('reports a missing file, a file that is not a recording, and seqs outside it', () => {
+    const file = join(dir, 'run.jsonl');
+    expect(() => readRecording(file, { slices: [] })).toThrow(expect.objectContaining({ code: 'RECORDING_NOT_FOUND' }));
+    writeFileSync(file, '{"hello":"world"}\n{"a":1}\n');
+    expect(() => readRecording(file, { slices: [] })).toThrow(expect.objectContaining({ code: 'RECORDING_CORRUPT' }));
+    recordRun(file, 3, 10);
+    truncateSync(file, 10);
+    expect(() => readRecording(file, { slices: [Notes, Count] })).toThrow(/no snapshot to start from/);
+    recordRun(file, 3, 10);
+    const rec = readRecording(file, { slices: [Notes, Count] });
+    expect(() => rec.stateAt(4)).toThrow(expect.objectContaining({ code: 'RECORDING_SEQ_OUT_OF_RANGE' }));
+    expect(() => rec.stateAt(-1)).toThrow(/outside the recording \(0 to 3\)/);
+  });
+
+  it('rebuilds states across a restore from the snapshot written after it', () => {
+    const file = join(dir, 'run.jsonl');
+    const session = createSession({ slices: [Notes, Count] });
+    flightRecorder(session, { file });
+    session.dispatch(Noted({ text: 'a' }));
+    const at1 = session.snapshot({ includeLogs: true });
+    session.dispatch(Noted({ text: 'b' }));
+    session.restore(at1);
+    session.dispatch(Noted({ text: 'c' }));
+    const end = slicesOf(session.snapshot({ includeLogs: true }));
+    session.dispose();
+    const rec = readRecording(file, { slices: [Notes, Count] });
+    expect(rec.stateAt(3).slices['count']?.items).toEqual([1]);
+    expect(slicesOf(rec.stateAt(4))).toBe(end);
+  });
+
+  it('reports a restore inside a batch as a gap it cannot rebuild', () => {
+    const file = join(dir, 'run.jsonl');
+    const session = createSession({ slices: [Notes, Count] });
+    flightRecorder(session, { file, snapshotEvery: 100 });
+    const before = session.snapshot({ includeLogs: true });
+    session.batch(() => {
+      session.dispatch(Noted({ text: 'a' }));
+      session.restore(before);
+      session.dispatch(Noted({ text: 'b' }));
+    });
+    session.dispose();
+    const rec = readRecording(file, { slices: [Notes, Count] });
+    expect(rec.stateAt(1).slices['count']?.items).toEqual([1]);
+    expect(() => rec.stateAt(2)).toThrow(expect.objectContaining({ code: 'RECORDING_GAP' }));
+    expect(rec.stateAt(3).slices['count']?.items).toEqual([1]); // the snapshot after the batch
+  });
+
+  it('fails clearly on a recording of a newer format', () => {
+    const file = join(dir, 'run.jsonl');
+    recordRun(file, 1, 10);
+    const lines = readFileSync(file, 'utf8').split('\n');
+    writeFileSync(file, '');
+    const body = '{"k":"h","format":"rxslice.recording","formatVersion":9,"snapshotEvery":10}';
+    appendFileSync(file, `{"crc":"${crc32(body).toString(16).padStart(8, '0')}","rec":${body}}\n${lines.slice(1).join('\n')}`);
+    expect(() => readRecording(file, { slices: [Notes, Count] })).toThrow(/format version 9, newer than this rxslice reads/);
+  });
+});
+
+describe('readRecording over a real transcript', () => {
+  const DATA = fileURLToPath(new URL('../../examples/data/', import.meta.url));
+
+  it('rebuilds the live state at every seq of the agentlogs-todos replay (statechart and windows included)', () => {
+    const file = join(dir, 'todos.jsonl');
+    const session = createTranscriptSession();
+    const live = new Map<number, string>([[0, slicesOf(session.snapshot({ includeLogs: true }))]]);
+    session.committed$.subscribe((env) => live.set(env.seq, slicesOf(session.snapshot({ includeLogs: true }))));
+    flightRecorder(session, { file, snapshotEvery: 25 });
+    const machineSlice = session.machine(AgentPhases).slice;
+    const report = replayTranscript(splitLines(readFileSync(join(DATA, 'agentlogs-todos.jsonl'), 'utf8')), { source: 'todos', session });
+    session.dispose();
+    expect(report.events).toBeGreaterThan(20);
+
+    const slices = [...transcriptSlices, machineSlice];
+    const rec = readRecording(file, {
+      slices,
+      session: (scheduler) => {
+        const s = createFullSession({ slices: transcriptSlices, scheduler });
+        s.install(AgentPhases);
+        return s;
+      },
+    });
+    expect(rec.size).toBe(live.size - 1);
+    for (const [seq, state] of live) expect([seq, slicesOf(rec.stateAt(seq))]).toEqual([seq, state]);
+  });
+});
