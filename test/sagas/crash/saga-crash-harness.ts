@@ -35,7 +35,7 @@ export function runChild(
   opts: { killAfterEvents?: number; killAfterMs?: number; hold?: boolean; onLine?: (line: string) => void } = {},
 ): Promise<ChildRun> & { release(): void } {
   const env = { ...process.env, RXSLICE_SAGA_KILL_AFTER: String(opts.killAfterEvents ?? 0), RXSLICE_SAGA_HOLD: opts.hold ? '1' : '0' };
-  const proc = spawn(process.execPath, [child, dir, calls, plan], { stdio: [opts.hold ? 'pipe' : 'ignore', 'pipe', 'inherit'], env });
+  const proc = spawn(process.execPath, [child, dir, calls, plan], { stdio: ['pipe', 'pipe', 'inherit'], env });
   const lines: string[] = [];
   let rest = '';
   proc.stdout.setEncoding('utf8');
@@ -50,7 +50,7 @@ export function runChild(
     }
   });
   const ended = new Promise<ChildRun>((r) => proc.on('close', (code, signal) => r({ pid: proc.pid as number, lines, code, signal })));
-  return Object.assign(ended, { release: () => proc.stdin?.end() });
+  return Object.assign(ended, { release: () => proc.stdin.end() });
 }
 
 /** One external call as recorded in the calls file. */
