@@ -178,7 +178,7 @@ export type {
   SessionMachine,
 } from './machines/index';
 
-export { defineSaga, step } from './sagas/define-saga';
+export { defineSaga, step, type SagaBuilder, type SagaBuilderConfig, type SagaChain } from './sagas/define-saga';
 export type {
   SagaDef,
   AnySagaDef,

@@ -5,7 +5,7 @@
  */
 import type { Observable } from 'rxjs';
 import { z } from 'zod';
-import { defineEvent, defineSaga, RetryPolicy, step } from '../../src/index';
+import { defineEvent, defineSaga, RetryPolicy } from '../../src/index';
 
 export const DeployConfig = z.object({ app: z.string().min(1), image: z.string().min(1), replicas: z.number().int().positive() });
 export type DeployConfig = z.infer<typeof DeployConfig>;
@@ -36,23 +36,19 @@ export interface Deps {
 /** Dispatching it starts a deployment (the saga's `startOn`), its payload being the input. */
 export const DeployRequested = defineEvent('deploy/requested', DeployConfig);
 
-export const DeploymentSaga = defineSaga('deployment', {
-  input: DeployConfig,
-  startOn: DeployRequested,
-  steps: [
-    step<'createResources', Vm, Deps, DeployConfig>('createResources', {
-      run: (input, ctx) => ctx.deps.cloud.createVm(input, { key: ctx.idempotencyKey, signal: ctx.signal }),
-      compensate: (vm, ctx) => ctx.deps.cloud.deleteVm(vm.vmId, { key: ctx.idempotencyKey }),
-      timeoutMs: 30_000,
-      retry: RetryPolicy.exponential({ maxAttempts: 3, initialDelayMs: 500 }),
-    }),
-    step<'configureNetworking', Network, Deps, DeployConfig, { createResources: Vm }>('configureNetworking', {
-      run: (_input, ctx) => ctx.deps.cloud.setupNetwork(ctx.result('createResources').vmId, { key: ctx.idempotencyKey }),
-      compensate: (network, ctx) => ctx.deps.cloud.deleteNetwork(network.networkId, { key: ctx.idempotencyKey }),
-    }),
-    step<'deployApplication', Deployment, Deps, DeployConfig, { createResources: Vm }>('deployApplication', {
-      run: (input, ctx) => ctx.deps.cloud.deploy(ctx.result('createResources').vmId, input.image, { key: ctx.idempotencyKey, signal: ctx.signal }),
-      timeoutMs: 60_000,
-    }),
-  ],
-});
+export const DeploymentSaga = defineSaga('deployment', { input: DeployConfig, startOn: DeployRequested })
+  .withDeps<Deps>()
+  .step('createResources', {
+    run: (input, ctx) => ctx.deps.cloud.createVm(input, { key: ctx.idempotencyKey, signal: ctx.signal }),
+    compensate: (vm, ctx) => ctx.deps.cloud.deleteVm(vm.vmId, { key: ctx.idempotencyKey }),
+    timeoutMs: 30_000,
+    retry: RetryPolicy.exponential({ maxAttempts: 3, initialDelayMs: 500 }),
+  })
+  .step('configureNetworking', {
+    run: (_input, ctx) => ctx.deps.cloud.setupNetwork(ctx.result('createResources').vmId, { key: ctx.idempotencyKey }),
+    compensate: (network, ctx) => ctx.deps.cloud.deleteNetwork(network.networkId, { key: ctx.idempotencyKey }),
+  })
+  .step('deployApplication', {
+    run: (input, ctx) => ctx.deps.cloud.deploy(ctx.result('createResources').vmId, input.image, { key: ctx.idempotencyKey, signal: ctx.signal }),
+    timeoutMs: 60_000,
+  });

@@ -147,9 +147,91 @@ export interface SagaConfig<TInput, TSteps extends readonly AnySagaStep[]> {
   readonly startOn?: EventCreator<string, NoInfer<TInput>>;
 }
 
+/** Options of {@link defineSaga} in its builder form (the steps follow with `.step(...)`). */
+export interface SagaBuilderConfig<TInput> {
+  /** zod schema of the input; `runSaga` validates and parses with it. Every step's `input` has its type. */
+  readonly input: z.ZodType<TInput>;
+  /** An event whose every dispatch starts a run with its payload as input (`createSession({ sagas })`). */
+  readonly startOn?: EventCreator<string, NoInfer<TInput>>;
+  readonly steps?: undefined;
+}
+
+/** A step name not yet used in `TResults` (a name used twice is a type error on the name). */
+type NewStepName<TStep extends string, TResults> = TStep & ([TStep] extends [keyof TResults] ? { readonly 'a step of this name exists': never } : unknown);
+
+/**
+ * A saga with at least one step, made by {@link SagaBuilder.step}: a {@link SagaDef} (run it,
+ * list it in `createSession({ sagas })`) that can take more steps. Each `.step` returns a new
+ * definition; the earlier one is unchanged.
+ */
+export interface SagaChain<TName extends string, TInput, TSteps extends readonly AnySagaStep[], TDeps> extends SagaDef<TName, TInput, TSteps> {
+  /**
+   * Appends a step. `run` gets the saga's input (typed by its schema) and a `ctx` whose
+   * `result(name)` accepts exactly the names of the earlier steps and returns their result types.
+   * @throws {@link InvalidSagaDefinitionError} for a name already used, or a malformed step (see {@link step}).
+   */
+  step<const TStep extends string, TResult>(
+    name: NewStepName<TStep, SagaResults<TSteps>>,
+    config: StepConfig<TInput, TResult, TDeps, SagaResults<TSteps>>,
+  ): SagaChain<TName, TInput, readonly [...TSteps, SagaStep<TStep, TInput, TResult, TDeps>], TDeps>;
+}
+
+/**
+ * The start of a saga declared step by step: `defineSaga(name, { input })` returns it. It is not a
+ * saga yet (a saga needs a step, so `runSaga` refuses it at compile time); `.step(...)` makes one.
+ */
+export interface SagaBuilder<TName extends string, TInput, TDeps = any> {
+  readonly name: TName;
+  readonly input: z.ZodType<TInput>;
+  readonly startOn: EventCreator<string, any> | undefined;
+  /** Types `ctx.deps` in the steps that follow (no effect at run time; the session's `dependencies` are passed). */
+  withDeps<TNextDeps>(): SagaBuilder<TName, TInput, TNextDeps>;
+  /** The first step; see {@link SagaChain.step}. No earlier result exists, so `ctx.result` accepts no name. */
+  step<const TStep extends string, TResult>(
+    name: TStep,
+    config: StepConfig<TInput, TResult, TDeps, {}>,
+  ): SagaChain<TName, TInput, readonly [SagaStep<TStep, TInput, TResult, TDeps>], TDeps>;
+}
+
+function checkSagaName(name: unknown): asserts name is string {
+  if (typeof name !== 'string' || name.length === 0) throw new InvalidSagaDefinitionError(String(name), 'the saga name must be a non-empty string');
+}
+
+function checkInput(name: string, input: unknown): void {
+  if (typeof (input as { safeParse?: unknown } | undefined)?.safeParse !== 'function') {
+    throw new InvalidSagaDefinitionError(name, 'input must be a zod schema (z.object({...}))');
+  }
+}
+
+function checkSteps(name: string, steps: readonly AnySagaStep[]): void {
+  const seen = new Set<string>();
+  for (const s of steps) {
+    if (typeof s?.run !== 'function') throw new InvalidSagaDefinitionError(name, 'every step must be made with step(name, { run })');
+    if (seen.has(s.name)) throw new InvalidSagaDefinitionError(name, `two steps are named "${s.name}"; step names must be unique`);
+    seen.add(s.name);
+  }
+}
+
+function sagaDef(name: string, input: z.ZodType<unknown>, startOn: EventCreator<string, any> | undefined, steps: readonly AnySagaStep[]): SagaChain<string, unknown, readonly AnySagaStep[], unknown> {
+  checkSteps(name, steps);
+  return Object.freeze({
+    name,
+    input,
+    steps: Object.freeze([...steps]),
+    startOn,
+    Result: undefined as unknown as SagaResults<readonly AnySagaStep[]>,
+    step: (stepName: string, config: StepConfig<unknown, unknown, unknown, any>) => sagaDef(name, input, startOn, [...steps, step(stepName, config)]),
+  }) as SagaChain<string, unknown, readonly AnySagaStep[], unknown>;
+}
+
 /**
  * Declares a saga: ordered steps against external services, each with an optional
  * compensation, run by `session.runSaga(def, input)` or started by an event (`startOn`).
+ *
+ * Two forms: with `steps: [step(...), ...]` it returns the saga at once; without `steps` it returns
+ * a {@link SagaBuilder} whose `.step(name, { run, compensate })` calls add the steps, with every
+ * step's `input` typed by the schema and `ctx.result(name)` typed by the earlier steps (the list
+ * form cannot infer those: TypeScript does not pass types between the elements of an array).
  *
  * @remarks Inert and reusable by any number of sessions. Semantics (docs/ARCHITECTURE.md, "Sagas";
  * after Garcia-Molina and Salem, "Sagas", SIGMOD 1987): steps run in order, each result is
@@ -157,40 +239,35 @@ export interface SagaConfig<TInput, TSteps extends readonly AnySagaStep[]> {
  * compensated in reverse order, each with its own result; a failing compensation is reported and
  * the rollback goes on. Every transition is an `rxslice.saga.*` event, and the unfinished sagas'
  * progress is the state slice `rxslice/sagas`, which `resumeSagas` continues after a crash.
- * @throws {@link InvalidSagaDefinitionError} for an empty name, no steps, duplicate step names or
- * an input that is not a zod schema.
+ * @throws {@link InvalidSagaDefinitionError} for an empty name, no steps (list form), duplicate step
+ * names or an input that is not a zod schema.
  * @example
  * ```ts
- * const Deployment = defineSaga('deployment', {
- *   input: z.object({ app: z.string() }),
- *   steps: [
- *     step('createResources', { run: (input) => cloud.createVm(input.app), compensate: (vm) => cloud.deleteVm(vm.vmId) }),
- *     step('deployApplication', { run: (input) => cloud.deploy(input.app) }),
- *   ],
- * });
+ * const Deployment = defineSaga('deployment', { input: z.object({ app: z.string() }) })
+ *   .withDeps<{ cloud: Cloud }>()
+ *   .step('createResources', { run: (input, ctx) => ctx.deps.cloud.createVm(input.app), compensate: (vm, ctx) => ctx.deps.cloud.deleteVm(vm.vmId) })
+ *   .step('deployApplication', { run: (input, ctx) => ctx.deps.cloud.deploy(ctx.result('createResources').vmId, input.app) });
  * session.runSaga(Deployment, { app: 'web' }).subscribe(console.log); // Logs: { createResources: {...}, deployApplication: {...} }
  * ```
  */
 export function defineSaga<const TName extends string, TInput, const TSteps extends readonly SagaStep<string, TInput, any, any>[]>(
   name: TName,
   config: SagaConfig<TInput, TSteps>,
-): SagaDef<TName, TInput, TSteps> {
-  if (typeof name !== 'string' || name.length === 0) throw new InvalidSagaDefinitionError(String(name), 'the saga name must be a non-empty string');
-  if (typeof (config?.input as { safeParse?: unknown } | undefined)?.safeParse !== 'function') {
-    throw new InvalidSagaDefinitionError(name, 'input must be a zod schema (z.object({...}))');
+): SagaDef<TName, TInput, TSteps>;
+export function defineSaga<const TName extends string, TInput>(name: TName, config: SagaBuilderConfig<TInput>): SagaBuilder<TName, TInput>;
+export function defineSaga(name: string, config: SagaConfig<unknown, readonly AnySagaStep[]> | SagaBuilderConfig<unknown>): AnySagaDef | SagaBuilder<string, unknown> {
+  checkSagaName(name);
+  checkInput(name, config?.input);
+  if (config.steps === undefined) {
+    const builder: SagaBuilder<string, unknown> = Object.freeze({
+      name,
+      input: config.input,
+      startOn: config.startOn,
+      withDeps: () => builder,
+      step: (stepName: string, stepConfig: StepConfig<unknown, unknown, unknown, {}>) => sagaDef(name, config.input, config.startOn, [step(stepName, stepConfig)]),
+    }) as SagaBuilder<string, unknown>;
+    return builder;
   }
   if (!Array.isArray(config.steps) || config.steps.length === 0) throw new InvalidSagaDefinitionError(name, 'a saga needs at least one step');
-  const seen = new Set<string>();
-  for (const s of config.steps as readonly AnySagaStep[]) {
-    if (typeof s?.run !== 'function') throw new InvalidSagaDefinitionError(name, 'every step must be made with step(name, { run })');
-    if (seen.has(s.name)) throw new InvalidSagaDefinitionError(name, `two steps are named "${s.name}"; step names must be unique`);
-    seen.add(s.name);
-  }
-  return Object.freeze({
-    name,
-    input: config.input,
-    steps: Object.freeze([...config.steps]) as unknown as TSteps,
-    startOn: config.startOn,
-    Result: undefined as unknown as SagaResults<TSteps>,
-  });
+  return sagaDef(name, config.input, config.startOn, config.steps);
 }

@@ -44,9 +44,9 @@ describe('saga types', () => {
     >();
     // @ts-expect-error the input must match the saga's schema
     session.runSaga(Saga, { app: 'web' });
+    // @ts-expect-error a step annotated with another input type does not fit the saga
     defineSaga('wrongInput', {
       input: DeployConfig,
-      // @ts-expect-error a step annotated with another input type does not fit the saga
       steps: [step('a', { run: (input: { other: boolean }) => input.other })],
     });
   });
@@ -63,5 +63,63 @@ describe('saga types', () => {
     });
     expectTypeOf<SagaStepContext['idempotencyKey']>().toEqualTypeOf<string>();
     expectTypeOf<SagaStepContext['signal']>().toEqualTypeOf<AbortSignal>();
+  });
+});
+
+describe('saga builder types', () => {
+  interface Deps {
+    readonly cloud: { createVm(app: string): Promise<Vm>; setupNetwork(vmId: string): Observable<Net> };
+  }
+  it('infers the input from the schema, each result from its run, and types ctx.result with the earlier steps only', () => {
+    const Saga = defineSaga('deployment', { input: DeployConfig })
+      .withDeps<Deps>()
+      .step('createResources', {
+        run: (input, ctx) => {
+          expectTypeOf(input).toEqualTypeOf<{ app: string; replicas: number }>();
+          expectTypeOf(ctx.deps).toEqualTypeOf<Deps>();
+          // @ts-expect-error no step has completed before the first
+          ctx.result('createResources');
+          return ctx.deps.cloud.createVm(input.app);
+        },
+        compensate: (vm) => expectTypeOf(vm).toEqualTypeOf<Vm>(),
+      })
+      .step('configureNetworking', {
+        run: (_input, ctx) => {
+          expectTypeOf(ctx.result('createResources')).toEqualTypeOf<Vm>();
+          // @ts-expect-error a later step's name
+          ctx.result('deployApplication');
+          // @ts-expect-error its own name
+          ctx.result('configureNetworking');
+          return ctx.deps.cloud.setupNetwork(ctx.result('createResources').vmId);
+        },
+        compensate: (net) => expectTypeOf(net).toEqualTypeOf<Net>(),
+      })
+      .step('deployApplication', {
+        run: (input, ctx) => {
+          expectTypeOf(ctx.result('configureNetworking')).toEqualTypeOf<Net>();
+          return `https://${input.app}/${ctx.result('configureNetworking').networkId}`;
+        },
+      });
+    expectTypeOf<InferSagaInput<typeof Saga>>().toEqualTypeOf<{ app: string; replicas: number }>();
+    expectTypeOf<InferSagaResult<typeof Saga>>().toEqualTypeOf<{
+      readonly createResources: Vm;
+      readonly configureNetworking: Net;
+      readonly deployApplication: string;
+    }>();
+    const session = createSession({ slices: [], sagas: [Saga] });
+    expectTypeOf(session.runSaga(Saga, { app: 'web', replicas: 2 })).toEqualTypeOf<
+      Observable<{ readonly createResources: Vm; readonly configureNetworking: Net; readonly deployApplication: string }>
+    >();
+    // @ts-expect-error the input must match the saga's schema
+    session.runSaga(Saga, { app: 'web' });
+  });
+
+  it('refuses a step name used twice, and a saga without steps where a saga is expected', () => {
+    const Start = defineSaga('s', { input: DeployConfig });
+    // @ts-expect-error "a" is already a step of this saga
+    Start.step('a', { run: () => 1 }).step('a', { run: () => 2 });
+    const session = createSession({ slices: [] });
+    // @ts-expect-error a saga needs at least one step
+    session.runSaga(Start, { app: 'web', replicas: 1 });
   });
 });

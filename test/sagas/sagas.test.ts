@@ -39,6 +39,42 @@ describe('defineSaga and step', () => {
   });
 });
 
+describe('defineSaga builder form', () => {
+  it('adds steps one by one; each .step returns a new frozen saga and leaves the earlier one unchanged', async () => {
+    const Start = defineSaga('built', { input: Input }).withDeps<{ suffix: string }>();
+    const One = Start.step('createResources', { run: (input, ctx) => ({ vmId: `vm-${input.app}${ctx.deps.suffix}` }) });
+    const Two = One.step('deployApplication', { run: (input, ctx) => `${input.app}@${ctx.result('createResources').vmId}` });
+    expect(Object.isFrozen(One) && Object.isFrozen(Two) && Object.isFrozen(Start)).toBe(true);
+    expect(One.steps.map((s) => s.name)).toEqual(['createResources']);
+    expect(Two.steps.map((s) => s.name)).toEqual(['createResources', 'deployApplication']);
+    expect('steps' in Start).toBe(false);
+    const session = createSession({ slices: [], sagas: [Two], dependencies: { suffix: '!' } });
+    await expect(lastValueFrom(session.runSaga(Two, { app: 'web' }))).resolves.toEqual({
+      createResources: { vmId: 'vm-web!' },
+      deployApplication: 'web@vm-web!',
+    });
+  });
+
+  it('compensates built steps in reverse with their own results, and refuses a step name used twice', async () => {
+    const undone: string[] = [];
+    const Saga = defineSaga('built-fail', { input: Input })
+      .step('a', { run: () => 'ra', compensate: (r) => void undone.push(`a:${r}`) })
+      .step('b', { run: () => 'rb', compensate: (r) => void undone.push(`b:${r}`) })
+      .step('c', {
+        run: () => {
+          throw new Error('boom');
+        },
+      });
+    const session = createSession({ slices: [] });
+    await expect(lastValueFrom(session.runSaga(Saga, { app: 'x' }))).rejects.toBeInstanceOf(SagaFailedError);
+    expect(undone).toEqual(['b:rb', 'a:ra']);
+    const One = defineSaga('dup', { input: Input }).step('a', { run: () => 1 });
+    expect(() => (One.step as (n: string, c: { run: () => number }) => unknown)('a', { run: () => 2 })).toThrow(/two steps are named "a"/);
+    expect(() => defineSaga('', { input: Input })).toThrow(InvalidSagaDefinitionError);
+    expect(() => defineSaga('s', { input: {} as never })).toThrow(/zod schema/);
+  });
+});
+
 describe('runSaga', () => {
   it('runs promise, observable and plain-value steps; the first value of an observable is the result, empty gives undefined', async () => {
     const session = createSession({ slices: [] });
