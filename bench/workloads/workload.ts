@@ -16,6 +16,7 @@ export const CONTENDER_LABELS: Readonly<Record<string, string>> = {
   'rxslice-from-scratch': 'rxslice (plain computed, from scratch)',
   'rxslice-batch': "rxslice (fsync 'batch')",
   'rxslice-always': "rxslice (fsync 'always')",
+  'rxslice-never': "rxslice (fsync 'never')",
   'rxslice-memory': 'rxslice (memory storage)',
   rxjs: 'raw RxJS',
   redux: 'Redux 5 + reselect',
