@@ -1,10 +1,10 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
 /** When set, journal writes fail as a full disk would. */
-const disk = vi.hoisted(() => ({ full: false, syncFails: false }));
+const disk = vi.hoisted(() => ({ full: false, syncFails: false, beforeRename: undefined as ((to: string) => void) | undefined }));
 vi.mock('node:fs', async (importOriginal) => {
   const fs = await importOriginal<typeof import('node:fs')>();
   return {
@@ -16,6 +16,12 @@ vi.mock('node:fs', async (importOriginal) => {
     fdatasyncSync: (fd: number) => {
       if (disk.syncFails) throw Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' });
       fs.fdatasyncSync(fd);
+    },
+    renameSync: (from: string, to: string) => {
+      const hook = disk.beforeRename;
+      disk.beforeRename = undefined;
+      hook?.(String(to));
+      fs.renameSync(from, to);
     },
   };
 });
@@ -36,6 +42,7 @@ afterEach(() => {
   for (const d of roots.splice(0)) rmSync(d, { recursive: true, force: true });
   disk.full = false;
   disk.syncFails = false;
+  disk.beforeRename = undefined;
   vi.useRealTimers();
 });
 
@@ -207,6 +214,41 @@ describe('jsonl storage in a session', () => {
     expect(b.slice(Notes).all()).toEqual([{ text: 'x' }]);
     b.dispose();
     factory.dispose();
+  });
+
+  it('a takeover of a dead holder never removes a lock another process made meanwhile (even one reusing the dead lock inode)', () => {
+    const a = open();
+    a.dispatch(Noted({ text: 'x' }));
+    const ownerFile = join(dir, 'LOCK.owner.json');
+    const dead = { ...(JSON.parse(readFileSync(ownerFile, 'utf8')) as { pid: number }), pid: 2 ** 22 + 12345 };
+    writeFileSync(ownerFile, JSON.stringify(dead));
+    // B takes over the dead holder's lock. Just before B's owner file replaces the dead one, C
+    // opens: it sees a dead holder whose recorded inode is the inode of B's fresh lock (as when
+    // the file system reuses the removed lock's inode). C must not take B's lock.
+    let c: unknown;
+    disk.beforeRename = (to) => {
+      expect(to).toBe(ownerFile);
+      writeFileSync(ownerFile, JSON.stringify({ ...dead, ino: statSync(join(dir, 'LOCK')).ino }));
+      try {
+        c = open();
+      } catch (e) {
+        c = e;
+      }
+    };
+    const b = open();
+    expect(c).toBeInstanceOf(StorageLockedError);
+    expect(b.slice(Notes).all()).toEqual([{ text: 'x' }]);
+    expect((JSON.parse(readFileSync(ownerFile, 'utf8')) as { pid: number }).pid).toBe(process.pid);
+    (a as unknown as { dispose(): void }).dispose();
+  });
+
+  it('removes the owner file on release and leaves no acquisition mutex behind', () => {
+    const a = open();
+    expect(existsSync(join(dir, 'LOCK.owner.json'))).toBe(true);
+    expect(existsSync(join(dir, 'LOCK.takeover'))).toBe(false);
+    a.dispose();
+    expect(existsSync(join(dir, 'LOCK.owner.json'))).toBe(false);
+    expect(existsSync(join(dir, 'LOCK'))).toBe(false);
   });
 
   it('a failed write is fatal: the event is not visible, errors$ reports it, later dispatches throw', () => {

@@ -1,4 +1,4 @@
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmdirSync, statSync, utimesSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmdirSync, statSync, unlinkSync, utimesSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import lockfile from 'proper-lockfile';
@@ -78,9 +78,15 @@ export interface LockOptions {
  * @internal Locks `dir` (which must exist) with proper-lockfile (`dir/LOCK`, refreshed every
  * `stale / 2` ms) and writes the owner file `dir/LOCK.owner.json` (pid, host, time, inode of
  * the lock). A lock whose recorded holder is a dead process on this host is taken over at once
- * (under a short takeover mutex, after checking that the lock is still the one that holder
- * made); any other lock is taken over by proper-lockfile once it is stale.
- * @throws {@link StorageLockedError} when a live writer holds it.
+ * (after checking that the lock is still the one that holder made); any other lock is taken
+ * over by proper-lockfile once it is stale.
+ *
+ * Every acquisition, plain or takeover, runs under a short mutex (`dir/LOCK.takeover`) up to and
+ * including the owner file's write, so no process ever judges a lock by an owner file that its
+ * maker has not yet replaced: without it, a process taking over a dead holder's lock could
+ * remove a lock another process had just made, when that lock reused the dead lock's inode.
+ * The owner file is removed on release.
+ * @throws {@link StorageLockedError} when a live writer holds it, or another process is acquiring it.
  */
 export function lockDirectory(dir: string, options: LockOptions): DirectoryLock {
   const lockOptions = {
@@ -89,27 +95,69 @@ export function lockDirectory(dir: string, options: LockOptions): DirectoryLock 
     lockfilePath: lockPath(dir),
     onCompromised: (e: Error) => options.onCompromised(new StorageLockCompromisedError(dir, e)),
   };
-  let release: (() => void) | undefined;
-  // ENOENT: another process removed the stale lock between our mkdir (EEXIST) and stat; try again.
-  for (let attempt = 0; release === undefined; attempt++) {
+  const unlockMutex = acquireMutex(dir);
+  let releaseLock: () => void;
+  try {
+    let release: (() => void) | undefined;
+    // ENOENT: proper-lockfile found the lock gone between its mkdir (EEXIST) and stat; try again.
+    for (let attempt = 0; release === undefined; attempt++) {
+      try {
+        release = lockfile.lockSync(dir, lockOptions);
+      } catch (e) {
+        const code = (e as NodeJS.ErrnoException).code;
+        if (code === 'ENOENT' && attempt < 3) continue;
+        if (code !== 'ELOCKED') throw e;
+        release = takeOver(dir, lockOptions);
+      }
+    }
+    releaseLock = release;
     try {
-      release = lockfile.lockSync(dir, lockOptions);
+      const ino = statSync(lockPath(dir)).ino;
+      writeOwner(dir, { pid: process.pid, host: hostname(), since: new Date().toISOString(), ino });
     } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT' && attempt < 3) continue;
-      if (code !== 'ELOCKED') throw e;
-      release = takeOver(dir, lockOptions);
+      releaseLock();
+      throw e;
+    }
+  } finally {
+    unlockMutex();
+  }
+  return {
+    release: () => {
+      try {
+        unlinkSync(ownerPath(dir));
+      } catch {
+        // already gone (a taker replaced it after this lock was compromised)
+      }
+      releaseLock();
+    },
+  };
+}
+
+/**
+ * Takes the acquisition mutex of `dir` (a directory made with mkdir, atomic on every local file
+ * system). One older than 2 s belongs to a killed process and is taken over.
+ * @throws {@link StorageLockedError} when another process holds it (it is acquiring the lock).
+ */
+function acquireMutex(dir: string): () => void {
+  try {
+    mkdirSync(takeoverPath(dir));
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    try {
+      if (Date.now() - statSync(takeoverPath(dir)).mtimeMs < 2000) throw new StorageLockedError(dir, readHolder(dir));
+      utimesSync(takeoverPath(dir), new Date(), new Date());
+    } catch (error) {
+      if (error instanceof StorageLockedError) throw error;
+      throw new StorageLockedError(dir, readHolder(dir));
     }
   }
-  const releaseLock = release;
-  try {
-    const ino = statSync(lockPath(dir)).ino;
-    writeOwner(dir, { pid: process.pid, host: hostname(), since: new Date().toISOString(), ino });
-  } catch (e) {
-    releaseLock();
-    throw e;
-  }
-  return { release: releaseLock };
+  return () => {
+    try {
+      rmdirSync(takeoverPath(dir));
+    } catch {
+      // a process that judged this mutex stale removed it
+    }
+  };
 }
 
 function writeOwner(dir: string, holder: LockHolder): void {
@@ -124,51 +172,31 @@ function writeOwner(dir: string, holder: LockHolder): void {
   renameSync(tmp, ownerPath(dir));
 }
 
-/** Takes over the lock of a dead holder on this host, or throws StorageLockedError. */
+/** Takes over the lock of a dead holder on this host (the caller holds the mutex), or throws StorageLockedError. */
 function takeOver(dir: string, lockOptions: Parameters<typeof lockfile.lockSync>[1]): () => void {
   const holder = readHolder(dir);
   const locked = (): never => {
     throw new StorageLockedError(dir, readHolder(dir) ?? holder);
   };
   if (holder === undefined || holder.host !== hostname() || holder.pid === process.pid || !isDead(holder.pid)) return locked();
-  // The mutex is held for a few system calls; one older than 2 s belongs to a killed taker.
+  let ino: number;
   try {
-    mkdirSync(takeoverPath(dir));
+    ino = statSync(lockPath(dir)).ino;
   } catch {
+    ino = -1;
+  }
+  if (holder.ino !== undefined && ino !== -1 && holder.ino !== ino) return locked();
+  if (ino !== -1) {
     try {
-      if (Date.now() - statSync(takeoverPath(dir)).mtimeMs < 2000) return locked();
-      utimesSync(takeoverPath(dir), new Date(), new Date());
+      rmdirSync(lockPath(dir));
     } catch {
       return locked();
     }
   }
   try {
-    const now = readHolder(dir);
-    let ino: number;
-    try {
-      ino = statSync(lockPath(dir)).ino;
-    } catch {
-      ino = -1;
-    }
-    if (now === undefined || now.pid !== holder.pid || now.host !== holder.host || (now.ino !== undefined && ino !== -1 && now.ino !== ino)) return locked();
-    if (ino !== -1) {
-      try {
-        rmdirSync(lockPath(dir));
-      } catch {
-        return locked();
-      }
-    }
-    try {
-      return lockfile.lockSync(dir, lockOptions);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ELOCKED') return locked();
-      throw e;
-    }
-  } finally {
-    try {
-      rmdirSync(takeoverPath(dir));
-    } catch {
-      // another taker removed a stale mutex
-    }
+    return lockfile.lockSync(dir, lockOptions);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ELOCKED') return locked();
+    throw e;
   }
 }
