@@ -48,6 +48,7 @@ export type {
   CommittedEnvelope,
   EvictedItems,
   SnapshotOptions,
+  SliceRef,
 } from './session/create-session';
 export type { SliceHandle, SliceRuntimeConfig } from './session/slice-handle';
 export {

@@ -16,6 +16,7 @@ import type { SliceHandle, SliceRecord, SliceRuntimeConfig } from './slice-handl
 import { SessionCore } from './session-core';
 import { SessionReset, SliceCleared, SliceSeeded } from './system-events';
 import { ATTACH, SESSION_INTERNALS, type Attachable, type SessionInternals } from './internals';
+import { sliceNames } from './session-snapshots';
 
 /** When event payloads (and reducer output) are validated against their schemas. */
 export type ValidationMode = 'always' | 'dev' | 'off';
@@ -83,12 +84,19 @@ export interface EvictedItems {
   readonly items: readonly unknown[];
 }
 
+/** A slice named by its definition or its name. */
+export type SliceRef = SliceDef<string, any> | string;
+
 /** Options of {@link Session.snapshot}. */
 export interface SnapshotOptions {
   /** Also capture `'log'` slices. Default `false` (state slices only). */
   readonly includeLogs?: boolean;
-  /** A label kept with the snapshot. */
+  /** A label kept with the snapshot (a snapshot store finds snapshots by tag glob). */
   readonly tag?: string;
+  /** Capture exactly these slices, whatever their policy (`includeLogs` is then ignored). */
+  readonly include?: readonly SliceRef[];
+  /** Capture the default set (state slices, or all with `includeLogs`) minus these. */
+  readonly exclude?: readonly SliceRef[];
 }
 
 /** A live session: the store. See {@link createSession}. */
@@ -120,7 +128,19 @@ export interface Session extends SessionReader {
    * ```
    */
   transaction<TResult>(fn: () => TResult): TResult;
-  /** Captures state slices (and logs with `includeLogs`) in O(number of slices). */
+  /**
+   * Captures state slices (and logs with `includeLogs`), or the slices `include` names, minus
+   * those `exclude` names, in O(number of slices): items are shared, never copied. The snapshot's
+   * `parents` name the snapshot last restored into the session (lineage).
+   * @throws {@link UnknownSliceError} (`where: 'session'`) for a slice the session does not have;
+   * `InvalidSnapshotError` when `include` and `exclude` share a slice or hold something that is
+   * neither a slice definition nor a name.
+   * @example
+   * ```ts
+   * const planOnly = session.snapshot({ include: [Plan], tag: 'plan:v1' });
+   * const noScratch = session.snapshot({ includeLogs: true, exclude: ['scratch'] });
+   * ```
+   */
   snapshot(options?: SnapshotOptions): Snapshot;
   /**
    * Restores the snapshot's slices (or the named subset) as one `rxslice.session.restored` event,
@@ -131,7 +151,8 @@ export interface Session extends SessionReader {
    * Such items are copied (getters and proxies read once), must be plain JSON data and are
    * validated; the restored slices' windows apply (evictions reported on `evicted$`). The restored
    * event bypasses operator middleware, so the restore always happens.
-   * @throws {@link UnknownSliceError} when a name is not registered or not in the snapshot;
+   * @throws {@link UnknownSliceError} when a name is not registered, or not in the snapshot
+   * (`where: 'snapshot'`, naming the slices it holds);
    * {@link InvalidSliceItemError} when an item of such a snapshot fails its slice's schema or is
    * not plain JSON data; `InvalidSnapshotError` when `snapshot` is not a snapshot (`null`, no
    * `slices` record, an entry without an items array, a getter or Proxy trap that throws) or
@@ -143,7 +164,7 @@ export interface Session extends SessionReader {
    * session.restore(before); // one rxslice.session.restored event; Plan is back to what it was
    * ```
    */
-  restore(snapshot: Snapshot, options?: { readonly slices?: readonly string[] }): void;
+  restore(snapshot: Snapshot, options?: { readonly slices?: readonly SliceRef[] }): void;
   /**
    * Envelopes as they enter the pipeline (before operator middleware). Like `committed$`,
    * `evicted$` and slice observables, a subscriber that throws is reported on `errors$` as a
@@ -293,12 +314,15 @@ export function createSession(options: SessionOptions): Session {
       return result;
     },
     snapshot(opts = {}) {
-      return core.snapshots.take(core.lastSeq, core.scheduler.now(), opts.tag, opts.includeLogs === true);
+      const include = sliceNames(opts.include, 'snapshot option "include"');
+      const exclude = sliceNames(opts.exclude, 'snapshot option "exclude"');
+      const selection = include === undefined && exclude === undefined ? undefined : { include, exclude };
+      return core.snapshots.take(core.lastSeq, core.scheduler.now(), opts.tag, opts.includeLogs === true, selection);
     },
     restore(snapshot, opts) {
       if (core.disposed) throw new SessionDisposedError('restore a snapshot');
       const checked = core.snapshots.prepareRestore(snapshot, opts);
-      core.restore(checked.snapshot, checked.names);
+      core.restore(checked.snapshot, checked.names, checked.id);
     },
     events$: guarded(core, core.events$, 'events$'),
     committed$: guarded(core, core.committed$, 'committed$'),

@@ -320,8 +320,9 @@ export class SessionCore {
   }
 
   /** Dispatches the restored event of `snapshot` for `names` (checked by the caller). */
-  restore(snapshot: Snapshot, names: readonly string[]): void {
-    const env = this.accept(SessionRestored({ slices: names, fromSeq: snapshot.seq, tag: snapshot.tag }), { source: 'rxslice' }, true);
+  restore(snapshot: Snapshot, names: readonly string[], snapshotId?: string): void {
+    const payload = snapshotId === undefined ? { slices: names, fromSeq: snapshot.seq, tag: snapshot.tag } : { slices: names, fromSeq: snapshot.seq, tag: snapshot.tag, snapshotId };
+    const env = this.accept(SessionRestored(payload), { source: 'rxslice' }, true);
     this.restoring.set(env.seq, snapshot);
     try {
       this.dispatchEnvelope(env);
@@ -549,6 +550,7 @@ export class SessionCore {
       if (snapshot === undefined) return;
       this.restoring.delete(env.seq);
       this.snapshots.restore(snapshot, event.payload.slices, env.at, env.seq, this);
+      this.snapshots.restoredFrom(event.payload.snapshotId);
     }
   }
 

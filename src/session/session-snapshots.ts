@@ -40,15 +40,25 @@ export class SessionSnapshots {
   /** Plans for `snapshot()` (state slices only) and `snapshot({ includeLogs: true })`. */
   private statePlan: CapturePlan | undefined = undefined;
   private fullPlan: CapturePlan | undefined = undefined;
+  /** Plans of selections (`include` / `exclude`), by selection key; at most {@link MAX_SELECTED_PLANS}. */
+  private readonly selectedPlans = new Map<string, CapturePlan>();
+  /** Lineage: parents of the next snapshots (the id of the snapshot last restored, if any). */
+  private parents: readonly string[] = NO_PARENTS;
 
   constructor(
     private readonly records: ReadonlyMap<string, SliceRecord<any>>,
     private readonly freeze: boolean,
   ) {}
 
-  /** Captures the state slices (and logs with `includeLogs`) in O(number of slices). */
-  take(seq: number, at: number, tag: string | undefined, includeLogs: boolean): Snapshot {
-    const plan = this.plan(includeLogs);
+  /**
+   * Captures the state slices (and logs with `includeLogs`) in O(number of slices); with
+   * `selection`, exactly the slices it names (`include`, any policy) or the default set minus
+   * `exclude`.
+   * @throws {@link UnknownSliceError} for a name the session does not have; `InvalidSnapshotError`
+   * for `include` and `exclude` that share a name.
+   */
+  take(seq: number, at: number, tag: string | undefined, includeLogs: boolean, selection?: SliceSelection): Snapshot {
+    const plan = selection === undefined ? this.plan(includeLogs) : this.selectedPlan(includeLogs, selection);
     const { records: list, captured } = plan;
     const entries = new Array<SnapshotSlice>(list.length);
     for (let i = 0; i < list.length; i++) {
@@ -63,7 +73,50 @@ export class SessionSnapshots {
       }
       entries[i] = entry;
     }
-    return makeSnapshot(seq, at, tag, plan.names, entries, plan);
+    return makeSnapshot(seq, at, tag, plan.names, entries, plan, this.parents);
+  }
+
+  /** Records `id` as the parent of the snapshots taken from now on (a restore happened). */
+  restoredFrom(id: string | undefined): void {
+    this.parents = id === undefined ? NO_PARENTS : Object.freeze([id]);
+  }
+
+  /** The plan of a selection, cached by its names (rebuilt when a slice was added since). */
+  private selectedPlan(includeLogs: boolean, selection: SliceSelection): CapturePlan {
+    const { include, exclude } = selection;
+    const known = () => [...this.records.keys()];
+    for (const name of [...(include ?? []), ...(exclude ?? [])]) if (!this.records.has(name)) throw new UnknownSliceError(name, known(), 'session');
+    if (include !== undefined && exclude !== undefined) {
+      const both = include.filter((n) => exclude.includes(n));
+      if (both.length > 0) throw new InvalidSnapshotError(`include and exclude both name ${both.map((n) => `"${n}"`).join(', ')}; a slice is either captured or not`);
+    }
+    const key = `${includeLogs ? 'L' : 'S'}|${include === undefined ? '*' : include.join('\u0000')}|${(exclude ?? []).join('\u0000')}`;
+    const cached = this.selectedPlans.get(key);
+    if (cached !== undefined && cached.recordCount === this.records.size) return cached;
+    const list: SliceRecord<any>[] = [];
+    if (include !== undefined) {
+      for (const name of new Set(include)) if (!(exclude ?? []).includes(name)) list.push(this.records.get(name) as SliceRecord<any>);
+    } else {
+      for (const record of this.records.values()) {
+        if ((includeLogs || record.def.policy !== 'log') && !(exclude ?? []).includes(record.def.name)) list.push(record);
+      }
+    }
+    const plan = this.makePlan(list);
+    if (this.selectedPlans.size >= MAX_SELECTED_PLANS) this.selectedPlans.delete(this.selectedPlans.keys().next().value as string);
+    this.selectedPlans.set(key, plan);
+    return plan;
+  }
+
+  private makePlan(list: SliceRecord<any>[]): CapturePlan {
+    const names = Object.freeze(list.map((r) => r.def.name));
+    return {
+      owner: this,
+      recordCount: this.records.size,
+      names,
+      records: list,
+      captured: list.map(() => undefined),
+      defOf: (name) => list[names.indexOf(name)]?.def,
+    };
   }
 
   /**
@@ -74,7 +127,7 @@ export class SessionSnapshots {
    * not an array of names; {@link UnknownSliceError} when a name is not registered or not in the
    * snapshot; {@link InvalidSliceItemError} when an item is invalid. Nothing changes then.
    */
-  prepareRestore(snapshot: unknown, options: unknown): { readonly snapshot: Snapshot; readonly names: readonly string[] } {
+  prepareRestore(snapshot: unknown, options: unknown): { readonly snapshot: Snapshot; readonly names: readonly string[]; readonly id: string | undefined } {
     if (snapshot === null || typeof snapshot !== 'object') {
       throw new InvalidSnapshotError(`expected a snapshot (from session.snapshot() or snapshotFromJSON), got ${snapshot === null ? 'null' : typeof snapshot}`);
     }
@@ -82,16 +135,18 @@ export class SessionSnapshots {
       const slices = namesOption(options);
       const plan = this.ownPlan(snapshot as Snapshot);
       // A whole snapshot of this session names registered slices only (slices are never removed).
-      if (plan !== undefined && slices === undefined) return { snapshot: snapshot as Snapshot, names: plan.names };
+      if (plan !== undefined && slices === undefined) return { snapshot: snapshot as Snapshot, names: plan.names, id: (snapshot as Snapshot).id };
+      const rawId: unknown = (snapshot as { id?: unknown }).id;
+      const id = typeof rawId === 'string' && rawId.length > 0 && rawId.length <= 200 ? rawId : undefined;
       const record = (snapshot as { slices?: unknown }).slices;
       if (record === null || typeof record !== 'object') throw new InvalidSnapshotError('it has no slices record');
       const present = Object.keys(record);
       const names = slices ?? present;
       for (const name of names) {
         if (!this.records.has(name)) throw new UnknownSliceError(name, [...this.records.keys()]);
-        if (!Object.hasOwn(record, name)) throw new UnknownSliceError(name, present);
+        if (!Object.hasOwn(record, name)) throw new UnknownSliceError(name, present, 'snapshot');
       }
-      return { snapshot: this.checked(snapshot as Snapshot, record as Snapshot['slices'], names), names };
+      return { snapshot: this.checked(snapshot as Snapshot, record as Snapshot['slices'], names), names, id };
     } catch (error) {
       if (isRxSliceError(error)) throw error;
       throw new InvalidSnapshotError(`reading it threw (${error instanceof Error ? error.message : String(error)})`);
@@ -169,15 +224,7 @@ export class SessionSnapshots {
     if (plan !== undefined && plan.recordCount === this.records.size) return plan;
     const list: SliceRecord<any>[] = [];
     for (const record of this.records.values()) if (includeLogs || record.def.policy !== 'log') list.push(record);
-    const names = Object.freeze(list.map((r) => r.def.name));
-    const next: CapturePlan = {
-      owner: this,
-      recordCount: this.records.size,
-      names,
-      records: list,
-      captured: list.map(() => undefined),
-      defOf: (name) => list[names.indexOf(name)]?.def,
-    };
+    const next = this.makePlan(list);
     if (includeLogs) this.fullPlan = next;
     else this.statePlan = next;
     return next;
@@ -190,14 +237,35 @@ export class SessionSnapshots {
   }
 }
 
+/** The slices a selective snapshot names (see `SnapshotOptions`), as names. */
+export interface SliceSelection {
+  readonly include?: readonly string[] | undefined;
+  readonly exclude?: readonly string[] | undefined;
+}
+
+const NO_PARENTS: readonly string[] = Object.freeze([]);
+const MAX_SELECTED_PLANS = 32;
+
+/**
+ * Slice names from a list of slice definitions or names, read once and checked.
+ * @throws {@link InvalidSnapshotError} (`what` names the option) for a non-array or an entry that
+ * is neither a name nor a definition.
+ */
+export function sliceNames(list: unknown, what: string): readonly string[] | undefined {
+  if (list === undefined) return undefined;
+  if (!Array.isArray(list)) throw new InvalidSnapshotError(`${what} must be an array of slice definitions or names`);
+  const names = [...(list as unknown[])].map((entry) => {
+    if (typeof entry === 'string') return entry;
+    const name: unknown = entry !== null && typeof entry === 'object' ? (entry as { name?: unknown }).name : undefined;
+    if (typeof name !== 'string') throw new InvalidSnapshotError(`${what} holds ${typeof entry === 'object' ? 'an object without a name' : String(entry)}, not a slice definition or name`);
+    return name;
+  });
+  return names;
+}
+
 /** `options.slices` of `restore`, read once and checked. @throws {@link InvalidSnapshotError} */
 function namesOption(options: unknown): readonly string[] | undefined {
   if (options === undefined || options === null) return undefined;
   if (typeof options !== 'object') throw new InvalidSnapshotError('restore options must be an object such as { slices: ["plan"] }');
-  const slices: unknown = (options as { slices?: unknown }).slices;
-  if (slices === undefined) return undefined;
-  if (!Array.isArray(slices)) throw new InvalidSnapshotError('restore option "slices" must be an array of slice names');
-  const names = [...(slices as unknown[])];
-  for (const name of names) if (typeof name !== 'string') throw new InvalidSnapshotError(`restore option "slices" holds ${String(name)}, not a slice name`);
-  return names as string[];
+  return sliceNames((options as { slices?: unknown }).slices, 'restore option "slices"');
 }

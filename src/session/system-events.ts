@@ -37,16 +37,19 @@ export const SliceCleared = defineEventUnchecked<{ readonly slice: string }>('rx
 export const SessionReset = defineEventUnchecked<void>('rxslice.session.reset');
 /**
  * `rxslice.session.restored`: `session.restore(snapshot)` replaced the named slices with the
- * snapshot's items, as one event (`fromSeq` is the snapshot's `seq`). See {@link SliceSeeded}.
+ * snapshot's items, as one event (`fromSeq` is the snapshot's `seq`, `snapshotId` its `id`, which
+ * later snapshots of the session name as their parent). See {@link SliceSeeded}.
  * @example
  * ```ts
  * const before = session.snapshot({ tag: 'checkpoint' });
  * session.committed$.pipe(ofType(SessionRestored)).subscribe((c) => console.log(c.event.payload));
- * session.restore(before); // Logs: { slices: [ 'usage' ], fromSeq: 4, tag: 'checkpoint' }
+ * session.restore(before); // Logs: { slices: [ 'usage' ], fromSeq: 4, tag: 'checkpoint', snapshotId: '…' }
  * ```
  */
 export const SessionRestored = defineEventUnchecked<{
   readonly slices: readonly string[];
   readonly fromSeq: number;
   readonly tag?: string | undefined;
+  /** The restored snapshot's `id` (absent when it had none, e.g. a hand-made object without one). */
+  readonly snapshotId?: string | undefined;
 }>('rxslice.session.restored');

@@ -17,10 +17,24 @@ export class InvalidSnapshotError extends RxSliceError {
 /** Thrown when a snapshot names a slice the target session or slice list does not have. */
 export class UnknownSliceError extends RxSliceError {
   override readonly name = 'UnknownSliceError';
-  constructor(readonly sliceName: string, known: readonly string[]) {
+  /**
+   * @param where - What lacks the slice: `'registered'` (default: a snapshot holds a slice the
+   * session or definitions do not know), `'snapshot'` (restore asked for a slice the snapshot
+   * does not hold) or `'session'` (a snapshot selection named a slice the session does not have).
+   */
+  constructor(
+    readonly sliceName: string,
+    known: readonly string[],
+    readonly where: 'registered' | 'snapshot' | 'session' = 'registered',
+  ) {
+    const list = known.join(', ') || 'none';
     super(
       'UNKNOWN_SLICE',
-      `The snapshot holds slice "${sliceName}", which is not registered (known: ${known.join(', ') || 'none'}). Register it, or restore with { slices: [...] } naming the ones to restore.`,
+      where === 'snapshot'
+        ? `The snapshot does not hold slice "${sliceName}" (it holds: ${list}). Restore only slices it holds, or take the snapshot with includeLogs / include naming it.`
+        : where === 'session'
+          ? `The session has no slice "${sliceName}" (registered: ${list}). Name registered slices in include / exclude.`
+          : `The snapshot holds slice "${sliceName}", which is not registered (known: ${list}). Register it, or restore with { slices: [...] } naming the ones to restore.`,
     );
   }
 }
@@ -39,6 +53,8 @@ const ItemArray = z.custom<readonly unknown[]>((value) => Array.isArray(value), 
 const Envelope = z.object({
   format: z.literal('rxslice.snapshot'),
   formatVersion: z.number().int().positive(),
+  id: z.string().min(1).max(200).optional(),
+  parents: z.array(z.string().min(1).max(200)).max(1000).optional(),
   seq: z.number().int().nonnegative(),
   at: z.number(),
   tag: z.string().optional(),
@@ -164,5 +180,5 @@ export function snapshotFromJSON(
   }
   // Restoring it into a session with the same definitions needs no second validation.
   const provenance: SnapshotProvenance = { defOf: (name) => byName.get(name) };
-  return makeSnapshot(body.seq, body.at, body.tag, names, entries, provenance);
+  return makeSnapshot(body.seq, body.at, body.tag, names, entries, provenance, Object.freeze([...(body.parents ?? [])]), body.id);
 }

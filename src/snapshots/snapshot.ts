@@ -14,6 +14,10 @@ export interface SnapshotSlice<TItem = unknown> {
 export interface SnapshotJSON {
   readonly format: 'rxslice.snapshot';
   readonly formatVersion: number;
+  /** The snapshot's id (format 3; absent before). */
+  readonly id?: string;
+  /** Ids of the snapshots it was restored from or merged from (format 3; absent before). */
+  readonly parents?: readonly string[];
   readonly seq: number;
   readonly at: number;
   readonly tag?: string;
@@ -43,6 +47,17 @@ export interface SnapshotJSON {
  */
 export interface Snapshot {
   readonly formatVersion: number;
+  /**
+   * Unique id (a UUID from `crypto.randomUUID()`, made on first read, kept in the JSON form and
+   * read back by `snapshotFromJSON`). Names the snapshot in a snapshot store and in lineage.
+   */
+  readonly id: string;
+  /**
+   * Lineage: the ids of the snapshots this one derives from. A session's snapshot names the
+   * snapshot last restored into the session (none before any restore); `mergeSnapshots` names
+   * every input, in order. Empty for a root.
+   */
+  readonly parents: readonly string[];
   /** `seq` of the last envelope committed before the capture (0 when none). */
   readonly seq: number;
   /** Scheduler time (ms) of the capture. */
@@ -53,10 +68,20 @@ export interface Snapshot {
 }
 
 /**
- * The JSON format version this build writes. 2 added each slice's `schemaVersion`; format 1
- * (no schema versions: every slice at version 1) is still read.
+ * The JSON format version this build writes. 3 added `id` and `parents` (lineage); 2 added each
+ * slice's `schemaVersion`. Formats 1 (every slice at version 1) and 2 are still read.
  */
-export const SNAPSHOT_FORMAT_VERSION = 2;
+export const SNAPSHOT_FORMAT_VERSION = 3;
+
+let fallbackIds = 0;
+/** A new snapshot id: `crypto.randomUUID()` (Node ≥ 19, browsers), else a time-and-counter id. */
+export function newSnapshotId(): string {
+  const c = (globalThis as { crypto?: { randomUUID?: () => string } }).crypto;
+  if (typeof c?.randomUUID === 'function') return c.randomUUID();
+  return `s-${Date.now().toString(36)}-${(fallbackIds++).toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
+}
+
+const NO_PARENTS: readonly string[] = Object.freeze([]);
 
 /**
  * The snapshot value. Kept as parallel arrays of names and entries: `slices` is built (and
@@ -70,6 +95,7 @@ class FrozenSnapshot implements Snapshot {
   readonly #entries: readonly SnapshotSlice[];
   readonly #source: unknown;
   #slices: Readonly<Record<string, SnapshotSlice>> | undefined = undefined;
+  #id: string | undefined;
   constructor(
     readonly seq: number,
     readonly at: number,
@@ -77,10 +103,17 @@ class FrozenSnapshot implements Snapshot {
     names: readonly string[],
     entries: readonly SnapshotSlice[],
     source: unknown,
+    readonly parents: readonly string[],
+    id: string | undefined,
   ) {
     this.#names = names;
     this.#entries = entries;
     this.#source = source;
+    this.#id = id;
+  }
+  get id(): string {
+    if (this.#id === undefined) this.#id = newSnapshotId();
+    return this.#id;
   }
   get slices(): Readonly<Record<string, SnapshotSlice>> {
     if (this.#slices === undefined) {
@@ -107,6 +140,8 @@ class FrozenSnapshot implements Snapshot {
     return {
       format: 'rxslice.snapshot',
       formatVersion: SNAPSHOT_FORMAT_VERSION,
+      id: this.id,
+      parents: [...this.parents],
       seq: this.seq,
       at: this.at,
       ...(this.tag === undefined ? {} : { tag: this.tag }),
@@ -120,6 +155,10 @@ class FrozenSnapshot implements Snapshot {
   /** @internal */
   static entriesOf(snapshot: Snapshot): readonly SnapshotSlice[] | undefined {
     return #entries in snapshot ? snapshot.#entries : undefined;
+  }
+  /** @internal */
+  static namesOf(snapshot: Snapshot): readonly string[] | undefined {
+    return #names in snapshot ? snapshot.#names : undefined;
   }
 }
 
@@ -135,8 +174,10 @@ export function makeSnapshot(
   names: readonly string[],
   entries: readonly SnapshotSlice[],
   source?: unknown,
+  parents: readonly string[] = NO_PARENTS,
+  id?: string,
 ): Snapshot {
-  return Object.freeze(new FrozenSnapshot(seq, at, tag, names, entries, source));
+  return Object.freeze(new FrozenSnapshot(seq, at, tag, names, entries, source, parents, id));
 }
 
 /** @internal The `source` a snapshot was made with (`undefined` for any other value). */
@@ -159,3 +200,6 @@ export function checkedDefOf(snapshot: Snapshot, name: string): SliceDef<string,
 
 /** @internal The entries of a snapshot made by {@link makeSnapshot}, in the order of its names. */
 export const snapshotEntries = (snapshot: Snapshot): readonly SnapshotSlice[] | undefined => FrozenSnapshot.entriesOf(snapshot);
+
+/** @internal The slice names of a snapshot made by {@link makeSnapshot}, in capture order. */
+export const snapshotNames = (snapshot: Snapshot): readonly string[] | undefined => FrozenSnapshot.namesOf(snapshot);

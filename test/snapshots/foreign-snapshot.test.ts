@@ -12,7 +12,7 @@ import { Counter, CounterBumped, NoteAdded, Notes } from '../fixtures';
 
 /** A snapshot-shaped object that no session or codec made. */
 const handMade = (slices: Snapshot['slices']): Snapshot =>
-  ({ formatVersion: 1, seq: 0, at: 0, tag: undefined, slices, toJSON: () => ({}) as never }) as Snapshot;
+  ({ formatVersion: 1, id: 'hand-made', parents: [], seq: 0, at: 0, tag: undefined, slices, toJSON: () => ({}) as never }) as Snapshot;
 
 describe('restoring a snapshot the session did not take', () => {
   it('validates a hand-made snapshot with the slice schema: an invalid item throws and nothing changes', () => {

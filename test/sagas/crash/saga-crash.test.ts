@@ -106,7 +106,7 @@ describe('saga crash suite (SIGKILL on jsonl, fsync always)', () => {
       // overlap however slowly either process starts; a safety timer releases both if neither is refused.
       let exited = 0;
       const releaseAll = () => children.forEach((c) => c.release());
-      const safety = setTimeout(releaseAll, 30_000);
+      const safety = setTimeout(releaseAll, 60_000);
       const children = [0, 1].map(() => runChild(child, dir, calls, planArg(PLAN), { hold: true }));
       for (const c of children)
         void c.then(() => {
@@ -130,5 +130,5 @@ describe('saga crash suite (SIGKILL on jsonl, fsync always)', () => {
       }
       expect(callList.some((c) => c.kind === 'resume'), `k=${k}`).toBe(true);
     }
-  }, 120_000);
+  }, 300_000);
 });
