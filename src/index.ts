@@ -35,7 +35,8 @@ export { MemoryStorage, memory } from './storage/memory-storage';
 export type { SliceStorage, StorageTransaction, StorageFactory, StoredSlice, StorageJournal } from './storage/slice-storage';
 
 export { SNAPSHOT_FORMAT_VERSION } from './snapshots/snapshot';
-export type { Snapshot, SnapshotSlice, SnapshotJSON } from './snapshots/snapshot';
+export type { SnapshotSlice, SnapshotJSON } from './snapshots/snapshot';
+export { Snapshot, SnapshotOperationError, type SnapshotDiff, type SliceChange } from './snapshots/snapshot-ops';
 export { snapshotFromJSON, InvalidSnapshotError, UnknownSliceError } from './snapshots/codec';
 export type { SnapshotReadLimits } from './snapshots/codec';
 

@@ -39,7 +39,7 @@ describe('snapshot JSON: schema versions', () => {
     const session = createSession({ slices: [TodosV3] });
     const json = JSON.parse(JSON.stringify(session.snapshot({ includeLogs: true })));
     expect(json.formatVersion).toBe(SNAPSHOT_FORMAT_VERSION);
-    expect(json.formatVersion).toBe(2);
+    expect(json.formatVersion).toBe(3);
     expect(json.slices.todos).toEqual({ policy: 'log', schemaVersion: 3, items: [] });
   });
 

@@ -53,7 +53,7 @@ describe('saveSnapshot / loadSnapshot', () => {
     const path = join(dir, 'state.json');
     saveSnapshotSync(path, sessionWith(1).snapshot({ includeLogs: true }));
     const json = JSON.parse(readFileSync(path, 'utf8'));
-    expect(json).toMatchObject({ format: 'rxslice.snapshot', formatVersion: 2, slices: { notes: { schemaVersion: 1 }, count: { schemaVersion: 1 } } });
+    expect(json).toMatchObject({ format: 'rxslice.snapshot', formatVersion: 3, slices: { notes: { schemaVersion: 1 }, count: { schemaVersion: 1 } } });
   });
 
   it('replaces an existing file and leaves no temporary file behind', async () => {
