@@ -213,6 +213,40 @@ describe('readRecording', () => {
   });
 });
 
+describe('time travel on a recording', () => {
+  it('restoreTo brings a live session back to any seq as one restored event; nothing recorded runs again', () => {
+    const file = join(dir, 'run.jsonl');
+    const live = recordRun(file, 20, 6);
+    const rec = readRecording(file, { slices: [Notes, Count] });
+    const session = createSession({ slices: [Notes, Count] });
+    for (let i = 0; i < 3; i++) session.dispatch(Noted({ text: `other${i}` }));
+    const types: string[] = [];
+    session.committed$.subscribe((c) => types.push(c.event.type));
+    rec.restoreTo(session, 12);
+    expect(slicesOf(session.snapshot({ includeLogs: true }))).toBe(live.get(12));
+    expect(types).toEqual(['rxslice.session.restored']);
+    rec.restoreTo(session, 3, { slices: [Count] });
+    expect(session.slice(Count).all()).toEqual([3]);
+    expect(JSON.stringify(session.slice(Notes).all())).toBe(JSON.stringify(JSON.parse(live.get(12) as string).notes));
+    expect(() => rec.restoreTo(session, 99)).toThrow(expect.objectContaining({ code: 'RECORDING_SEQ_OUT_OF_RANGE' }));
+  });
+
+  it('fork opens a new session at a past seq whose own events continue from there; the recording and other sessions are untouched', () => {
+    const file = join(dir, 'run.jsonl');
+    const live = recordRun(file, 20, 6);
+    const rec = readRecording(file, { slices: [Notes, Count] });
+    const fork = rec.fork(9);
+    expect(slicesOf(fork.snapshot({ includeLogs: true }))).toBe(live.get(9));
+    expect(fork.lastSeq).toBe(10);
+    expect(fork.dispatch(Noted({ text: 'what if' })).seq).toBe(11);
+    expect(fork.slice(Count).all()).toEqual([9]);
+    expect(slicesOf(rec.stateAt(9))).toBe(live.get(9));
+    const made = rec.fork(4, () => createSession({ slices: [Notes, Count] }));
+    expect(made.slice(Count).all()).toEqual([4]);
+    expect(() => rec.fork(-1)).toThrow(RecordingError);
+  });
+});
+
 describe('readRecording over a real transcript', () => {
   const DATA = fileURLToPath(new URL('../../examples/data/', import.meta.url));
 

@@ -59,6 +59,32 @@ export interface Recording {
    * @throws {@link RecordingError} for a `seq` outside the recording, or one that cannot be rebuilt.
    */
   stateAt(seq: number): Snapshot;
+  /**
+   * Time travel: restores `session` to the state after envelope `seq`, as one audited
+   * `rxslice.session.restored` event (`fromSeq: seq`) through `session.restore`: nothing is
+   * replayed in `session`, so no effect, saga step or timer runs again (see the README, "Time
+   * travel"). `options.slices` restores only those.
+   * @throws {@link RecordingError} for a `seq` outside the recording; what `session.restore`
+   * throws (nothing changes then).
+   * @example
+   * ```ts
+   * readRecording('run.jsonl', { slices }).restoreTo(session, 42); // session is back at event 42
+   * ```
+   */
+  restoreTo(session: Session, seq: number, options?: { readonly slices?: readonly (SliceDef<string, any> | string)[] }): void;
+  /**
+   * Forks: a new session holding the state after envelope `seq`, whose own events continue from
+   * `seq + 1` (its first is the restored event). `make` creates it (default: a core session of
+   * the recording's slices); give it effects, sagas or storage as for any session: they start
+   * from the fork, and nothing before it runs again.
+   * @throws {@link RecordingError} for a `seq` outside the recording.
+   * @example
+   * ```ts
+   * const what_if = readRecording('run.jsonl', { slices }).fork(42);
+   * what_if.dispatch(PlanApproved({ planId: 'p1' })); // explore another path from event 42
+   * ```
+   */
+  fork(seq: number, make?: () => Session): Session;
   /** The recorded envelopes with `fromSeq ≤ seq ≤ toSeq` (default: all), in order, parsed lazily. */
   envelopes(range?: { readonly fromSeq?: number; readonly toSeq?: number }): IterableIterator<RecordedEnvelope>;
   /** {@link Recording.envelopes} as a cold observable (synchronous on subscribe, or on `scheduler`). */
@@ -237,6 +263,23 @@ class RecordingReader implements Recording {
 
   envelopes$(range: { readonly fromSeq?: number; readonly toSeq?: number } = {}, scheduler?: SchedulerLike): Observable<RecordedEnvelope> {
     return scheduler === undefined ? from({ [Symbol.iterator]: () => this.envelopes(range) }) : from({ [Symbol.iterator]: () => this.envelopes(range) }, scheduler);
+  }
+
+  restoreTo(session: Session, seq: number, options?: { readonly slices?: readonly (SliceDef<string, any> | string)[] }): void {
+    session.restore(this.stateAt(seq), options);
+  }
+
+  fork(seq: number, make?: () => Session): Session {
+    const state = this.stateAt(seq);
+    const session = make === undefined ? createSession({ slices: this.slices }) : make();
+    try {
+      if (session.lastSeq < seq) session[SESSION_INTERNALS].skipTo(seq + 1);
+      session.restore(state);
+    } catch (e) {
+      if (make === undefined) session.dispose();
+      throw e;
+    }
+    return session;
   }
 
   stateAt(seq: number): Snapshot {
