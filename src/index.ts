@@ -4,6 +4,10 @@ export { RxSliceError, isRxSliceError, SubscriberError } from './internal/errors
 export type { RxSliceErrorCode, ValidationIssue } from './internal/errors';
 
 export { defineEvent, ReservedEventTypeError } from './events/define-event';
+export { defineChannel, InvalidChannelError } from './events/define-channel';
+export type { ChannelDef, AnyChannelDef, ChannelOptions, InferChannelEvent } from './events/define-channel';
+export { ChannelReplayError } from './session/channel';
+export type { Channel, EnvelopeSource, ReplayOptions } from './session/channel';
 export type { Event, EventCreator, InferEvent, InferPayload, AnyEventCreator } from './events/event';
 export type { Envelope, EnvelopeMeta } from './events/envelope';
 export { ofType } from './events/of-type';
@@ -17,6 +21,7 @@ export type {
   Reducer,
   ReducerContext,
   ReducerEntry,
+  ReducerOptions,
   ReducerMiddleware,
   SessionReader,
   SliceDef,

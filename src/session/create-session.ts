@@ -17,6 +17,8 @@ import { SessionCore } from './session-core';
 import { SessionReset, SliceCleared, SliceSeeded } from './system-events';
 import { ATTACH, SESSION_INTERNALS, type Attachable, type SessionInternals } from './internals';
 import { sliceNames } from './session-snapshots';
+import { openChannel, type Channel, type ChannelRuntime } from './channel';
+import type { AnyChannelDef, ChannelDef } from '../events/define-channel';
 
 /** When event payloads (and reducer output) are validated against their schemas. */
 export type ValidationMode = 'always' | 'dev' | 'off';
@@ -69,6 +71,11 @@ export interface SessionOptions {
    * (`{ state: memory(), log: jsonl({ dir }) }`). Default: `memory({ freeze })` for both.
    */
   readonly storage?: StorageFactory | { readonly state?: StorageFactory; readonly log?: StorageFactory };
+  /**
+   * Channels opened with the session, so their replay buffers hold every event from the first
+   * (`session.channel(def)` opens one later, buffering from then on).
+   */
+  readonly channels?: readonly AnyChannelDef[];
 }
 
 /** An envelope after its commit, with the slices it changed and the effects its reducers produced. */
@@ -128,6 +135,20 @@ export interface Session extends SessionReader {
    * ```
    */
   transaction<TResult>(fn: () => TResult): TResult;
+  /**
+   * Opens a typed channel (`defineChannel`) on the session: publish its events, subscribe to them
+   * narrowed to its union, replay them from a seq. The same channel (by name) is opened once per
+   * session; its replay buffer fills from then on.
+   * @throws {@link InvalidChannelError} for something that is not a channel, or another channel
+   * of the same name with other event types.
+   * @example
+   * ```ts
+   * const plan = session.channel(PlanEvents);
+   * plan.subscribe((e) => console.log(e.type));
+   * plan.replay({ fromSeq: 100 }).subscribe((env) => console.log(env.seq));
+   * ```
+   */
+  channel<TEvent extends { readonly type: string }>(def: ChannelDef<string, TEvent>): Channel<TEvent>;
   /**
    * Captures state slices (and logs with `includeLogs`), or the slices `include` names, minus
    * those `exclude` names, in O(number of slices): items are shared, never copied. The snapshot's
@@ -334,8 +355,11 @@ export function createSession(options: SessionOptions): Session {
       return core.lastSeq;
     },
     dispose: () => core.dispose(),
+    channel: (def) => openChannel(channels, def, session),
     [SESSION_INTERNALS]: internals,
   };
+  const channels = new Map<string, ChannelRuntime<any>>();
+  for (const def of options.channels ?? []) openChannel(channels, def, session);
   return session;
 }
 

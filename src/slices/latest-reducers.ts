@@ -1,7 +1,8 @@
 import { produce, type Draft } from 'immer';
 import type { Event, EventCreator } from '../events/event';
 import { RxSliceError } from '../internal/errors';
-import type { ReducerContext, ReducerEntry } from './reducer';
+import { reducerName, type ReducerContext, type ReducerEntry, type ReducerOptions } from './reducer';
+import type { AnyChannelDef } from '../events/define-channel';
 import { append, replace, none, type SliceOp } from './slice-op';
 import type { SliceView } from './slice-view';
 
@@ -26,15 +27,15 @@ export function replaceLatestOp<TItem>(view: SliceView<TItem>, next: TItem): Sli
  *   reducers: [onLatest(TokensUsed, (u, e) => ({ input: (u?.input ?? 0) + e.payload.input, output: (u?.output ?? 0) + e.payload.output }))] });
  * ```
  */
-export function onLatest<TItem, TType extends string, TPayload>(
+export function onLatest<TItem, TType extends string, TPayload, TChannel extends AnyChannelDef = AnyChannelDef>(
   creator: EventCreator<TType, TPayload>,
   reducer: (latest: TItem | undefined, event: Event<TType, TPayload>, ctx: ReducerContext<TItem, Event<TType, TPayload>>) => TItem,
-  name?: string,
+  options?: string | ReducerOptions<TChannel, TType>,
 ): ReducerEntry<TItem> {
   return {
     eventType: creator.type,
     schema: creator.schema,
-    name: name ?? `onLatest(${creator.type})`,
+    name: reducerName(creator.type, options) ?? `onLatest(${creator.type})`,
     reducer: (view: SliceView<TItem>, event: Event<TType, TPayload>, ctx: ReducerContext<TItem, Event<TType, TPayload>>) => {
       const latest = view.latest();
       const next = reducer(latest, event, ctx);
@@ -63,15 +64,15 @@ export class NoLatestItemError extends RxSliceError {
  * produceLatest(StepCompleted, (plan, e) => { plan.steps[e.payload.index]!.done = true; });
  * ```
  */
-export function produceLatest<TItem, TType extends string, TPayload>(
+export function produceLatest<TItem, TType extends string, TPayload, TChannel extends AnyChannelDef = AnyChannelDef>(
   creator: EventCreator<TType, TPayload>,
   recipe: (draft: Draft<TItem>, event: Event<TType, TPayload>) => void | TItem,
-  name?: string,
+  options?: string | ReducerOptions<TChannel, TType>,
 ): ReducerEntry<TItem> {
   return {
     eventType: creator.type,
     schema: creator.schema,
-    name: name ?? `produceLatest(${creator.type})`,
+    name: reducerName(creator.type, options) ?? `produceLatest(${creator.type})`,
     reducer: (view: SliceView<TItem>, event: Event<TType, TPayload>, ctx: ReducerContext<TItem, Event<TType, TPayload>>) => {
       if (view.isEmpty) throw new NoLatestItemError(ctx.slice);
       const latest = view.latest() as TItem;

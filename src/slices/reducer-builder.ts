@@ -1,6 +1,7 @@
 import type { Draft } from 'immer';
 import type { Event, EventCreator } from '../events/event';
-import type { Reducer, ReducerContext, ReducerEntry } from './reducer';
+import type { AnyChannelDef } from '../events/define-channel';
+import type { Reducer, ReducerContext, ReducerEntry, ReducerOptions } from './reducer';
 
 /**
  * The reducer helpers handed to `defineSlice({ reducers })`, already bound to the slice's
@@ -8,19 +9,19 @@ import type { Reducer, ReducerContext, ReducerEntry } from './reducer';
  * (see the standalone functions of the same names for their behaviour).
  */
 export interface ReducerBuilder<TItem> {
-  on<TType extends string, TPayload>(
+  on<TType extends string, TPayload, TChannel extends AnyChannelDef = AnyChannelDef>(
     creator: EventCreator<TType, TPayload>,
     reducer: Reducer<TItem, Event<TType, TPayload>>,
-    name?: string,
+    options?: string | ReducerOptions<TChannel, TType>,
   ): ReducerEntry<TItem>;
-  onLatest<TType extends string, TPayload>(
+  onLatest<TType extends string, TPayload, TChannel extends AnyChannelDef = AnyChannelDef>(
     creator: EventCreator<TType, TPayload>,
     reducer: (latest: TItem | undefined, event: Event<TType, TPayload>, ctx: ReducerContext<TItem, Event<TType, TPayload>>) => TItem,
-    name?: string,
+    options?: string | ReducerOptions<TChannel, TType>,
   ): ReducerEntry<TItem>;
-  produceLatest<TType extends string, TPayload>(
+  produceLatest<TType extends string, TPayload, TChannel extends AnyChannelDef = AnyChannelDef>(
     creator: EventCreator<TType, TPayload>,
     recipe: (draft: Draft<TItem>, event: Event<TType, TPayload>) => void | TItem,
-    name?: string,
+    options?: string | ReducerOptions<TChannel, TType>,
   ): ReducerEntry<TItem>;
 }

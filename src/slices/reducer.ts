@@ -1,4 +1,5 @@
 import type { Event, EventCreator } from '../events/event';
+import { InvalidChannelError, type AnyChannelDef, type InferChannelEvent } from '../events/define-channel';
 import type { EnvelopeMeta } from '../events/envelope';
 import type { SliceOp } from './slice-op';
 import type { SliceView } from './slice-view';
@@ -94,7 +95,8 @@ export type InferItem<TSlice> = TSlice extends SliceDef<string, infer TItem> ? T
  *
  * @param creator - The event creator (from `defineEvent`) whose events this reducer handles.
  * @param reducer - `(view, event, ctx) => SliceOp`; the event's payload type is inferred.
- * @param name - Optional name reported in `ReducerContext.reducerName` and errors.
+ * @param options - Optional name reported in `ReducerContext.reducerName` and errors, or
+ * `{ name, channel }` (see {@link ReducerOptions}).
  * @example
  * ```ts
  * const Messages = defineSlice('messages', {
@@ -103,10 +105,34 @@ export type InferItem<TSlice> = TSlice extends SliceDef<string, infer TItem> ? T
  * });
  * ```
  */
-export function on<TItem, TType extends string, TPayload>(
+export function on<TItem, TType extends string, TPayload, TChannel extends AnyChannelDef = AnyChannelDef>(
   creator: EventCreator<TType, TPayload>,
   reducer: Reducer<TItem, Event<TType, TPayload>>,
-  name?: string,
+  options?: string | ReducerOptions<TChannel, TType>,
 ): ReducerEntry<TItem> {
-  return { eventType: creator.type, name: name ?? creator.type, reducer: reducer as Reducer<TItem, any>, schema: creator.schema };
+  return { eventType: creator.type, name: reducerName(creator.type, options) ?? creator.type, reducer: reducer as Reducer<TItem, any>, schema: creator.schema };
+}
+
+/**
+ * The third argument of `on`, `onLatest` and `produceLatest`: the reducer's name (reported in
+ * `ReducerContext.reducerName` and errors) and the channel its event belongs to. Declaring the
+ * channel documents which stream feeds the slice; the type checker rejects a channel that does
+ * not carry the event (and so does the definition at run time, with `InvalidChannelError`).
+ */
+export interface ReducerOptions<TChannel extends AnyChannelDef = AnyChannelDef, TType extends string = string> {
+  readonly name?: string;
+  readonly channel?: TChannel & ([TType] extends [InferChannelEvent<TChannel>['type']] ? unknown : { readonly 'this channel does not carry the event': TType });
+}
+
+/** @internal The name given by a reducer's options, after checking their channel. */
+export function reducerName(eventType: string, options: string | { readonly name?: string | undefined; readonly channel?: unknown } | undefined): string | undefined {
+  if (options === undefined || typeof options === 'string') return options;
+  const channel = options.channel as AnyChannelDef | undefined;
+  if (channel !== undefined) {
+    if (!Array.isArray(channel?.eventTypes)) throw new InvalidChannelError(String((channel as { name?: unknown })?.name), 'a reducer option "channel" takes a channel made by defineChannel');
+    if (!channel.eventTypes.includes(eventType)) {
+      throw new InvalidChannelError(channel.name, `a reducer on "${eventType}" declares this channel, which carries only ${channel.eventTypes.join(', ')}`);
+    }
+  }
+  return options.name;
 }
