@@ -226,3 +226,6 @@ export {
   DuplicateSagaError,
   UnknownSagaError,
 } from './sagas/errors';
+
+export { defineState, field, add, dictMerge, setUnion, overwrite, InvalidUpdateError } from './state/define-state';
+export type { StateDef, StateValue, StateUpdate, Field, FieldReducer, Overwrite } from './state/define-state';
