@@ -4,6 +4,7 @@
 export { saveSnapshot, saveSnapshotSync, loadSnapshot, fsyncDirectory, SnapshotFileError, SnapshotFileNotFoundError, NotASnapshotError } from './snapshot-file';
 export type { SaveSnapshotOptions } from './snapshot-file';
 export { snapshotDirectory } from './snapshot-directory';
+export { checkpointFiles } from './checkpoint-files';
 export { flightRecorder, FlightRecorderError } from './flight-recorder';
 export type { FlightRecorder, FlightRecorderOptions, RecorderFsync } from './flight-recorder';
 export { readRecording, RecordingError } from './read-recording';

@@ -1,0 +1,344 @@
+import type { Subscription } from 'rxjs';
+import { z } from 'zod';
+import { RxSliceError } from '../internal/errors';
+import { deepFreeze } from '../internal/freeze';
+import type { Session } from '../session/create-session';
+import { newSnapshotId } from '../snapshots/snapshot';
+import type { StateDef, StateUpdate, StateValue } from './define-state';
+
+/** Thrown by a checkpointer: an unknown thread or checkpoint, bad options, or a stored record that does not decode. */
+export class CheckpointError extends RxSliceError {
+  override readonly name = 'CheckpointError';
+  constructor(code: 'CHECKPOINT_NOT_FOUND' | 'CHECKPOINT_CORRUPT' | 'INVALID_CHECKPOINT_OPTIONS', message: string, options?: { cause?: unknown }) {
+    super(code, message, options);
+  }
+}
+
+/** What each checkpoint records besides the state: where the step came from. */
+export interface CheckpointMetadata {
+  /** `'input'` (the first), `'loop'` (a step of the thread), `'update'` (`updateState`), `'fork'`. */
+  readonly source: 'input' | 'loop' | 'update' | 'fork';
+  /** The step number within the thread, from 0. */
+  readonly step: number;
+  /** The node (writer) of an `updateState`, if given. */
+  readonly asNode?: string;
+  /** Free-form JSON fields of the caller. */
+  readonly [key: string]: unknown;
+}
+
+/** One stored checkpoint record: a delta (the step's updates) or a full value. JSON data. */
+export interface CheckpointRecord {
+  readonly id: string;
+  readonly threadId: string;
+  readonly parentId: string | null;
+  readonly createdAt: number;
+  readonly metadata: CheckpointMetadata;
+  /** The step's partial updates (a delta), applied to the parent's value. */
+  readonly updates?: readonly Readonly<Record<string, unknown>>[];
+  /** The whole value (the first checkpoint of a thread, a fork, and periodic full records). */
+  readonly values?: Readonly<Record<string, unknown>>;
+}
+
+/** Where a checkpointer keeps records: {@link memoryCheckpoints}, or `checkpointFiles(dir)` from `rxslice/storage/jsonl`. */
+export interface CheckpointStorage {
+  /** Appends `record` to its thread. */
+  append(record: CheckpointRecord): void;
+  /** Every record of `threadId`, oldest first (empty for an unknown thread). */
+  read(threadId: string): readonly CheckpointRecord[];
+  /** Replaces the records of `threadId` (retention). */
+  rewrite(threadId: string, records: readonly CheckpointRecord[]): void;
+  /** Removes the thread. */
+  delete(threadId: string): void;
+  /** Ids of every thread. */
+  threads(): readonly string[];
+  /** Bytes stored (as JSON), for the storage-growth figures. */
+  bytes(): number;
+}
+
+/** Records in memory, as JSON text (so what is read back is decoded, as from a file). */
+export function memoryCheckpoints(): CheckpointStorage {
+  const byThread = new Map<string, string[]>();
+  let bytes = 0;
+  return {
+    append: (r) => {
+      const line = JSON.stringify(r);
+      bytes += line.length + 1;
+      const list = byThread.get(r.threadId);
+      if (list === undefined) byThread.set(r.threadId, [line]);
+      else list.push(line);
+    },
+    read: (threadId) => (byThread.get(threadId) ?? []).map((line) => JSON.parse(line) as CheckpointRecord),
+    rewrite: (threadId, records) => {
+      for (const line of byThread.get(threadId) ?? []) bytes -= line.length + 1;
+      const lines = records.map((r) => JSON.stringify(r));
+      for (const line of lines) bytes += line.length + 1;
+      byThread.set(threadId, lines);
+    },
+    delete: (threadId) => {
+      for (const line of byThread.get(threadId) ?? []) bytes -= line.length + 1;
+      byThread.delete(threadId);
+    },
+    threads: () => [...byThread.keys()],
+    bytes: () => bytes,
+  };
+}
+
+/** A checkpoint as read back: its record's identity and metadata, and the state value at it. */
+export interface Checkpoint<TValue> {
+  readonly id: string;
+  readonly threadId: string;
+  readonly parentId: string | null;
+  readonly createdAt: number;
+  readonly metadata: CheckpointMetadata;
+  /** The state after this checkpoint's step (frozen). */
+  readonly values: TValue;
+}
+
+/** Options of {@link Checkpointer.history}. */
+export interface HistoryOptions<TValue> {
+  /** At most this many (newest first). */
+  readonly limit?: number;
+  /** Only checkpoints older than this checkpoint id. */
+  readonly before?: string;
+  /** Only checkpoints whose metadata has these values (LangGraph's `filter`). */
+  readonly filter?: Readonly<Record<string, unknown>>;
+  /** Only checkpoints for which this returns true. */
+  readonly where?: (checkpoint: Checkpoint<TValue>) => boolean;
+}
+
+/** A per-thread checkpointer over one {@link defineState} state. See {@link createCheckpointer}. */
+export interface Checkpointer<TValue, TUpdate> {
+  /** Records one step of `threadId` (its updates, merged as `updateMany`); returns the new checkpoint. */
+  put(threadId: string, updates: readonly TUpdate[], metadata?: Readonly<Record<string, unknown>>): Checkpoint<TValue>;
+  /** The newest checkpoint of `threadId`, or `undefined` for a thread without any. */
+  latest(threadId: string): Checkpoint<TValue> | undefined;
+  /** The checkpoint `checkpointId` of `threadId`. @throws {@link CheckpointError} `CHECKPOINT_NOT_FOUND` */
+  getAt(threadId: string, checkpointId: string): Checkpoint<TValue>;
+  /** The checkpoints of `threadId`, newest first (LangGraph's `getStateHistory`). */
+  history(threadId: string, options?: HistoryOptions<TValue>): Checkpoint<TValue>[];
+  /** Writes `update` as its own step, as if node `asNode` had (LangGraph's `updateState`). */
+  updateState(threadId: string, update: TUpdate, options?: { readonly asNode?: string }): Checkpoint<TValue>;
+  /** Starts thread `newThreadId` from checkpoint `checkpointId` of `threadId` (its parent). */
+  fork(threadId: string, checkpointId: string, newThreadId: string): Checkpoint<TValue>;
+  /** Removes every checkpoint of `threadId`. */
+  deleteThread(threadId: string): void;
+  /**
+   * Retention: per thread, keeps the newest `keepLast` checkpoints and those younger than
+   * `ttlMs`; a thread whose every checkpoint is older than `ttlMs` (and not kept) is deleted.
+   * The oldest kept checkpoint is stored in full, so what is kept still decodes.
+   * Returns the number of checkpoints removed.
+   */
+  prune(options: { readonly keepLast?: number; readonly ttlMs?: number }): number;
+  /**
+   * Records every committed update event of the state in `session` as a checkpoint of
+   * `threadId` (`source: 'loop'`), from now on; unsubscribe to stop.
+   */
+  attach(session: Session, threadId: string): Subscription;
+  /** Bytes stored, as JSON. */
+  bytes(): number;
+}
+
+const Metadata = z.looseObject({ source: z.enum(['input', 'loop', 'update', 'fork']), step: z.number().int().nonnegative(), asNode: z.string().optional() });
+const RecordSchema = z.object({
+  id: z.string().min(1),
+  threadId: z.string().min(1),
+  parentId: z.string().min(1).nullable(),
+  createdAt: z.number(),
+  metadata: Metadata,
+  updates: z.array(z.record(z.string(), z.unknown())).optional(),
+  values: z.record(z.string(), z.unknown()).optional(),
+});
+
+/**
+ * A checkpointer: each step of a thread is a checkpoint (id, parent id, metadata) stored as a
+ * delta (the step's partial updates), plus a full value whenever the deltas since the last full
+ * one outweigh `fullRatio` copies of the state. Storage therefore grows linearly with what the
+ * steps write, full records adding at most 1/`fullRatio` of it (a full copy every step, as
+ * LangGraph's savers store, grows with the square), and a value is rebuilt from at most
+ * `fullRatio` states' worth of deltas after the nearest full record.
+ *
+ * @remarks Reading fails closed: a record that does not match the record schema, a delta the
+ * state's update schema refuses, a missing parent, or a value the state's schema refuses is a
+ * {@link CheckpointError} (`CHECKPOINT_CORRUPT`), never a silently different value. Replaying a
+ * thread's deltas reproduces every checkpoint exactly (the state's reducers are pure).
+ * @param options.fullRatio - Default 8 (full records then add at most 1/8 of the deltas' bytes).
+ * @param options.now - Clock for `createdAt` and `ttlMs` (ms). Default `Date.now`.
+ * @example
+ * ```ts
+ * const checkpoints = createCheckpointer({ state: Execution });
+ * checkpoints.put('thread-1', [{ toolCalls: [call] }]);
+ * checkpoints.history('thread-1', { limit: 5 }).map((c) => c.metadata.step);
+ * ```
+ */
+export function createCheckpointer<TName extends string, TFields extends Readonly<Record<string, { readonly schema: z.ZodType<any>; readonly default: unknown }>>>(options: {
+  readonly state: StateDef<TName, TFields>;
+  readonly storage?: CheckpointStorage;
+  readonly fullRatio?: number;
+  readonly now?: () => number;
+}): Checkpointer<StateValue<TFields>, StateUpdate<TFields>> {
+  type V = StateValue<TFields>;
+  type U = StateUpdate<TFields>;
+  const { state } = options;
+  const storage = options.storage ?? memoryCheckpoints();
+  const fullRatio = options.fullRatio ?? 8;
+  const now = options.now ?? Date.now;
+  if (!(fullRatio >= 1)) throw new CheckpointError('INVALID_CHECKPOINT_OPTIONS', `fullRatio must be ≥ 1 (got ${String(fullRatio)})`);
+  const updatesSchema = (state.Updated.schema as z.ZodType<{ updates: U[] }>) ?? z.object({ updates: z.array(z.record(z.string(), z.unknown())) });
+  const valueSchema = state.schema as z.ZodType<V>;
+  /** Per thread: bytes of deltas since the last full record, and that record's size. */
+  const since = new Map<string, { deltas: number; full: number }>();
+  /** Per thread written through this checkpointer: its newest checkpoint (so a put reads nothing). */
+  const tip = new Map<string, Checkpoint<V>>();
+
+  const corrupt = (threadId: string, why: string, cause?: unknown): never => {
+    throw new CheckpointError('CHECKPOINT_CORRUPT', `Thread "${threadId}": ${why}; nothing was read`, cause === undefined ? undefined : { cause });
+  };
+  /** Decodes a thread: every record checked, every value rebuilt (fails closed). */
+  const decode = (threadId: string): Checkpoint<V>[] => {
+    const out: Checkpoint<V>[] = [];
+    const byId = new Map<string, V>();
+    for (const raw of storage.read(threadId)) {
+      const parsed = RecordSchema.safeParse(raw);
+      if (!parsed.success) corrupt(threadId, `a record does not match the checkpoint format (${parsed.error.issues[0]?.message ?? 'invalid'})`);
+      const r = parsed.data as CheckpointRecord;
+      let values: V;
+      if (r.values !== undefined) {
+        const v = valueSchema.safeParse(r.values);
+        if (!v.success) corrupt(threadId, `checkpoint ${r.id} holds a value the state's schema refuses (${v.error.issues[0]?.message ?? 'invalid'})`);
+        values = v.data as V;
+      } else {
+        const parent = r.parentId === null ? undefined : byId.get(r.parentId);
+        if (parent === undefined) corrupt(threadId, `checkpoint ${r.id} is a delta whose parent ${String(r.parentId)} is not before it`);
+        const u = updatesSchema.safeParse({ updates: r.updates ?? [] });
+        if (!u.success) corrupt(threadId, `checkpoint ${r.id} holds updates the state refuses (${u.error.issues[0]?.message ?? 'invalid'})`);
+        try {
+          values = state.apply(parent as V, (u.data as { updates: U[] }).updates);
+        } catch (e) {
+          return corrupt(threadId, `checkpoint ${r.id}'s updates do not apply`, e);
+        }
+      }
+      values = deepFreeze(values);
+      byId.set(r.id, values);
+      out.push({ id: r.id, threadId: r.threadId, parentId: r.parentId, createdAt: r.createdAt, metadata: r.metadata, values });
+    }
+    return out;
+  };
+  const last = (threadId: string): Checkpoint<V> | undefined => decode(threadId).at(-1);
+  const write = (threadId: string, parent: Checkpoint<V> | undefined, metadata: CheckpointMetadata, updates: readonly U[] | undefined, values: V): Checkpoint<V> => {
+    const id = newSnapshotId();
+    const createdAt = now();
+    const fullSize = JSON.stringify(values).length;
+    const track = since.get(threadId);
+    const deltaBytes = updates === undefined ? 0 : JSON.stringify(updates).length;
+    // A full record once the deltas since the last one outweigh `fullRatio` copies of the state:
+    // full records then cost at most 1/fullRatio of the deltas' bytes, and a read replays at most
+    // `fullRatio` states' worth of deltas.
+    const full = updates === undefined || parent === undefined || track === undefined || track.deltas + deltaBytes > fullRatio * Math.max(fullSize, 1);
+    const record: CheckpointRecord = full
+      ? { id, threadId, parentId: parent?.id ?? null, createdAt, metadata, values: values as Record<string, unknown> }
+      : { id, threadId, parentId: (parent as Checkpoint<V>).id, createdAt, metadata, updates: updates as readonly Record<string, unknown>[] };
+    storage.append(record);
+    since.set(threadId, full ? { deltas: 0, full: fullSize } : { deltas: (track as { deltas: number }).deltas + deltaBytes, full: (track as { full: number }).full });
+    const checkpoint = { id, threadId, parentId: record.parentId, createdAt, metadata, values: deepFreeze(values) };
+    tip.set(threadId, checkpoint);
+    return checkpoint;
+  };
+  const sync = (threadId: string, list: readonly Checkpoint<V>[]): void => {
+    // Rebuild the delta accounting of a thread read from storage (another process may have written it).
+    if (since.has(threadId) || list.length === 0) return;
+    since.set(threadId, { deltas: Number.POSITIVE_INFINITY, full: 1 }); // the next record is full
+  };
+  const checkThread = (threadId: unknown): string => {
+    if (typeof threadId !== 'string' || threadId.length === 0) throw new CheckpointError('INVALID_CHECKPOINT_OPTIONS', 'a thread id must be a non-empty string');
+    return threadId;
+  };
+  const find = (threadId: string, checkpointId: string): { list: Checkpoint<V>[]; index: number } => {
+    const list = decode(threadId);
+    const index = list.findIndex((c) => c.id === checkpointId);
+    if (index < 0) throw new CheckpointError('CHECKPOINT_NOT_FOUND', `Thread "${threadId}" has no checkpoint "${checkpointId}"`);
+    return { list, index };
+  };
+  const step = (threadId: string, updates: readonly U[], extra: Readonly<Record<string, unknown>>, source: 'input' | 'loop' | 'update'): Checkpoint<V> => {
+    checkThread(threadId);
+    let parent = tip.get(threadId);
+    if (parent === undefined) {
+      const list = decode(threadId);
+      sync(threadId, list);
+      parent = list.at(-1);
+    }
+    const parsed = updatesSchema.safeParse({ updates });
+    if (!parsed.success) throw new CheckpointError('INVALID_CHECKPOINT_OPTIONS', `the updates do not match the state "${state.name}" (${parsed.error.issues[0]?.message ?? 'invalid'})`);
+    const clean = (parsed.data as { updates: U[] }).updates;
+    const values = state.apply(parent?.values ?? state.defaults, clean);
+    const metadata = { ...extra, source: parent === undefined ? 'input' : source, step: parent === undefined ? 0 : parent.metadata.step + 1 } as CheckpointMetadata;
+    return write(threadId, parent, metadata, parent === undefined ? undefined : clean, values);
+  };
+
+  return {
+    put: (threadId, updates, metadata = {}) => step(threadId, updates, metadata, 'loop'),
+    latest: (threadId) => last(checkThread(threadId)),
+    getAt: (threadId, checkpointId) => {
+      const { list, index } = find(checkThread(threadId), checkpointId);
+      return list[index] as Checkpoint<V>;
+    },
+    history: (threadId, opts = {}) => {
+      let list = decode(checkThread(threadId)).reverse();
+      if (opts.before !== undefined) {
+        const i = list.findIndex((c) => c.id === opts.before);
+        if (i < 0) throw new CheckpointError('CHECKPOINT_NOT_FOUND', `Thread "${threadId}" has no checkpoint "${opts.before}"`);
+        list = list.slice(i + 1);
+      }
+      if (opts.filter !== undefined) {
+        const filter = opts.filter;
+        list = list.filter((c) => Object.keys(filter).every((k) => JSON.stringify(c.metadata[k]) === JSON.stringify(filter[k])));
+      }
+      if (opts.where !== undefined) list = list.filter(opts.where);
+      return opts.limit === undefined ? list : list.slice(0, Math.max(0, opts.limit));
+    },
+    updateState: (threadId, update, opts = {}) => step(threadId, [update], opts.asNode === undefined ? {} : { asNode: opts.asNode }, 'update'),
+    fork: (threadId, checkpointId, newThreadId) => {
+      const { list, index } = find(checkThread(threadId), checkpointId);
+      checkThread(newThreadId);
+      if (storage.read(newThreadId).length > 0) throw new CheckpointError('INVALID_CHECKPOINT_OPTIONS', `thread "${newThreadId}" already exists`);
+      const from = list[index] as Checkpoint<V>;
+      return write(newThreadId, undefined, { source: 'fork', step: 0, forkedFrom: { threadId, checkpointId } }, undefined, from.values as V);
+    },
+    deleteThread: (threadId) => {
+      storage.delete(checkThread(threadId));
+      since.delete(threadId);
+      tip.delete(threadId);
+    },
+    prune: ({ keepLast, ttlMs }) => {
+      if (keepLast === undefined && ttlMs === undefined) throw new CheckpointError('INVALID_CHECKPOINT_OPTIONS', 'prune needs keepLast and/or ttlMs');
+      if (keepLast !== undefined && !(Number.isInteger(keepLast) && keepLast >= 0)) throw new CheckpointError('INVALID_CHECKPOINT_OPTIONS', 'keepLast must be an integer ≥ 0');
+      let removed = 0;
+      const t = now();
+      for (const threadId of storage.threads()) {
+        const list = decode(threadId);
+        const keep = list.filter((c, i) => (keepLast !== undefined && i >= list.length - keepLast) || (ttlMs !== undefined && t - c.createdAt < ttlMs));
+        if (keep.length === list.length) continue;
+        removed += list.length - keep.length;
+        if (keep.length === 0) {
+          storage.delete(threadId);
+          since.delete(threadId);
+          tip.delete(threadId);
+          continue;
+        }
+        // Kept checkpoints are contiguous newest ones; the oldest kept becomes a full record.
+        const raw = storage.read(threadId);
+        const first = raw.findIndex((r) => r.id === (keep[0] as Checkpoint<V>).id);
+        const head = keep[0] as Checkpoint<V>;
+        storage.rewrite(threadId, [{ id: head.id, threadId, parentId: null, createdAt: head.createdAt, metadata: head.metadata, values: head.values as Record<string, unknown> }, ...raw.slice(first + 1)]);
+        since.set(threadId, { deltas: Number.POSITIVE_INFINITY, full: 1 });
+      }
+      return removed;
+    },
+    attach: (session, threadId) => {
+      checkThread(threadId);
+      return session.committed$.subscribe((c) => {
+        if (state.Updated.match(c.event)) step(threadId, (c.event.payload as { updates: U[] }).updates, { seq: c.seq }, 'loop');
+      });
+    },
+    bytes: () => storage.bytes(),
+  };
+}
