@@ -10,6 +10,7 @@ import { digestIndexWorkload } from './w9-digest-index';
 import { recorderWorkload, snapshotFileWorkload } from './w10-durable';
 import { sagaRecoveryWorkload, sagaWorkload } from './w11-sagas';
 import { journalAppendWorkload, journalRecoverWorkload } from './w10-jsonl';
+import { checkpointGrowthWorkload } from './w13-checkpoints';
 import type { Workload } from './workload';
 
 /** Every workload, in report order. */
@@ -31,4 +32,5 @@ export const WORKLOADS: readonly Workload[] = [
   journalRecoverWorkload,
   sagaWorkload,
   sagaRecoveryWorkload,
+  checkpointGrowthWorkload,
 ];

@@ -185,7 +185,7 @@ export function createCheckpointer<TName extends string, TFields extends Readonl
   if (!(fullRatio >= 1)) throw new CheckpointError('INVALID_CHECKPOINT_OPTIONS', `fullRatio must be ≥ 1 (got ${String(fullRatio)})`);
   const updatesSchema = (state.Updated.schema as z.ZodType<{ updates: U[] }>) ?? z.object({ updates: z.array(z.record(z.string(), z.unknown())) });
   const valueSchema = state.schema as z.ZodType<V>;
-  /** Per thread: bytes of deltas since the last full record, and that record's size. */
+  /** Per thread: bytes of deltas since the last full record, and the state's size when last measured. */
   const since = new Map<string, { deltas: number; full: number }>();
   /** Per thread written through this checkpointer: its newest checkpoint (so a put reads nothing). */
   const tip = new Map<string, Checkpoint<V>>();
@@ -227,18 +227,24 @@ export function createCheckpointer<TName extends string, TFields extends Readonl
   const write = (threadId: string, parent: Checkpoint<V> | undefined, metadata: CheckpointMetadata, updates: readonly U[] | undefined, values: V): Checkpoint<V> => {
     const id = newSnapshotId();
     const createdAt = now();
-    const fullSize = JSON.stringify(values).length;
     const track = since.get(threadId);
     const deltaBytes = updates === undefined ? 0 : JSON.stringify(updates).length;
     // A full record once the deltas since the last one outweigh `fullRatio` copies of the state:
     // full records then cost at most 1/fullRatio of the deltas' bytes, and a read replays at most
-    // `fullRatio` states' worth of deltas.
-    const full = updates === undefined || parent === undefined || track === undefined || track.deltas + deltaBytes > fullRatio * Math.max(fullSize, 1);
+    // `fullRatio` states' worth of deltas. The state is measured (stringified) only when the
+    // deltas outweigh the last measure, so measuring stays amortized O(1) per step.
+    let full = updates === undefined || parent === undefined || track === undefined;
+    let size = track?.full ?? 0;
+    if (!full && (track as { deltas: number }).deltas + deltaBytes > fullRatio * Math.max(size, 1)) {
+      size = JSON.stringify(values).length;
+      full = (track as { deltas: number }).deltas + deltaBytes > fullRatio * Math.max(size, 1);
+    }
+    if (full) size = JSON.stringify(values).length;
     const record: CheckpointRecord = full
       ? { id, threadId, parentId: parent?.id ?? null, createdAt, metadata, values: values as Record<string, unknown> }
       : { id, threadId, parentId: (parent as Checkpoint<V>).id, createdAt, metadata, updates: updates as readonly Record<string, unknown>[] };
     storage.append(record);
-    since.set(threadId, full ? { deltas: 0, full: fullSize } : { deltas: (track as { deltas: number }).deltas + deltaBytes, full: (track as { full: number }).full });
+    since.set(threadId, full ? { deltas: 0, full: size } : { deltas: (track as { deltas: number }).deltas + deltaBytes, full: size });
     const checkpoint = { id, threadId, parentId: record.parentId, createdAt, metadata, values: deepFreeze(values) };
     tip.set(threadId, checkpoint);
     return checkpoint;
