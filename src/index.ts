@@ -230,4 +230,4 @@ export {
 export { defineState, field, add, dictMerge, setUnion, overwrite, InvalidUpdateError } from './state/define-state';
 export type { StateDef, StateValue, StateUpdate, Field, FieldReducer, Overwrite } from './state/define-state';
 export { createCheckpointer, memoryCheckpoints, CheckpointError } from './state/checkpointer';
-export type { Checkpointer, Checkpoint, CheckpointMetadata, CheckpointRecord, CheckpointStorage, HistoryOptions } from './state/checkpointer';
+export type { Checkpointer, Checkpoint, CheckpointMetadata, CheckpointRecord, CheckpointStorage, ThreadRecordStorage, HistoryOptions } from './state/checkpointer';

@@ -39,14 +39,18 @@ export interface CheckpointRecord {
   readonly values?: Readonly<Record<string, unknown>>;
 }
 
-/** Where a checkpointer keeps records: {@link memoryCheckpoints}, or `checkpointFiles(dir)` from `rxslice/storage/jsonl`. */
-export interface CheckpointStorage {
+/**
+ * Where records of threads are kept, one append-only list per thread: the storage of a
+ * checkpointer ({@link CheckpointStorage}) and of `RxSliceSaver` (`rxslice/langgraph`).
+ * {@link memoryCheckpoints}, or `checkpointFiles(dir)` from `rxslice/storage/jsonl`.
+ */
+export interface ThreadRecordStorage<TRecord extends { readonly threadId: string }> {
   /** Appends `record` to its thread. */
-  append(record: CheckpointRecord): void;
+  append(record: TRecord): void;
   /** Every record of `threadId`, oldest first (empty for an unknown thread). */
-  read(threadId: string): readonly CheckpointRecord[];
+  read(threadId: string): readonly TRecord[];
   /** Replaces the records of `threadId` (retention). */
-  rewrite(threadId: string, records: readonly CheckpointRecord[]): void;
+  rewrite(threadId: string, records: readonly TRecord[]): void;
   /** Removes the thread. */
   delete(threadId: string): void;
   /** Ids of every thread. */
@@ -55,8 +59,11 @@ export interface CheckpointStorage {
   bytes(): number;
 }
 
+/** Where a checkpointer keeps its records. */
+export type CheckpointStorage = ThreadRecordStorage<CheckpointRecord>;
+
 /** Records in memory, as JSON text (so what is read back is decoded, as from a file). */
-export function memoryCheckpoints(): CheckpointStorage {
+export function memoryCheckpoints<TRecord extends { readonly threadId: string } = CheckpointRecord>(): ThreadRecordStorage<TRecord> {
   const byThread = new Map<string, string[]>();
   let bytes = 0;
   return {
@@ -67,7 +74,7 @@ export function memoryCheckpoints(): CheckpointStorage {
       if (list === undefined) byThread.set(r.threadId, [line]);
       else list.push(line);
     },
-    read: (threadId) => (byThread.get(threadId) ?? []).map((line) => JSON.parse(line) as CheckpointRecord),
+    read: (threadId) => (byThread.get(threadId) ?? []).map((line) => JSON.parse(line) as TRecord),
     rewrite: (threadId, records) => {
       for (const line of byThread.get(threadId) ?? []) bytes -= line.length + 1;
       const lines = records.map((r) => JSON.stringify(r));

@@ -69,7 +69,11 @@ try {
   mkdirSync(modules);
   execFileSync('tar', ['-xzf', join(scratch, packed[0].filename), '-C', modules]);
   renameSync(join(modules, 'package'), join(modules, 'rxslice'));
-  const link = (name) => symlinkSync(join(root, 'node_modules', name), join(modules, name), 'dir');
+  const link = (name) => {
+    // A scoped package (@langchain/core) lives in its scope's folder.
+    mkdirSync(dirname(join(modules, name)), { recursive: true });
+    symlinkSync(join(root, 'node_modules', name), join(modules, name), 'dir');
+  };
   CORE_DEPS.forEach(link);
   for (const script of ['entry-checks.cjs', 'entries-esm.mjs', 'entries-cjs.cjs']) copyFileSync(join(here, script), join(scratch, script));
 

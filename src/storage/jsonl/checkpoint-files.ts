@@ -1,7 +1,7 @@
 import { closeSync, existsSync, fdatasyncSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
-import { CheckpointError, type CheckpointRecord, type CheckpointStorage } from '../../state/checkpointer';
+import { CheckpointError, type CheckpointRecord, type ThreadRecordStorage } from '../../state/checkpointer';
 import { BODY_OFFSET, crcOf, encodeLine, lineCrc } from './recording-format';
 import { fsyncDirectory } from './snapshot-file';
 
@@ -21,7 +21,7 @@ const SUFFIX = '.checkpoints.jsonl';
  * const checkpoints = createCheckpointer({ state: Execution, storage: checkpointFiles('.agent/checkpoints') });
  * ```
  */
-export function checkpointFiles(dir: string, options: { readonly fsync?: boolean } = {}): CheckpointStorage {
+export function checkpointFiles<TRecord extends { readonly threadId: string } = CheckpointRecord>(dir: string, options: { readonly fsync?: boolean } = {}): ThreadRecordStorage<TRecord> {
   mkdirSync(dir, { recursive: true });
   const fsync = options.fsync ?? true;
   const fileOf = (threadId: string): string => {
@@ -30,11 +30,11 @@ export function checkpointFiles(dir: string, options: { readonly fsync?: boolean
     return join(dir, `${name}${SUFFIX}`);
   };
   /** The good lines of a thread file and the byte length they end at. */
-  const scan = (threadId: string): { records: CheckpointRecord[]; end: number } => {
+  const scan = (threadId: string): { records: TRecord[]; end: number } => {
     const file = fileOf(threadId);
     if (!existsSync(file)) return { records: [], end: 0 };
     const buf = readFileSync(file);
-    const records: CheckpointRecord[] = [];
+    const records: TRecord[] = [];
     let start = 0;
     let line = 1;
     while (start < buf.length) {
@@ -45,7 +45,7 @@ export function checkpointFiles(dir: string, options: { readonly fsync?: boolean
         throw new CheckpointError('CHECKPOINT_CORRUPT', `${file}: line ${line} fails its CRC32 check; nothing was read`);
       }
       try {
-        records.push(JSON.parse(buf.toString('utf8', start + BODY_OFFSET, nl - 1)) as CheckpointRecord);
+        records.push(JSON.parse(buf.toString('utf8', start + BODY_OFFSET, nl - 1)) as TRecord);
       } catch (e) {
         throw new CheckpointError('CHECKPOINT_CORRUPT', `${file}: line ${line} is not JSON`, { cause: e });
       }
