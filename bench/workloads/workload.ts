@@ -17,6 +17,7 @@ export const CONTENDER_LABELS: Readonly<Record<string, string>> = {
   'rxslice-batch': "rxslice (fsync 'batch')",
   'rxslice-always': "rxslice (fsync 'always')",
   'rxslice-never': "rxslice (fsync 'never')",
+  'rxslice-compacted': 'rxslice (default compaction)',
   'rxslice-memory': 'rxslice (memory storage)',
   rxjs: 'raw RxJS',
   redux: 'Redux 5 + reselect',
