@@ -4,7 +4,7 @@ import { SessionDisposedError } from '../session/errors';
 import { SESSION_INTERNALS, type SessionInternals } from '../session/internals';
 import { toIssues, type RxSliceError } from '../internal/errors';
 import type { AnySagaDef, InferSagaInput, InferSagaResult } from './define-saga';
-import { DuplicateSagaError, InvalidSagaInputError, UnknownSagaError } from './errors';
+import { DuplicateSagaError, InvalidSagaDefinitionError, InvalidSagaInputError, UnknownSagaError } from './errors';
 import { SagaExecution, type SagaHost } from './saga-execution';
 import { SagaProgressSlice, type SagaProgress } from './saga-progress';
 
@@ -79,7 +79,16 @@ export class SagaRuntime implements SagaHost {
     }
   }
 
+  /** @throws {@link InvalidSagaDefinitionError} when another definition already has a saga's name (recovery finds sagas by name). */
   register(defs: readonly AnySagaDef[]): void {
+    const seen = new Map(this.defs);
+    for (const def of defs) {
+      const known = seen.get(def.name);
+      seen.set(def.name, def);
+      if (known !== undefined && known !== def) {
+        throw new InvalidSagaDefinitionError(def.name, `two different sagas are named "${def.name}" in this session; resumeSagas finds an unfinished saga by its name, so names must be unique`);
+      }
+    }
     for (const def of defs) this.defs.set(def.name, def);
   }
 

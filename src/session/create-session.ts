@@ -359,7 +359,12 @@ export function createSession(options: SessionOptions): Session {
     [SESSION_INTERNALS]: internals,
   };
   const channels = new Map<string, ChannelRuntime<any>>();
-  for (const def of options.channels ?? []) openChannel(channels, def, session);
+  try {
+    for (const def of options.channels ?? []) openChannel(channels, def, session);
+  } catch (error) {
+    core.dispose(); // closes the storages (and releases a durable directory's lock)
+    throw error;
+  }
   return session;
 }
 

@@ -107,11 +107,24 @@ export class SessionCore {
     const registry = (this.registry = new SessionRegistry(config.globalMiddleware, config.stateStorage, config.logStorage, (source, error) =>
       this.reportSubscriberFailure(source, error),
     ));
-    for (const def of config.slices) registry.addSlice(def);
-    for (const record of registry.records.values()) {
-      for (const entry of record.def.reducers) registry.addReducer(record, entry);
+    try {
+      for (const def of config.slices) registry.addSlice(def);
+      for (const record of registry.records.values()) {
+        for (const entry of record.def.reducers) registry.addReducer(record, entry);
+      }
+      for (const creator of config.events) if (creator.schema) registry.schemas.set(creator.type, creator.schema);
+    } catch (error) {
+      // Nothing is half-open: storages opened for the slices registered so far (a durable one
+      // holds its directory's lock) are closed before the error reaches the caller.
+      for (const record of registry.records.values()) {
+        try {
+          record.storage.dispose();
+        } catch {
+          // the registration error is the one to report
+        }
+      }
+      throw error;
     }
-    for (const creator of config.events) if (creator.schema) registry.schemas.set(creator.type, creator.schema);
     this.snapshots = new SessionSnapshots(registry.records, config.freeze);
     // Durable storages: continue after the recovered seq; failures outside a commit are fatal too.
     for (const journal of registry.journals) {

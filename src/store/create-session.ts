@@ -83,11 +83,17 @@ export interface Session<TDeps = unknown> extends CoreSession {
 export function createSession<TDeps = unknown>(options: SessionOptions<TDeps>): Session<TDeps> {
   const { epics, dependencies, sagas, ...core } = options;
   const session = createCoreSession(core) as Session<TDeps>;
-  const fx = installEffects<TDeps>(session, {
-    ...(epics === undefined ? {} : { epics }),
-    ...(dependencies === undefined ? {} : { dependencies }),
-  });
-  if (sagas !== undefined) installSagas(session, { sagas, deps: dependencies });
+  let fx: ReturnType<typeof installEffects<TDeps>>;
+  try {
+    fx = installEffects<TDeps>(session, {
+      ...(epics === undefined ? {} : { epics }),
+      ...(dependencies === undefined ? {} : { dependencies }),
+    });
+    if (sagas !== undefined) installSagas(session, { sagas, deps: dependencies });
+  } catch (error) {
+    session.dispose(); // nothing half-open: storages closed, a durable directory unlocked
+    throw error;
+  }
   const sagaDeps = (): void => {
     // Sagas run with the session's dependencies unless given others.
     if (dependencies !== undefined) installSagas(session, { deps: dependencies });

@@ -26,7 +26,8 @@ vi.mock('node:fs', async (importOriginal) => {
   };
 });
 import { z } from 'zod';
-import { append, createSession, defineEvent, defineSlice, isRxSliceError, memory, replace, type RxSliceError, type SliceStorage } from '../../src/index';
+import { append, createSession, defineEvent, defineSaga, defineSlice, isRxSliceError, memory, replace, type RxSliceError, type SliceStorage } from '../../src/index';
+import { createSession as createFullSession } from '../../src/store/create-session';
 import { CorruptStorageError, jsonl, StorageLockCompromisedError, StorageLockedError, type JsonlStorageFactory } from '../../src/storage/jsonl/index';
 import { storageConformance } from './storage-conformance';
 
@@ -240,6 +241,19 @@ describe('jsonl storage in a session', () => {
     expect(b.slice(Notes).all()).toEqual([{ text: 'x' }]);
     expect((JSON.parse(readFileSync(ownerFile, 'utf8')) as { pid: number }).pid).toBe(process.pid);
     (a as unknown as { dispose(): void }).dispose();
+  });
+
+  it('a createSession that fails after opening the directory releases it (duplicate slice, bad channel, duplicate saga)', () => {
+    const Dup = defineSlice('notes', { policy: 'log', reducers: () => [] });
+    expect(() => createSession({ slices: [Notes, Count, Dup], storage: jsonl({ dir }) })).toThrow(expect.objectContaining({ code: 'DUPLICATE_SLICE' }));
+    expect(() => createSession({ slices: [Notes, Count], storage: jsonl({ dir }), channels: [{} as never] })).toThrow(expect.objectContaining({ code: 'INVALID_CHANNEL' }));
+    const saga = defineSaga('s', { input: z.object({}) }).step('a', { run: () => 1 });
+    const other = defineSaga('s', { input: z.object({}) }).step('b', { run: () => 2 });
+    expect(() => createFullSession({ slices: [Notes, Count], storage: jsonl({ dir }), sagas: [saga, other] })).toThrow(/two different sagas are named "s"/);
+    expect(existsSync(join(dir, 'LOCK'))).toBe(false);
+    const s = open();
+    s.dispatch(Noted({ text: 'still writable' }));
+    expect(s.slice(Notes).all()).toEqual([{ text: 'still writable' }]);
   });
 
   it('removes the owner file on release and leaves no acquisition mutex behind', () => {
