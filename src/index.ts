@@ -42,7 +42,7 @@ export type { SliceStorage, StorageTransaction, StorageFactory, StoredSlice, Sto
 export { SNAPSHOT_FORMAT_VERSION } from './snapshots/snapshot';
 export type { SnapshotSlice, SnapshotJSON } from './snapshots/snapshot';
 export { Snapshot, SnapshotOperationError, type SnapshotDiff, type SliceChange } from './snapshots/snapshot-ops';
-export { snapshotFromJSON, InvalidSnapshotError, UnknownSliceError } from './snapshots/codec';
+export { snapshotFromJSON, InvalidSnapshotError, UnknownSliceError, DEFAULT_SNAPSHOT_MAX_DEPTH } from './snapshots/codec';
 export type { SnapshotReadLimits } from './snapshots/codec';
 
 export { createSession } from './store/create-session';

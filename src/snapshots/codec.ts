@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { formatIssues, RxSliceError, toIssues, type ValidationIssue } from '../internal/errors';
 import { deepFreeze } from '../internal/freeze';
-import { jsonIssue, jsonProblem } from '../internal/json-data';
+import { jsonIssue, jsonProblem, MAX_ITEM_DEPTH } from '../internal/json-data';
 import { migrateItems } from '../slices/migrations';
 import type { SliceDef } from '../slices/reducer';
 import { makeSnapshot, SNAPSHOT_FORMAT_VERSION, type Snapshot, type SnapshotProvenance, type SnapshotSlice } from './snapshot';
@@ -43,9 +43,16 @@ export class UnknownSliceError extends RxSliceError {
 export interface SnapshotReadLimits {
   /** Maximum JSON text length in characters. Default 64 MiB. */
   readonly maxBytes?: number;
-  /** Maximum nesting depth of any value. Default 64. */
+  /**
+   * Maximum nesting depth of any value (the snapshot's root at 0, an item at 4). Default
+   * {@link DEFAULT_SNAPSHOT_MAX_DEPTH} (517): deep enough for every item a session accepts
+   * (items nest at most 512 levels), so a session's own snapshot always reads back.
+   */
   readonly maxDepth?: number;
 }
+
+/** Default depth limit of {@link snapshotFromJSON}: the live item limit (512) plus the snapshot's own levels. */
+export const DEFAULT_SNAPSHOT_MAX_DEPTH = MAX_ITEM_DEPTH + 5;
 
 /** An array, checked without zod's per-element copy (each item is validated with its slice's schema after). */
 const ItemArray = z.custom<readonly unknown[]>((value) => Array.isArray(value), { message: 'Expected an array of items' });
@@ -141,10 +148,10 @@ export function snapshotFromJSON(
     } catch (e) {
       throw new InvalidSnapshotError(`it cannot be copied (${(e as Error).message}); pass JSON text or plain JSON data`);
     }
-    const problem = jsonProblem(data, limits.maxDepth ?? 64);
+    const problem = jsonProblem(data, limits.maxDepth ?? DEFAULT_SNAPSHOT_MAX_DEPTH);
     if (problem !== undefined) throw new InvalidSnapshotError(`it is not JSON data`, [jsonIssue(problem)]);
   }
-  checkDepth(data, limits.maxDepth ?? 64);
+  checkDepth(data, limits.maxDepth ?? DEFAULT_SNAPSHOT_MAX_DEPTH);
   // Every slice key must name a known slice, checked on the raw data: a "__proto__" key would
   // not survive as an own key of a parsed record (and slice names never are "__proto__").
   const rawSlices = data !== null && typeof data === 'object' ? (data as { slices?: unknown }).slices : undefined;
