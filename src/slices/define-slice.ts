@@ -1,5 +1,6 @@
 import type { z } from 'zod';
-import { RxSliceError } from '../internal/errors';
+import { formatIssues, RxSliceError, toIssues } from '../internal/errors';
+import { jsonProblem } from '../internal/json-data';
 import { deepFreeze } from '../internal/freeze';
 import { on, type ReducerEntry, type ReducerMiddleware, type SliceDef, type SliceMigrations, type SlicePolicy } from './reducer';
 import { migrationConfigProblem } from './migrations';
@@ -82,7 +83,9 @@ export class InvalidSliceDefinitionError extends RxSliceError {
  * that change it. The declaration is inert and can be used by any number of sessions.
  *
  * @remarks The item type comes from `schema` (its output type), or from `initial`, or an
- * explicit type argument. `initial` items are deep-frozen here.
+ * explicit type argument. `initial` items are checked to be plain JSON data, parsed with
+ * `schema` (its output is kept) and deep-frozen here; one that fails is an
+ * {@link InvalidSliceDefinitionError}.
  * @throws {@link InvalidSliceDefinitionError} when the name is empty, starts with `rxslice.`, or
  * is unsafe (`__proto__`, `constructor`, `prototype`, a `.` or `..` segment, an empty segment
  * as in `a//b` or `/a`, a `\` or a control character; `/` separates segments, as in
@@ -126,7 +129,16 @@ export function defineSlice<TItem, const TName extends string = string>(
     }
     window = window.withEviction(config.eviction);
   }
-  const initial = (config.initial ?? []).map((item) => deepFreeze(item));
+  // Initial items go through what reducer output goes through: plain JSON data, and the
+  // schema's output when there is a schema (so they read back the same from any snapshot).
+  const initial = (config.initial ?? []).map((item, index) => {
+    const problem = jsonProblem(item);
+    if (problem !== undefined) throw new InvalidSliceDefinitionError(name, `initial item ${index} is not plain JSON data: ${problem.message} at ${problem.path.length === 0 ? 'the item' : problem.path.join('.')}.`);
+    if (config.schema === undefined) return deepFreeze(item);
+    const parsed = config.schema.safeParse(item);
+    if (!parsed.success) throw new InvalidSliceDefinitionError(name, `initial item ${index} does not match its schema: ${formatIssues(toIssues(parsed.error.issues))}.`);
+    return deepFreeze(parsed.data);
+  });
   return Object.freeze({
     name,
     policy: config.policy,

@@ -54,9 +54,8 @@ describe('defineSlice', () => {
     expect(() => defineSlice('x', { policy: 'other' as 'state' })).toThrow(/policy must be/);
   });
 
-  it('validates initial items against the schema at session creation', () => {
-    const S = defineSlice('s', { policy: 'state', schema: z.object({ n: z.number() }), initial: [{ n: 'x' } as never] });
-    expect(() => createSession({ slices: [S] })).toThrow(/does not match the slice's schema/);
+  it('validates initial items against the schema when the slice is defined', () => {
+    expect(() => defineSlice('s', { policy: 'state', schema: z.object({ n: z.number() }), initial: [{ n: 'x' } as never] })).toThrow(/initial item 0 does not match its schema/);
   });
 });
 
@@ -125,5 +124,15 @@ describe('helper reducers', () => {
       caught = e;
     }
     expect((caught as ReducerError).cause).toBeInstanceOf(NoLatestItemError);
+  });
+});
+
+describe('defineSlice initial items', () => {
+  it('are parsed with the schema (its output kept) and must be plain JSON data; a bad one is InvalidSliceDefinitionError', () => {
+    const Trimmed = defineSlice('trimmed', { policy: 'state', schema: z.object({ name: z.string().trim() }), initial: [{ name: '  ada ' }], reducers: () => [] });
+    expect(Trimmed.initial).toEqual([{ name: 'ada' }]);
+    expect(Object.isFrozen(Trimmed.initial[0])).toBe(true);
+    expect(() => defineSlice('bad', { policy: 'state', schema: z.object({ n: z.number() }), initial: [{ n: 'x' } as never], reducers: () => [] })).toThrow(/initial item 0 does not match its schema/);
+    expect(() => defineSlice('nan', { policy: 'state', initial: [{ n: Number.NaN }], reducers: () => [] })).toThrow(/initial item 0 is not plain JSON data/);
   });
 });
