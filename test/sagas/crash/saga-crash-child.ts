@@ -50,8 +50,10 @@ const end = () => {
   }
 };
 pending++;
+// Each resume is recorded before resumeSagas starts it: a resumed saga's steps and compensations
+// run synchronously inside resumeSagas, and a kill there must find the resume already counted.
+for (const p of s.read('rxslice/sagas') as readonly { sagaId: string }[]) externalCall(file, 'resume', p.sagaId, s.lastSeq);
 for (const resumed of s.resumeSagas()) {
-  externalCall(file, 'resume', resumed.sagaId, s.lastSeq);
   pending++;
   resumed.result$.subscribe({ complete: end, error: end });
 }
