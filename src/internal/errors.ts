@@ -41,6 +41,10 @@ export type RxSliceErrorCode =
   | 'STORAGE_CORRUPT'
   | 'STORAGE_LOCKED'
   | 'STORAGE_LOCK_COMPROMISED'
+  | 'UNSUPPORTED_ON_SHARED_SESSION'
+  | 'SEQ_CONFLICT'
+  | 'SHARED_LOG_FAILED'
+  | 'SHARED_LOG_GAP'
   | (string & {});
 
 /**

@@ -95,7 +95,9 @@ export class SagaRuntime implements SagaHost {
   dispatch(event: { type: string; payload: unknown }, meta: Parameters<SagaHost['dispatch']>[1]): number | undefined {
     if (this.internals.disposed) return undefined;
     try {
-      return this.internals.dispatchSystem(event, meta).seq;
+      // On a shared session's local view the event is forwarded to the log unnumbered (seq 0).
+      const seq = this.internals.dispatchSystem(event, meta).seq;
+      return seq === 0 ? undefined : seq;
     } catch {
       // The session reported it (reducer error) on errors$.
       return undefined;
@@ -108,6 +110,17 @@ export class SagaRuntime implements SagaHost {
 
   finished(execution: SagaExecution): void {
     if (this.running.get(execution.sagaId) === execution) this.running.delete(execution.sagaId);
+  }
+
+  /**
+   * Stops every running saga (each stays unfinished in `rxslice/sagas`, for `resumeSagas`) and
+   * forgets the registered definitions, so events start no more runs here. A shared session
+   * calls this when its process loses the effect lease: the next holder resumes them.
+   */
+  stopAll(): void {
+    for (const execution of [...this.running.values()]) execution.stop();
+    this.running.clear();
+    this.defs.clear();
   }
 
   private create(def: AnySagaDef, sagaId: string, input: unknown, deps: unknown, cause: number | undefined): SagaExecution {

@@ -11,7 +11,7 @@ import { InvalidWindowError } from '../windows/invalid-window-error';
 import { SliceWindow } from '../windows/slice-window';
 import type { StorageFactory } from '../storage/slice-storage';
 import { importItem } from './apply-op';
-import { InvalidSliceItemError, SessionDisposedError, type InvalidEventError, type ReducerError } from './errors';
+import { InvalidSliceItemError, SessionDisposedError, UnsupportedOnSharedSessionError, type InvalidEventError, type ReducerError } from './errors';
 import type { SliceHandle, SliceRecord, SliceRuntimeConfig } from './slice-handle';
 import { SessionCore } from './session-core';
 import { SessionReset, SliceCleared, SliceSeeded } from './system-events';
@@ -295,6 +295,10 @@ export function createSession(options: SessionOptions): Session {
       return core.restoring.size;
     },
     dispatchSystem: (event, meta) => core.dispatchEnvelope(core.accept(event, meta, true)),
+    forwardTo(forward) {
+      core.forward = forward;
+    },
+    applyLogged: (env) => core.applyLogged(env),
     skipTo(seq) {
       if (!Number.isInteger(seq) || seq <= core.seq || core.busy || core.queue.length > 0) {
         throw new RangeError(`skipTo(${seq}): the next seq must be an integer above ${core.seq}, set while no envelope is processed.`);
@@ -318,6 +322,7 @@ export function createSession(options: SessionOptions): Session {
     batch: (fn) => core.batch(fn),
     transaction<TResult>(fn: () => TResult): TResult {
       if (core.disposed) throw new SessionDisposedError('run a transaction');
+      if (core.forward !== undefined) throw new UnsupportedOnSharedSessionError('transaction');
       const before = session.snapshot({ tag: 'rxslice.transaction' });
       const rollback = (error: unknown): never => {
         if (!core.disposed) session.restore(before);
@@ -342,6 +347,7 @@ export function createSession(options: SessionOptions): Session {
     },
     restore(snapshot, opts) {
       if (core.disposed) throw new SessionDisposedError('restore a snapshot');
+      if (core.forward !== undefined) throw new UnsupportedOnSharedSessionError('restore');
       const checked = core.snapshots.prepareRestore(snapshot, opts);
       core.restore(checked.snapshot, checked.names, checked.id);
     },

@@ -119,3 +119,19 @@ export class StorageFailedError extends RxSliceError {
     );
   }
 }
+
+/**
+ * Thrown by `restore` and `transaction` on the local view of a shared session
+ * (`rxslice/storage/postgres`): every process reduces the shared log, so state changes only by
+ * events in that log, and a local restore or rollback would make this process diverge from the
+ * others. Dispatch events that undo the work instead.
+ */
+export class UnsupportedOnSharedSessionError extends RxSliceError {
+  override readonly name = 'UnsupportedOnSharedSessionError';
+  constructor(readonly operation: string) {
+    super(
+      'UNSUPPORTED_ON_SHARED_SESSION',
+      `${operation} is not available on a shared session: its state changes only by events in the shared log, so that every process reduces the same events to the same state. Dispatch events that undo the work instead.`,
+    );
+  }
+}

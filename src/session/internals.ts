@@ -82,6 +82,19 @@ export interface SessionInternals {
    * their recorded numbers. @throws RangeError otherwise, or while an envelope is processed.
    */
   skipTo(seq: number): void;
+  /**
+   * Turns the session into the local view of a shared log (event sourcing): from now on every
+   * envelope accepted here (`dispatch`, library events, effects) is handed to `forward` with
+   * `seq` 0 instead of being reduced, and envelopes are reduced only through `applyLogged`.
+   * `restore` and `transaction` then throw (their snapshot cannot travel through a log).
+   */
+  forwardTo(forward: (env: Envelope) => void): void;
+  /**
+   * Reduces an envelope read from the shared log under its logged `seq` (see `forwardTo`).
+   * @throws the {@link ReducerError} when its reducers failed (nothing changed); RangeError for a
+   * `seq` not above every `seq` so far.
+   */
+  applyLogged(env: Envelope): void;
   /** Dispatches a library event (`rxslice.*`), skipping the reserved-prefix check. */
   dispatchSystem<TEvent extends Event>(event: TEvent, meta?: EnvelopeMeta): Envelope<TEvent>;
   readonly disposed: boolean;

@@ -96,6 +96,13 @@ export class SessionCore {
   storageFailure: StorageFailedError | undefined = undefined;
   /** The last envelope that entered the pipeline. */
   last: Envelope | undefined = undefined;
+  /**
+   * Set on the local view of a shared session (event sourcing): envelopes accepted here (their
+   * `seq` is 0: the log numbers them) go to `forward`, which appends them to the shared log,
+   * instead of being reduced; every envelope is reduced when it comes back from the log through
+   * {@link SessionCore.applyLogged}, in log order (docs/ARCHITECTURE.md, "Shared sessions").
+   */
+  forward: ((env: Envelope) => void) | undefined = undefined;
   /** Records with an open transaction for the envelope being reduced (reused; reduce is never re-entered). */
   private readonly pending: SliceRecord<any>[] = [];
   private pendingCount = 0;
@@ -180,7 +187,7 @@ export class SessionCore {
       if (this.disposed) throw new SessionDisposedError(`dispatch "${event.type}"`);
       if (this.storageFailure !== undefined) throw this.storageFailure;
       if (this.inReducer) throw new DispatchInReducerError(event.type);
-      return { seq: ++this.seq, at: this.scheduler.now(), event, meta: meta ?? EMPTY_META };
+      return { seq: this.forward === undefined ? ++this.seq : 0, at: this.scheduler.now(), event, meta: meta ?? EMPTY_META };
     }
     if (event === null || typeof event !== 'object') throw this.invalidEvent(event === null ? 'null' : typeof event, 'type', NOT_AN_EVENT);
     let type: unknown;
@@ -215,7 +222,8 @@ export class SessionCore {
         accepted.payload = r.data;
       }
     }
-    return { seq: ++this.seq, at: this.scheduler.now(), event: accepted as unknown as TEvent, meta: meta === undefined ? EMPTY_META : this.copyMeta(type, meta) };
+    const copiedMeta = meta === undefined ? EMPTY_META : this.copyMeta(type, meta);
+    return { seq: this.forward === undefined ? ++this.seq : 0, at: this.scheduler.now(), event: accepted as unknown as TEvent, meta: copiedMeta };
   }
 
   /** A copy of the caller's `meta` (own enumerable properties, read once). @throws {@link InvalidEventError} */
@@ -239,6 +247,10 @@ export class SessionCore {
 
   /** Processes `env` now, or queues it (FIFO) while another envelope is processed. */
   dispatchEnvelope<TEvent extends Event>(env: Envelope<TEvent>): Envelope<TEvent> {
+    if (this.forward !== undefined && env.seq === 0) {
+      this.forward(env);
+      return env;
+    }
     if (this.busy) {
       this.queue.push(env);
       return env;
@@ -256,6 +268,20 @@ export class SessionCore {
     this.awaitedFailure = undefined;
     if (failure !== undefined) throw failure;
     return env;
+  }
+
+  /**
+   * Reduces an envelope read from a shared log under its logged `seq` (above every `seq` seen so
+   * far), as a top-level dispatch: throws the {@link ReducerError} when its reducers failed (the
+   * event then changed nothing, in every process alike). @throws RangeError for a `seq` not above
+   * the last one, or while an envelope is processed.
+   */
+  applyLogged(env: Envelope): void {
+    if (!Number.isSafeInteger(env.seq) || env.seq <= this.seq || this.busy || this.queue.length > 0) {
+      throw new RangeError(`applyLogged: seq ${env.seq} must be an integer above ${this.seq}, applied while no envelope is processed.`);
+    }
+    this.seq = env.seq;
+    this.dispatchEnvelope(env);
   }
 
   /** Runs `first` (if any), then the queue until it is empty. */

@@ -1,0 +1,747 @@
+import pg from 'pg';
+import { BehaviorSubject, interval, Subscription, timer, type Observable, type SchedulerLike, type TeardownLogic } from 'rxjs';
+import type { Event } from '../../events/event';
+import type { Envelope, EnvelopeMeta } from '../../events/envelope';
+import type { AnyChannelDef, ChannelDef } from '../../events/define-channel';
+import type { EventCreator } from '../../events/event';
+import { isRxSliceError, type RxSliceError } from '../../internal/errors';
+import { createSession, type CommittedEnvelope, type EvictedItems, type Session, type SnapshotOptions, type ValidationMode } from '../../session/create-session';
+import { InvalidEventError, SessionDisposedError } from '../../session/errors';
+import { SESSION_INTERNALS, type Attachable } from '../../session/internals';
+import type { Channel } from '../../session/channel';
+import type { SliceHandle } from '../../session/slice-handle';
+import type { ReducerMiddleware, SessionReader, SliceDef } from '../../slices/reducer';
+import { snapshotFromJSON } from '../../snapshots/codec';
+import { checkedDefOf, type Snapshot } from '../../snapshots/snapshot';
+import type { AnySagaDef } from '../../sagas/define-saga';
+import { resumeSagas } from '../../sagas/run-saga';
+import { sagaRuntime } from '../../sagas/saga-runtime';
+import { SharedLogError, SharedLogGapError } from './errors';
+import { PostgresEventLog, type LoggedEvent, type PendingAppend } from './event-log';
+import { ensureSchema, lockKeyOf, sharedTables } from './schema';
+
+/** Where the log lives: a connection string (rxslice makes and ends its own pool) or your `pg.Pool`. */
+export type PostgresConnection = { readonly connectionString: string; readonly max?: number } | { readonly pool: pg.Pool };
+
+/** Options of {@link createSharedSession}. */
+export interface SharedSessionOptions {
+  /** The slices, as for `createSession`; every process of the session must pass the same definitions. */
+  readonly slices: readonly SliceDef<string, any>[];
+  /** The session's id in the log (any non-empty string up to 200 characters). */
+  readonly sessionId: string;
+  readonly postgres: PostgresConnection;
+  /** Table names are `<tablePrefix>_events`, `_sessions`, `_snapshots`, `_schema_version`. Default `'rxslice'`. */
+  readonly tablePrefix?: string;
+  /** PostgreSQL schema of the tables. Default `'public'`. */
+  readonly schema?: string;
+  /** Event creators whose schemas validate dispatches (as for `createSession`). */
+  readonly events?: readonly EventCreator<string, any>[];
+  /** Reducer middleware (it runs in every process; operator middleware is not offered: it could delay or drop events differently per process). */
+  readonly middleware?: { readonly reducers?: readonly ReducerMiddleware[] };
+  /** Scheduler of the local session (envelope `at`, windows, effects). Default `asyncScheduler`. */
+  readonly scheduler?: SchedulerLike;
+  readonly validation?: ValidationMode;
+  readonly freeze?: boolean;
+  /** Channels opened with the session (their replay buffers fill from the first event this process applies). */
+  readonly channels?: readonly AnyChannelDef[];
+  /**
+   * Runs once in every process, on the local session before the log is read: install what
+   * reduces events there (statecharts with `installMachine`, extra reducers). Must be the same in
+   * every process.
+   */
+  readonly install?: (session: Session) => void;
+  /**
+   * Runs in the one process that holds the session's effect lease, once it has caught up with the
+   * log: install effects and epics here (`installEffects`, `runEpic`). What it returns is torn
+   * down when the lease is lost or the session disposed. Events they dispatch are appended to the log.
+   */
+  readonly onLease?: (session: Session) => TeardownLogic | void;
+  /** Sagas of the session: their progress slice lives in every process; they run (and resume from their log) in the lease holder. */
+  readonly sagas?: readonly AnySagaDef[];
+  /** Dependencies of the sagas' steps (`ctx.deps`). */
+  readonly dependencies?: unknown;
+  /** The lease holder stores a snapshot of the whole state every this many events. Default 1,000; 0 turns it off. */
+  readonly snapshotEvery?: number;
+  /** Snapshots kept per session (older ones are deleted). Default 2. */
+  readonly snapshotsToKeep?: number;
+  /** Largest snapshot read at start, in characters. Default 512 MiB. */
+  readonly snapshotMaxBytes?: number;
+  /** Polling behind LISTEN/NOTIFY, in ms. Default 1,000. */
+  readonly pollIntervalMs?: number;
+  /** How often a process without the lease tries to take it (and the holder checks its connection), in ms. Default 1,000. */
+  readonly leaseRetryMs?: number;
+  /** Most events appended by one statement. Default 500. */
+  readonly maxBatch?: number;
+}
+
+/** Options of {@link SharedSession.dispatch}. */
+export interface SharedDispatchOptions {
+  readonly meta?: EnvelopeMeta;
+  /** Append only if the session's last `seq` is this (optimistic concurrency); else {@link SeqConflictError}. */
+  readonly expectedSeq?: number;
+  /**
+   * Appends the event at most once per session and key: a dispatch whose key is already in the
+   * log resolves with that logged event (`duplicate: true`) and appends nothing. Use it to retry
+   * a dispatch whose outcome is unknown (the connection broke during the commit).
+   */
+  readonly idempotencyKey?: string;
+}
+
+/** What a shared dispatch resolves with: the event as committed in this process, under its log `seq`. */
+export interface SharedCommit<TEvent extends Event = Event> extends CommittedEnvelope<TEvent> {
+  /** True when an earlier dispatch with the same `idempotencyKey` had appended it (`changed` and `effects` are then empty). */
+  readonly duplicate: boolean;
+}
+
+/** How a process started: from which snapshot, and how many events it replayed. */
+export interface SharedStartup {
+  /** The `seq` of the snapshot the state started from (undefined: replayed from the first event). */
+  readonly fromSnapshot: number | undefined;
+  /** Events read from the log and reduced while starting. */
+  readonly replayed: number;
+  /** Why the newest snapshot was not used (it failed to read or does not hold every slice), if so. */
+  readonly snapshotError: RxSliceError | undefined;
+  /** Milliseconds from the first query to the caught-up state. */
+  readonly ms: number;
+}
+
+/** A session shared by several processes through one PostgreSQL log. See {@link createSharedSession}. */
+export interface SharedSession extends SessionReader {
+  readonly sessionId: string;
+  /**
+   * Validates `event`, appends it to the log, and resolves once this process has reduced it
+   * (its state then includes it), with the committed envelope under its log `seq`.
+   * Rejects with `InvalidEventError` (nothing appended), {@link SeqConflictError},
+   * {@link SharedLogError}, or the `ReducerError` of reducers that threw on it (the event is in
+   * the log and changed nothing, in every process alike).
+   */
+  dispatch<TEvent extends Event>(event: TEvent, options?: SharedDispatchOptions): Promise<SharedCommit<TEvent>>;
+  slice<TItem>(def: SliceDef<string, TItem>): SliceHandle<TItem>;
+  computed<THandle>(def: Attachable<THandle>): THandle;
+  channel<TEvent extends { readonly type: string }>(def: ChannelDef<string, TEvent>): Channel<TEvent>;
+  /** A snapshot of the local state (see `Session.snapshot`); its `seq` is a log position. */
+  snapshot(options?: SnapshotOptions): Snapshot;
+  /** Reads the log up to its current end and reduces what is new; resolves with {@link SharedSession.lastSeq}. */
+  catchUp(): Promise<number>;
+  /** Stores a snapshot of the whole state at {@link SharedSession.lastSeq} beside the log now; resolves with that seq. */
+  saveSnapshot(): Promise<number>;
+  /** The `seq` of the last log event this process reduced. */
+  readonly lastSeq: number;
+  readonly events$: Observable<Envelope>;
+  readonly committed$: Observable<CommittedEnvelope>;
+  readonly errors$: Observable<RxSliceError>;
+  readonly evicted$: Observable<EvictedItems>;
+  /** Whether this process holds the effect lease (replays the current value, then changes). */
+  readonly lease$: Observable<boolean>;
+  readonly hasLease: boolean;
+  readonly startup: SharedStartup;
+  /**
+   * The local session this process reduces the log into. Read it, and attach computed slices,
+   * statecharts and effects to it; its `dispatch` forwards to the log and returns at once, with
+   * `seq` 0 (the event is numbered when logged). `restore` and `transaction` throw
+   * `UnsupportedOnSharedSessionError`.
+   */
+  readonly local: Session;
+  /** Stops reading, releases the lease, rejects dispatches not yet appended, disposes the local session and ends the pool rxslice made. */
+  dispose(): Promise<void>;
+}
+
+interface Outgoing {
+  readonly pending: PendingAppend;
+  readonly envelope: Envelope;
+  readonly expectedSeq: number | undefined;
+  resolve(commit: SharedCommit): void;
+  reject(error: unknown): void;
+  /** Someone awaits the promise (a `dispatch` call); else failures go to `errors$`. */
+  readonly awaited: boolean;
+  readonly promise: Promise<SharedCommit>;
+}
+
+const READ_BATCH = 2_000;
+const GAP_REPORT_AFTER = 3;
+
+const toJSONText = (value: unknown, what: string, type: string): string => {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch (cause) {
+    throw new InvalidEventError(type, [{ code: 'invalid_event', path: [what], message: `a shared session stores events as JSON, and this ${what} cannot be written as JSON (${(cause as Error).message})` }], cause);
+  }
+  return text ?? 'null';
+};
+
+/**
+ * Opens (or joins) a session shared by several processes through an event log in PostgreSQL
+ * (event sourcing). Resolves once the tables exist and this process has caught up with the log.
+ *
+ * @remarks docs/ARCHITECTURE.md, "Shared sessions".
+ * - **Source of truth**: the `<prefix>_events` table. `dispatch` validates, appends (one
+ *   statement per batch of pending dispatches: group commit), and resolves once this process
+ *   has reduced the event; every process, the writer included, reduces every event in `seq`
+ *   order, so all converge on the same state (reducers are pure; `at` is logged).
+ * - **No skipped events**: `seq` is handed out under the session row's lock, so appends commit in
+ *   `seq` order; reading by position (`seq > last`) applies only a contiguous prefix (a hole is
+ *   waited at and reported as {@link SharedLogGapError}, never skipped). LISTEN/NOTIFY wakes
+ *   readers; polling every `pollIntervalMs` and a catch-up after every reconnect back it up.
+ * - **Snapshots beside the log**: the lease holder stores one every `snapshotEvery` events; a new
+ *   process restores the newest and replays only the events after it.
+ * - **Effects once per session**: one process holds a PostgreSQL advisory lock (the lease, on a
+ *   connection of its own); there `onLease` runs and sagas run and resume from their progress in
+ *   the log. When that process dies its connection closes, the lock is freed, and another process
+ *   takes over within `leaseRetryMs`.
+ * - Schema setup is idempotent and safe when processes start at once (versioned migrations under
+ *   an advisory lock).
+ *
+ * @throws (rejects) {@link SharedLogError} when PostgreSQL cannot be reached or the tables are
+ * newer than this rxslice; errors of `createSession` for bad slices.
+ * @example
+ * ```ts
+ * const session = await createSharedSession({ slices: [Plan], sessionId: 'agent-42', postgres: { connectionString } });
+ * session.slice(Plan).all$.subscribe((steps) => console.log(steps.length)); // every process sees every step
+ * const committed = await session.dispatch(StepAdded({ step: 'x' }));       // committed.seq: its place in the log
+ * await session.dispatch(StepAdded({ step: 'y' }), { expectedSeq: committed.seq }); // SeqConflictError if another process appended first
+ * ```
+ */
+export async function createSharedSession(options: SharedSessionOptions): Promise<SharedSession> {
+  if (typeof options.sessionId !== 'string' || options.sessionId.length === 0 || options.sessionId.length > 200) {
+    throw new SharedLogError(`sessionId must be a non-empty string of at most 200 characters; got ${JSON.stringify(options.sessionId)}`);
+  }
+  if ((options.middleware as { operators?: unknown } | undefined)?.operators !== undefined) {
+    throw new SharedLogError('operator middleware is not available on a shared session (it could delay or drop events differently in each process); use reducer middleware');
+  }
+  const tables = sharedTables(options.tablePrefix, options.schema);
+  const conn = options.postgres;
+  const ownPool = !('pool' in conn);
+  const pool = 'pool' in conn ? conn.pool : new pg.Pool({ connectionString: conn.connectionString, max: conn.max ?? 6, keepAlive: true });
+  // An idle client's error (the server restarted) must not crash the process: the pool drops it.
+  const onPoolError = (): void => undefined;
+  pool.on('error', onPoolError);
+  try {
+    const started = Date.now();
+    await ensureSchema(pool, tables);
+    const log = new PostgresEventLog(pool, tables, options.sessionId);
+    await log.open();
+    const shared = new SharedSessionImpl(options, pool, ownPool, onPoolError, log, tables.channel, [tables.lockKey, lockKeyOf(options.sessionId)]);
+    try {
+      await shared.start(started);
+    } catch (error) {
+      await shared.dispose();
+      throw error;
+    }
+    return shared;
+  } catch (error) {
+    if (ownPool) await pool.end().catch(() => undefined);
+    else pool.off('error', onPoolError);
+    throw error instanceof SharedLogError || isRxSliceError(error) ? error : new SharedLogError('opening the session failed', error);
+  }
+}
+
+class SharedSessionImpl implements SharedSession {
+  readonly sessionId: string;
+  readonly local: Session;
+  private readonly internals;
+  private position = 0;
+  private readonly known = new Map<number, LoggedEvent>();
+  private readonly waiters = new Map<number, Outgoing[]>();
+  private readonly outbox: Outgoing[] = [];
+  private flushing = false;
+  private dispatchOptions: SharedDispatchOptions | undefined;
+  private made: Outgoing | undefined;
+  private lastCommitted: CommittedEnvelope | undefined;
+  private catching: Promise<number> | undefined;
+  private again = false;
+  private gapReads = 0;
+  private gapReported = false;
+  private applying = false;
+  private inFlight: Map<number, { readonly committed: CommittedEnvelope; readonly failure: unknown }> | undefined;
+  private disposed = false;
+  private readonly subscription = new Subscription();
+  private listener: pg.PoolClient | undefined;
+  private leaseClient: pg.PoolClient | undefined;
+  private leaseWork: Subscription | undefined;
+  private leaseBusy = false;
+  private readonly leaseSubject = new BehaviorSubject(false);
+  private lastSnapshotSeq = 0;
+  private snapshotting = false;
+  startup: SharedStartup = { fromSnapshot: undefined, replayed: 0, snapshotError: undefined, ms: 0 };
+
+  constructor(
+    private readonly options: SharedSessionOptions,
+    private readonly pool: pg.Pool,
+    private readonly ownPool: boolean,
+    private readonly onPoolError: () => void,
+    private readonly log: PostgresEventLog,
+    private readonly notifyChannel: string,
+    private readonly leaseKey: readonly [number, number],
+  ) {
+    this.sessionId = options.sessionId;
+    this.local = createSession({
+      slices: options.slices,
+      middleware: { reducers: options.middleware?.reducers ?? [] },
+      ...(options.events === undefined ? {} : { events: options.events }),
+      ...(options.scheduler === undefined ? {} : { scheduler: options.scheduler }),
+      ...(options.validation === undefined ? {} : { validation: options.validation }),
+      ...(options.freeze === undefined ? {} : { freeze: options.freeze }),
+      ...(options.channels === undefined ? {} : { channels: options.channels }),
+    });
+    this.internals = this.local[SESSION_INTERNALS];
+    this.internals.onCommitted({ onCommitted: (committed) => void (this.lastCommitted = committed) });
+  }
+
+  get lastSeq(): number {
+    return this.position;
+  }
+  get hasLease(): boolean {
+    return this.leaseSubject.value;
+  }
+  get lease$(): Observable<boolean> {
+    return this.leaseSubject.asObservable();
+  }
+  get events$(): Observable<Envelope> {
+    return this.local.events$;
+  }
+  get committed$(): Observable<CommittedEnvelope> {
+    return this.local.committed$;
+  }
+  get errors$(): Observable<RxSliceError> {
+    return this.local.errors$;
+  }
+  get evicted$(): Observable<EvictedItems> {
+    return this.local.evicted$;
+  }
+
+  read<TItem>(slice: SliceDef<string, TItem> | string): readonly TItem[] {
+    return this.local.read(slice);
+  }
+  slice<TItem>(def: SliceDef<string, TItem>): SliceHandle<TItem> {
+    return this.local.slice(def);
+  }
+  computed<THandle>(def: Attachable<THandle>): THandle {
+    return this.local.computed(def);
+  }
+  channel<TEvent extends { readonly type: string }>(def: ChannelDef<string, TEvent>): Channel<TEvent> {
+    return this.local.channel(def);
+  }
+  snapshot(options?: SnapshotOptions): Snapshot {
+    return this.local.snapshot(options);
+  }
+
+  // ---- start ------------------------------------------------------------------------------
+
+  async start(started: number): Promise<void> {
+    const options = this.options;
+    options.install?.(this.local);
+    if (options.sagas !== undefined) sagaRuntime(this.local); // the progress slice, in every process
+    await this.restoreLatestSnapshot();
+    this.internals.forwardTo((env) => this.forward(env));
+    const from = this.position;
+    await this.connectListener();
+    await this.catchUp();
+    this.startup = { ...this.startup, replayed: this.position - from, ms: Date.now() - started };
+    this.subscription.add(interval(options.pollIntervalMs ?? 1_000).subscribe(() => this.catchUp().catch((e: unknown) => this.report(e))));
+    this.subscription.add(timer(0, options.leaseRetryMs ?? 1_000).subscribe(() => void this.checkLease()));
+  }
+
+  private async restoreLatestSnapshot(): Promise<void> {
+    const row = await this.log.latestSnapshot();
+    if (row === undefined || row.seq <= 0) return;
+    let snapshot: Snapshot;
+    try {
+      snapshot = snapshotFromJSON(row.data, [...this.registeredDefs()], { maxBytes: this.options.snapshotMaxBytes ?? 512 * 1024 * 1024 });
+      const missing = [...this.registeredNames()].filter((name) => !(name in snapshot.slices));
+      if (missing.length > 0) throw new SharedLogError(`the snapshot at seq ${row.seq} does not hold slice(s) ${missing.join(', ')}; replaying the whole log instead`);
+    } catch (error) {
+      this.startup = { ...this.startup, snapshotError: isRxSliceError(error) ? error : new SharedLogError('reading the snapshot failed', error) };
+      return;
+    }
+    this.internals.skipTo(row.seq);
+    this.local.restore(snapshot);
+    this.position = this.lastSnapshotSeq = row.seq;
+    this.startup = { ...this.startup, fromSnapshot: row.seq };
+  }
+
+  private registeredNames(): Iterable<string> {
+    return Object.keys(this.local.snapshot({ includeLogs: true }).slices);
+  }
+
+  /** Every slice registered in the local session (the options' slices, statecharts', sagas'). */
+  private *registeredDefs(): Iterable<SliceDef<string, any>> {
+    const snapshot = this.local.snapshot({ includeLogs: true });
+    for (const name of Object.keys(snapshot.slices)) {
+      const def = checkedDefOf(snapshot, name);
+      if (def !== undefined) yield def;
+    }
+  }
+
+  // ---- dispatch and append ----------------------------------------------------------------
+
+  dispatch<TEvent extends Event>(event: TEvent, options?: SharedDispatchOptions): Promise<SharedCommit<TEvent>> {
+    if (this.disposed) return Promise.reject(new SessionDisposedError(`dispatch "${String((event as { type?: unknown } | null)?.type)}"`));
+    if (options?.expectedSeq !== undefined && !(Number.isSafeInteger(options.expectedSeq) && options.expectedSeq >= 0)) {
+      return Promise.reject(new SharedLogError(`expectedSeq must be a non-negative integer; got ${String(options.expectedSeq)}`));
+    }
+    if (options?.idempotencyKey !== undefined && (typeof options.idempotencyKey !== 'string' || options.idempotencyKey.length === 0)) {
+      return Promise.reject(new SharedLogError('idempotencyKey must be a non-empty string'));
+    }
+    this.dispatchOptions = options ?? {};
+    this.made = undefined;
+    try {
+      this.local.dispatch(event, options?.meta);
+    } catch (error) {
+      return Promise.reject(error);
+    } finally {
+      this.dispatchOptions = undefined;
+    }
+    const made = this.made as Outgoing | undefined;
+    this.made = undefined;
+    if (made === undefined) return Promise.reject(new SharedLogError('the event was not forwarded to the log'));
+    return made.promise as Promise<SharedCommit<TEvent>>;
+  }
+
+  /** Called by the local session for every envelope it accepts (user dispatches, effects, sagas). */
+  private forward(env: Envelope): void {
+    if (this.disposed) throw new SessionDisposedError(`dispatch "${env.event.type}"`);
+    const options = this.dispatchOptions;
+    this.dispatchOptions = undefined;
+    const pending: PendingAppend = {
+      at: env.at,
+      type: env.event.type,
+      payload: env.event.payload === undefined ? 'null' : toJSONText(env.event.payload, 'payload', env.event.type),
+      meta: toJSONText(env.meta, 'meta', env.event.type),
+      idempotencyKey: options?.idempotencyKey ?? null,
+    };
+    let resolve!: (commit: SharedCommit) => void;
+    let reject!: (error: unknown) => void;
+    const promise = new Promise<SharedCommit>((res, rej) => {
+      resolve = res;
+      reject = rej;
+    });
+    const outgoing: Outgoing = { pending, envelope: env, expectedSeq: options?.expectedSeq, resolve, reject, awaited: options !== undefined, promise };
+    if (options === undefined) promise.catch(() => undefined);
+    this.made = outgoing;
+    this.outbox.push(outgoing);
+    if (!this.flushing) {
+      this.flushing = true;
+      // After the current synchronous burst: its dispatches share one statement.
+      queueMicrotask(() => void this.flush());
+    }
+  }
+
+  private async flush(): Promise<void> {
+    const max = this.options.maxBatch ?? 500;
+    try {
+      while (this.outbox.length > 0 && !this.disposed) {
+        const first = this.outbox[0] as Outgoing;
+        let count = 1;
+        if (first.expectedSeq === undefined) while (count < this.outbox.length && count < max && (this.outbox[count] as Outgoing).expectedSeq === undefined) count++;
+        const batch = this.outbox.splice(0, count);
+        let results;
+        // Outcomes of events applied while this append is on its way (see below).
+        this.inFlight = new Map();
+        try {
+          results = await this.log.append(
+            batch.map((o) => o.pending),
+            first.expectedSeq,
+          );
+        } catch (error) {
+          this.inFlight = undefined;
+          for (const o of batch) this.fail(o, error);
+          continue;
+        }
+        for (let i = 0; i < batch.length; i++) {
+          const o = batch[i] as Outgoing;
+          const { event, duplicate } = results[i] as { event: LoggedEvent; duplicate: boolean };
+          if (duplicate) {
+            const commit: SharedCommit = { seq: event.seq, at: event.at, event: { type: event.type, payload: event.payload }, meta: event.meta, changed: [], effects: [], duplicate: true };
+            if (event.seq <= this.position) o.resolve(commit);
+            else this.wait(event.seq, { ...o, resolve: () => o.resolve(commit) });
+            continue;
+          }
+          if (event.seq > this.position) {
+            this.known.set(event.seq, event);
+            this.wait(event.seq, o);
+            continue;
+          }
+          // A read (NOTIFY, polling) applied it while the append's answer was on its way.
+          const outcome = this.inFlight?.get(event.seq);
+          if (outcome === undefined) o.reject(new SharedLogError(`event seq ${event.seq} was applied before its append returned, and its outcome was not kept`));
+          else if (outcome.failure !== undefined) o.reject(outcome.failure);
+          else o.resolve({ ...outcome.committed, duplicate: false });
+        }
+        this.inFlight = undefined;
+        this.apply();
+      }
+    } finally {
+      this.flushing = false;
+    }
+    if (this.outbox.length > 0 && !this.disposed) {
+      this.flushing = true;
+      void this.flush();
+    }
+  }
+
+  private wait(seq: number, outgoing: Outgoing): void {
+    const list = this.waiters.get(seq);
+    if (list === undefined) this.waiters.set(seq, [outgoing]);
+    else list.push(outgoing);
+  }
+
+  private fail(outgoing: Outgoing, error: unknown): void {
+    outgoing.reject(error);
+    if (!outgoing.awaited) this.report(error);
+  }
+
+  private report(error: unknown): void {
+    if (this.disposed) return;
+    this.internals.reportError(isRxSliceError(error) ? error : new SharedLogError('unexpected failure', error));
+  }
+
+  // ---- read and apply ---------------------------------------------------------------------
+
+  /** Reduces the known events that continue the applied prefix, in order. */
+  private apply(): void {
+    if (this.applying || this.disposed) return;
+    this.applying = true;
+    try {
+      for (let next = this.position + 1, logged = this.known.get(next); logged !== undefined; next++, logged = this.known.get(next)) {
+        this.known.delete(next);
+        this.lastCommitted = undefined;
+        let failure: unknown;
+        const env: Envelope = { seq: logged.seq, at: logged.at, event: { type: logged.type, payload: logged.payload }, meta: logged.meta };
+        try {
+          this.internals.applyLogged(env);
+        } catch (error) {
+          failure = error;
+        }
+        this.position = next;
+        if (this.inFlight !== undefined) {
+          const committed = this.lastCommitted as CommittedEnvelope | undefined;
+          this.inFlight.set(next, { committed: committed?.seq === next ? committed : { ...env, changed: [], effects: [] }, failure });
+        }
+        const waiting = this.waiters.get(next);
+        if (waiting !== undefined) {
+          this.waiters.delete(next);
+          const committed = this.lastCommitted as CommittedEnvelope | undefined;
+          for (const o of waiting) {
+            if (failure !== undefined) o.reject(failure);
+            else o.resolve({ ...(committed?.seq === next ? committed : { ...env, changed: [], effects: [] }), duplicate: false });
+          }
+        }
+      }
+    } finally {
+      this.applying = false;
+    }
+    this.maybeSnapshot();
+    // Own events arrived past events of other processes not read yet.
+    if (this.known.size > 0 && !this.disposed) this.catchUp().catch((e: unknown) => this.report(e));
+  }
+
+  catchUp(): Promise<number> {
+    if (this.disposed) return Promise.resolve(this.position);
+    if (this.catching !== undefined) {
+      this.again = true;
+      return this.catching;
+    }
+    const run = async (): Promise<number> => {
+      try {
+        do {
+          this.again = false;
+          for (;;) {
+            const from = this.position;
+            const rows = await this.log.read(from, READ_BATCH);
+            if (this.disposed) return this.position;
+            for (const row of rows) if (row.seq > this.position) this.known.set(row.seq, row);
+            this.apply();
+            this.noteGap(rows, from);
+            if (rows.length < READ_BATCH || this.position === from) break;
+          }
+        } while (this.again && !this.disposed);
+        return this.position;
+      } finally {
+        this.catching = undefined;
+      }
+    };
+    this.catching = run();
+    return this.catching;
+  }
+
+  /** Counts reads that found the log continuing past a missing `seq`; reports a hole that stays. */
+  private noteGap(rows: readonly LoggedEvent[], from: number): void {
+    const first = rows[0];
+    if (first === undefined || first.seq === from + 1) {
+      this.gapReads = 0;
+      this.gapReported = false;
+      return;
+    }
+    if (++this.gapReads >= GAP_REPORT_AFTER && !this.gapReported) {
+      this.gapReported = true;
+      this.report(new SharedLogGapError(this.sessionId, from, first.seq));
+    }
+  }
+
+  private async connectListener(): Promise<void> {
+    if (this.disposed) return;
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (error) {
+      this.report(new SharedLogError('connecting the LISTEN client failed (polling goes on; retrying)', error));
+      this.retryListener();
+      return;
+    }
+    const lost = (error: unknown): void => {
+      if (this.listener !== client) return;
+      this.listener = undefined;
+      client.release(true);
+      this.report(new SharedLogError('the LISTEN connection was lost (polling goes on; reconnecting, then catching up)', error));
+      this.retryListener();
+    };
+    client.on('error', lost);
+    client.on('notification', (message) => {
+      if (message.payload === this.sessionId) this.catchUp().catch((e: unknown) => this.report(e));
+    });
+    this.listener = client;
+    try {
+      await client.query(`LISTEN "${this.notifyChannel}"`);
+    } catch (error) {
+      lost(error);
+      return;
+    }
+    // Events committed while no one listened: read them by position.
+    this.catchUp().catch((e: unknown) => this.report(e));
+  }
+
+  private retryListener(): void {
+    if (this.disposed) return;
+    this.subscription.add(timer(this.options.pollIntervalMs ?? 1_000).subscribe(() => void this.connectListener()));
+  }
+
+  // ---- lease: effects and sagas run in one process ---------------------------------------
+
+  private async checkLease(): Promise<void> {
+    if (this.leaseBusy || this.disposed) return;
+    this.leaseBusy = true;
+    try {
+      const held = this.leaseClient;
+      if (held !== undefined) {
+        try {
+          await held.query('SELECT 1');
+        } catch (error) {
+          this.loseLease(held, error);
+        }
+        return;
+      }
+      let client: pg.PoolClient;
+      try {
+        client = await this.pool.connect();
+      } catch {
+        return; // the database is away; try again later
+      }
+      let ok = false;
+      try {
+        const { rows } = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1::int, $2::int) AS ok', [this.leaseKey[0], this.leaseKey[1]]);
+        ok = rows[0]?.ok === true;
+      } catch {
+        ok = false;
+      }
+      if (!ok || this.disposed) {
+        client.release(true);
+        return;
+      }
+      this.leaseClient = client;
+      client.on('error', (error) => this.loseLease(client, error));
+      try {
+        await this.catchUp();
+      } catch (error) {
+        this.loseLease(client, error);
+        return;
+      }
+      if (this.leaseClient !== client || this.disposed) return;
+      this.startLeaseWork();
+      this.leaseSubject.next(true);
+    } finally {
+      this.leaseBusy = false;
+    }
+  }
+
+  private startLeaseWork(): void {
+    const work = new Subscription();
+    this.leaseWork = work;
+    const { sagas, onLease } = this.options;
+    if (sagas !== undefined) {
+      const runtime = sagaRuntime(this.local);
+      runtime.deps = this.options.dependencies;
+      work.add(() => runtime.stopAll());
+      try {
+        runtime.register(sagas);
+        for (const resumed of resumeSagas(this.local, { sagas })) resumed.result$.subscribe({ error: () => undefined });
+      } catch (error) {
+        this.report(error);
+      }
+    }
+    if (onLease !== undefined) {
+      try {
+        work.add(onLease(this.local) ?? undefined);
+      } catch (error) {
+        this.report(error);
+      }
+    }
+  }
+
+  private loseLease(client: pg.PoolClient, error: unknown): void {
+    if (this.leaseClient !== client) return;
+    this.leaseClient = undefined;
+    client.release(true);
+    this.leaseWork?.unsubscribe();
+    this.leaseWork = undefined;
+    if (this.leaseSubject.value) this.leaseSubject.next(false);
+    this.report(new SharedLogError('the effect lease was lost (its connection failed); effects and sagas stopped here until this process takes the lease again', error));
+  }
+
+  // ---- snapshots ---------------------------------------------------------------------------
+
+  private maybeSnapshot(): void {
+    const every = this.options.snapshotEvery ?? 1_000;
+    if (every <= 0 || this.snapshotting || !this.leaseSubject.value || this.position - this.lastSnapshotSeq < every) return;
+    this.saveSnapshot().catch((e: unknown) => this.report(e));
+  }
+
+  async saveSnapshot(): Promise<number> {
+    if (this.disposed) throw new SessionDisposedError('save a snapshot');
+    const seq = this.position;
+    const data = JSON.stringify(this.local.snapshot({ includeLogs: true, tag: `rxslice.shared:${seq}` }));
+    this.snapshotting = true;
+    try {
+      await this.log.saveSnapshot(seq, data, Math.max(1, this.options.snapshotsToKeep ?? 2));
+      if (seq > this.lastSnapshotSeq) this.lastSnapshotSeq = seq;
+    } finally {
+      this.snapshotting = false;
+    }
+    return seq;
+  }
+
+  // ---- dispose ----------------------------------------------------------------------------
+
+  async dispose(): Promise<void> {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.subscription.unsubscribe();
+    this.leaseWork?.unsubscribe();
+    const disposedError = new SessionDisposedError('append an event');
+    for (const o of this.outbox.splice(0)) o.reject(disposedError);
+    for (const list of this.waiters.values()) for (const o of list) o.reject(disposedError);
+    this.waiters.clear();
+    const lease = this.leaseClient;
+    this.leaseClient = undefined;
+    if (this.leaseSubject.value) this.leaseSubject.next(false);
+    this.leaseSubject.complete();
+    // Ending the lease connection frees its advisory lock at once.
+    lease?.release(true);
+    const listener = this.listener;
+    this.listener = undefined;
+    listener?.release(true);
+    this.local.dispose();
+    if (this.ownPool) await this.pool.end().catch(() => undefined);
+    else this.pool.off('error', this.onPoolError);
+  }
+}
