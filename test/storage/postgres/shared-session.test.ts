@@ -91,6 +91,19 @@ describe('createSharedSession', () => {
     expect((await logRows(id)).map((r) => r.seq)).toEqual(Array.from({ length: 2 * n }, (_, i) => i + 1));
   });
 
+  it('a dispatch resolves with its commit even when a read (polling, NOTIFY) applied the event before the append answered', async () => {
+    const id = randomUUID();
+    const a = await share(id, { pollIntervalMs: 1 });
+    const b = await share(id, { pollIntervalMs: 1 });
+    for (let i = 1; i <= 150; i++) {
+      const [x, y] = await Promise.all([a.dispatch(NoteAdded({ id: i, text: 'a' })), b.dispatch(CounterBumped({ by: 1 }))]);
+      expect(x.changed).toEqual(['notes', 'counter']);
+      expect(y.changed).toEqual(['counter']);
+      expect(a.read(Notes).at(-1)?.id).toBe(i);
+    }
+    expect(a.lastSeq).toBe(300);
+  });
+
   it('expectedSeq: a conflict appends nothing and names the seq the session is at', async () => {
     const id = randomUUID();
     const a = await share(id);
