@@ -17,3 +17,9 @@ export function fmt(value: number, digits = 1): string {
 
 /** Formats a ratio as `1.23×`. */
 export const fmtRatio = (ratio: number): string => (Number.isFinite(ratio) ? `${ratio.toFixed(ratio >= 100 ? 0 : 2)}×` : '—');
+
+/** The `q` quantile (0..1) of ascending `sorted` values (nearest rank). */
+export function percentile(sorted: readonly number[], q: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] as number;
+}

@@ -11,6 +11,7 @@ import { recorderWorkload, snapshotFileWorkload } from './w10-durable';
 import { sagaRecoveryWorkload, sagaWorkload } from './w11-sagas';
 import { journalAppendWorkload, journalRecoverWorkload } from './w10-jsonl';
 import { checkpointGrowthWorkload } from './w13-checkpoints';
+import { sharedLogWorkload } from './w14-shared';
 import type { Workload } from './workload';
 
 /** Every workload, in report order. */
@@ -33,4 +34,5 @@ export const WORKLOADS: readonly Workload[] = [
   sagaWorkload,
   sagaRecoveryWorkload,
   checkpointGrowthWorkload,
+  sharedLogWorkload,
 ];

@@ -24,6 +24,7 @@ export const CONTENDER_LABELS: Readonly<Record<string, string>> = {
   rtk: 'Redux Toolkit 2',
   elf: 'Elf 2',
   zustand: 'Zustand 5',
+  emmett: 'Emmett (PostgreSQL)',
 };
 
 /** One benchmark workload: what it measures and one implementation per contender. */
