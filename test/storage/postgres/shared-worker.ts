@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { append, defineEvent, defineSlice, replace } from '../../../src/index';
 import { createSharedSession } from '../../../src/storage/postgres/index';
 
-const [url, prefix, sessionId, workerArg, perWorkerArg, totalArg, burstArg] = process.argv.slice(2) as string[];
+const [url, prefix, sessionId, workerArg, perWorkerArg, totalArg, burstArg] = process.argv.slice(2) as [string, string, string, string, string, string, string | undefined];
 const worker = Number(workerArg);
 const perWorker = Number(perWorkerArg);
 const expectedTotal = Number(totalArg);
