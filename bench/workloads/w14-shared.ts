@@ -137,7 +137,7 @@ const run =
     latencies.sort((a, b) => a - b);
     return {
       value: (ms * 1000) / SHARED_EVENTS,
-      extra: { conflicts: kind === 'emmett' ? lastConflicts : 0, perSecond: (SHARED_EVENTS * 1000) / ms, p50: Math.max(0, percentile(latencies, 0.5)), p99: Math.max(0, percentile(latencies, 0.99)) },
+      extra: { ops: SHARED_EVENTS, conflicts: kind === 'emmett' ? lastConflicts : 0, perSecond: (SHARED_EVENTS * 1000) / ms, p50: Math.max(0, percentile(latencies, 0.5)), p99: Math.max(0, percentile(latencies, 0.99)) },
     };
   };
 

@@ -99,6 +99,10 @@ export const SCHEMA_VERSION = MIGRATIONS.length;
  */
 export async function ensureSchema(pool: pg.Pool, tables: SharedTables): Promise<void> {
   const client = await pool.connect();
+  // A connection that dies while checked out emits 'error' (unhandled, it would end the process);
+  // the query in flight rejects with it too, and that is what is reported.
+  const ignore = (): void => undefined;
+  client.on('error', ignore);
   try {
     await client.query('BEGIN');
     await client.query('SELECT pg_advisory_xact_lock($1::int, 0)', [tables.lockKey]);
@@ -117,6 +121,7 @@ export async function ensureSchema(pool: pg.Pool, tables: SharedTables): Promise
     await client.query('ROLLBACK').catch(() => undefined);
     throw error instanceof SharedLogError ? error : new SharedLogError('setting up the tables failed', error);
   } finally {
+    client.off('error', ignore);
     client.release();
   }
 }

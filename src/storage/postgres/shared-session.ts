@@ -445,7 +445,9 @@ class SharedSessionImpl implements SharedSession {
           );
         } catch (error) {
           this.inFlight = undefined;
-          for (const o of batch) this.fail(o, error);
+          // Dispatches queued behind a failed append fail with it: appending them now could put
+          // them in the log before the failed ones are retried, out of this process's call order.
+          for (const o of [...batch, ...this.outbox.splice(0)]) this.fail(o, error);
           continue;
         }
         for (let i = 0; i < batch.length; i++) {
@@ -589,6 +591,10 @@ class SharedSessionImpl implements SharedSession {
       this.retryListener();
       return;
     }
+    if (this.disposed) {
+      client.release(true);
+      return;
+    }
     const lost = (error: unknown): void => {
       if (this.listener !== client) return;
       this.listener = undefined;
@@ -637,19 +643,25 @@ class SharedSessionImpl implements SharedSession {
       } catch {
         return; // the database is away; try again later
       }
+      // From the first moment: a checked-out client whose connection dies emits 'error', and an
+      // 'error' nobody listens to would end the process.
+      const onError = (error: Error): void => this.loseLease(client, error);
+      client.on('error', onError);
       let ok = false;
+      let failed = false;
       try {
         const { rows } = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1::int, $2::int) AS ok', [this.leaseKey[0], this.leaseKey[1]]);
         ok = rows[0]?.ok === true;
       } catch {
-        ok = false;
+        failed = true;
       }
       if (!ok || this.disposed) {
-        client.release(true);
+        client.off('error', onError);
+        // Back to the pool when no lock is held on it and it works; else its connection is closed.
+        client.release(ok || failed ? true : undefined);
         return;
       }
       this.leaseClient = client;
-      client.on('error', (error) => this.loseLease(client, error));
       try {
         await this.catchUp();
       } catch (error) {

@@ -78,13 +78,16 @@ export async function auditLog(url: string, prefix: string, sessionId: string, w
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const { rows } = await client.query<{ seq: string; payload: { w: number; n: number } }>(`SELECT seq, payload FROM "${prefix}_events" WHERE session_id = $1 AND type = 'load/wrote' ORDER BY seq`, [sessionId]);
+    const { rows: all } = await client.query<{ seq: string; type: string; payload: { w: number; n: number } }>(`SELECT seq, type, payload FROM "${prefix}_events" WHERE session_id = $1 ORDER BY seq`, [sessionId]);
     const seen = new Map<string, number>();
     let seqGaps = 0;
     let outOfOrder = 0;
     const lastN = new Map<number, number>();
-    rows.forEach((r, i) => {
+    all.forEach((r, i) => {
       if (Number(r.seq) !== i + 1) seqGaps++;
+    });
+    const rows = all.filter((r) => r.type === 'load/wrote');
+    rows.forEach((r) => {
       const key = `${r.payload.w}/${r.payload.n}`;
       seen.set(key, (seen.get(key) ?? 0) + 1);
       // Each worker's events appear in its dispatch order.

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { append, defineEvent, defineSlice, replace } from '../../../src/index';
-import { createSharedSession } from '../../../src/storage/postgres/index';
+import { createSharedSession, type SharedSession } from '../../../src/storage/postgres/index';
 
 const [url, prefix, sessionId, workerArg, perWorkerArg, totalArg, burstArg] = process.argv.slice(2) as [string, string, string, string, string, string, string | undefined];
 const worker = Number(workerArg);
@@ -35,6 +35,22 @@ export const Totals = defineSlice('totals', {
 
 const say = (line: string): void => void process.stdout.write(`${line}\n`);
 
+/**
+ * Dispatches with an idempotency key, retrying while PostgreSQL is away (a restart): an append
+ * whose outcome is unknown is retried with the same key, so it lands once.
+ */
+async function dispatchRetrying(session: SharedSession, event: ReturnType<typeof Wrote>, key: string): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await session.dispatch(event, { idempotencyKey: key });
+      return;
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'SHARED_LOG_FAILED' || attempt >= 600) throw error;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+
 async function main(): Promise<void> {
   const session = await createSharedSession({
     slices: [Entries, Totals],
@@ -54,14 +70,14 @@ async function main(): Promise<void> {
   for (let n = done; n < perWorker; ) {
     const end = Math.min(perWorker, n + burst);
     const batch: Promise<unknown>[] = [];
-    for (let i = n; i < end; i++) batch.push(session.dispatch(Wrote({ w: worker, n: i }), { idempotencyKey: `w${worker}-${i}` }));
+    for (let i = n; i < end; i++) batch.push(dispatchRetrying(session, Wrote({ w: worker, n: i }), `w${worker}-${i}`));
     await Promise.all(batch);
     n = end;
     say(`progress ${n}`);
   }
   say('sent');
   while (session.lastSeq < expectedTotal) {
-    await session.catchUp();
+    await session.catchUp().catch(() => undefined);
     if (session.lastSeq < expectedTotal) await new Promise((r) => setTimeout(r, 50));
   }
   const state = JSON.stringify({ entries: session.read(Entries), totals: session.read(Totals) });
