@@ -19,7 +19,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
 import pg from 'pg';
 import { auditLog, bundleWorker, startWorker, type Worker } from '../test/storage/postgres/multi-process';
-import { answers, LOCAL_URL } from '../test/storage/postgres/pg-server';
+import { answers, LOCAL_URL } from './postgres-server';
 
 const arg = (name: string, fallback: number): number => {
   const i = process.argv.indexOf(`--${name}`);

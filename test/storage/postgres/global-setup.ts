@@ -1,9 +1,9 @@
 import type { TestProject } from 'vitest/node';
-import { findServer } from './pg-server';
+import { findServer } from '../../../scripts/postgres-server';
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    /** The PostgreSQL server of the shared-session tests (see pg-server.ts for the order it is found in). */
+    /** The PostgreSQL server of the shared-session tests (see scripts/postgres-server.ts for the order it is found in). */
     databaseUrl: string;
     databaseSource: string;
   }
