@@ -16,6 +16,8 @@ export async function setup(project: TestProject): Promise<void> {
   stop = server.stop;
   project.provide('databaseUrl', server.url);
   project.provide('databaseSource', server.source);
+  // Child processes (the README's runnable blocks, examples) find the same server.
+  process.env['DATABASE_URL'] = server.url;
 }
 
 export async function teardown(): Promise<void> {
