@@ -96,7 +96,7 @@ async function main(): Promise<void> {
   victim.proc.kill('SIGKILL');
   await victim.exited;
   const slowResult = await slow;
-  log(`slow low transaction: took seq ${slowResult.seq}, held ${slowResult.heldMs} ms, ${slowResult.appendedBehind} dispatches resolved meanwhile (they wait behind it), committed last`);
+  log(`slow low transaction: took seq ${slowResult.seq}, held ${slowResult.heldMs} ms, ${slowResult.appendedBehind} events reported written by the workers meanwhile (at most the bursts already in flight when it took the lock: appends after it wait behind its row lock), committed last`);
   running[1] = startWorker(file, args(1));
   const ready = await (running[1] as Worker).line((l) => l.startsWith('ready '));
   log(`worker 1 restarted: ${ready}`);
