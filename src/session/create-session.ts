@@ -300,9 +300,7 @@ export function createSession(options: SessionOptions): Session {
     },
     applyLogged: (env) => core.applyLogged(env),
     skipTo(seq) {
-      if (!Number.isInteger(seq) || seq <= core.seq || core.busy || core.queue.length > 0) {
-        throw new RangeError(`skipTo(${seq}): the next seq must be an integer above ${core.seq}, set while no envelope is processed.`);
-      }
+      core.checkNextSeq(seq, 'skipTo');
       core.seq = seq - 1;
     },
     get disposed() {

@@ -277,11 +277,20 @@ export class SessionCore {
    * the last one, or while an envelope is processed.
    */
   applyLogged(env: Envelope): void {
-    if (!Number.isSafeInteger(env.seq) || env.seq <= this.seq || this.busy || this.queue.length > 0) {
-      throw new RangeError(`applyLogged: seq ${env.seq} must be an integer above ${this.seq}, applied while no envelope is processed.`);
-    }
+    this.checkNextSeq(env.seq, 'applyLogged');
     this.seq = env.seq;
     this.dispatchEnvelope(env);
+  }
+
+  /**
+   * Checks that `seq` may number the next envelope of a replay (a flight recording, a shared
+   * log): an integer above every `seq` handed out so far, given while no envelope is processed.
+   * @throws RangeError otherwise.
+   */
+  checkNextSeq(seq: number, operation: string): void {
+    if (!Number.isSafeInteger(seq) || seq <= this.seq || this.busy || this.queue.length > 0) {
+      throw new RangeError(`${operation}(${seq}): the next seq must be an integer above ${this.seq}, given while no envelope is processed.`);
+    }
   }
 
   /** Runs `first` (if any), then the queue until it is empty. */

@@ -3,7 +3,7 @@
 // Named re-exports only: this file is the entry's API at a glance.
 
 export { createSharedSession } from './shared-session';
-export type { SharedSession, SharedSessionOptions, SharedDispatchOptions, SharedCommit, SharedStartup, PostgresConnection } from './shared-session';
+export type { SharedSession, SharedSessionOptions, SharedDispatchOptions, SharedCommit, SharedStartup, PostgresConnection } from './shared-session-types';
 export { SharedLogError, SeqConflictError, SharedLogGapError } from './errors';
 export { sharedTables, SCHEMA_VERSION } from './schema';
 export type { SharedTables } from './schema';

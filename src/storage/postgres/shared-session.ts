@@ -1,154 +1,27 @@
 import pg from 'pg';
-import { BehaviorSubject, interval, Subscription, timer, type Observable, type SchedulerLike, type TeardownLogic } from 'rxjs';
+import { interval, of, Subscription, timer, type Observable } from 'rxjs';
 import type { Event } from '../../events/event';
-import type { Envelope, EnvelopeMeta } from '../../events/envelope';
-import type { AnyChannelDef, ChannelDef } from '../../events/define-channel';
-import type { EventCreator } from '../../events/event';
-import { isRxSliceError, type RxSliceError } from '../../internal/errors';
-import { createSession, type CommittedEnvelope, type EvictedItems, type Session, type SnapshotOptions, type ValidationMode } from '../../session/create-session';
+import type { Envelope } from '../../events/envelope';
+import type { ChannelDef } from '../../events/define-channel';
+import { RxSliceError } from '../../internal/errors';
+import { createSession, type CommittedEnvelope, type EvictedItems, type Session, type SnapshotOptions } from '../../session/create-session';
 import { InvalidEventError, SessionDisposedError } from '../../session/errors';
 import { SESSION_INTERNALS, type Attachable } from '../../session/internals';
 import type { Channel } from '../../session/channel';
 import type { SliceHandle } from '../../session/slice-handle';
-import type { ReducerMiddleware, SessionReader, SliceDef } from '../../slices/reducer';
+import type { SliceDef } from '../../slices/reducer';
 import { snapshotFromJSON } from '../../snapshots/codec';
 import { checkedDefOf, type Snapshot } from '../../snapshots/snapshot';
-import type { AnySagaDef } from '../../sagas/define-saga';
 import { resumeSagas } from '../../sagas/run-saga';
 import { sagaRuntime } from '../../sagas/saga-runtime';
+import { EffectLease } from './effect-lease';
 import { SharedLogError, SharedLogGapError } from './errors';
 import { PostgresEventLog, type LoggedEvent, type PendingAppend } from './event-log';
+import type { SharedCommit, SharedDispatchOptions, SharedSession, SharedSessionOptions, SharedStartup } from './shared-session-types';
 import { ensureSchema, lockKeyOf, sharedTables } from './schema';
-
-/** Where the log lives: a connection string (rxslice makes and ends its own pool) or your `pg.Pool`. */
-export type PostgresConnection = { readonly connectionString: string; readonly max?: number } | { readonly pool: pg.Pool };
-
-/** Options of {@link createSharedSession}. */
-export interface SharedSessionOptions {
-  /** The slices, as for `createSession`; every process of the session must pass the same definitions. */
-  readonly slices: readonly SliceDef<string, any>[];
-  /** The session's id in the log (any non-empty string up to 200 characters). */
-  readonly sessionId: string;
-  readonly postgres: PostgresConnection;
-  /** Table names are `<tablePrefix>_events`, `_sessions`, `_snapshots`, `_schema_version`. Default `'rxslice'`. */
-  readonly tablePrefix?: string;
-  /** PostgreSQL schema of the tables. Default `'public'`. */
-  readonly schema?: string;
-  /** Event creators whose schemas validate dispatches (as for `createSession`). */
-  readonly events?: readonly EventCreator<string, any>[];
-  /** Reducer middleware (it runs in every process; operator middleware is not offered: it could delay or drop events differently per process). */
-  readonly middleware?: { readonly reducers?: readonly ReducerMiddleware[] };
-  /** Scheduler of the local session (envelope `at`, windows, effects). Default `asyncScheduler`. */
-  readonly scheduler?: SchedulerLike;
-  readonly validation?: ValidationMode;
-  readonly freeze?: boolean;
-  /** Channels opened with the session (their replay buffers fill from the first event this process applies). */
-  readonly channels?: readonly AnyChannelDef[];
-  /**
-   * Runs once in every process, on the local session before the log is read: install what
-   * reduces events there (statecharts with `installMachine`, extra reducers). Must be the same in
-   * every process.
-   */
-  readonly install?: (session: Session) => void;
-  /**
-   * Runs in the one process that holds the session's effect lease, once it has caught up with the
-   * log: install effects and epics here (`installEffects`, `runEpic`). What it returns is torn
-   * down when the lease is lost or the session disposed. Events they dispatch are appended to the log.
-   */
-  readonly onLease?: (session: Session) => TeardownLogic | void;
-  /** Sagas of the session: their progress slice lives in every process; they run (and resume from their log) in the lease holder. */
-  readonly sagas?: readonly AnySagaDef[];
-  /** Dependencies of the sagas' steps (`ctx.deps`). */
-  readonly dependencies?: unknown;
-  /** The lease holder stores a snapshot of the whole state every this many events. Default 1,000; 0 turns it off. */
-  readonly snapshotEvery?: number;
-  /** Snapshots kept per session (older ones are deleted). Default 2. */
-  readonly snapshotsToKeep?: number;
-  /** Largest snapshot read at start, in characters. Default 512 MiB. */
-  readonly snapshotMaxBytes?: number;
-  /** Polling behind LISTEN/NOTIFY, in ms. Default 1,000. */
-  readonly pollIntervalMs?: number;
-  /** How often a process without the lease tries to take it (and the holder checks its connection), in ms. Default 1,000. */
-  readonly leaseRetryMs?: number;
-  /** Most events appended by one statement. Default 500. */
-  readonly maxBatch?: number;
-}
-
-/** Options of {@link SharedSession.dispatch}. */
-export interface SharedDispatchOptions {
-  readonly meta?: EnvelopeMeta;
-  /** Append only if the session's last `seq` is this (optimistic concurrency); else {@link SeqConflictError}. */
-  readonly expectedSeq?: number;
-  /**
-   * Appends the event at most once per session and key: a dispatch whose key is already in the
-   * log resolves with that logged event (`duplicate: true`) and appends nothing. Use it to retry
-   * a dispatch whose outcome is unknown (the connection broke during the commit).
-   */
-  readonly idempotencyKey?: string;
-}
-
-/** What a shared dispatch resolves with: the event as committed in this process, under its log `seq`. */
-export interface SharedCommit<TEvent extends Event = Event> extends CommittedEnvelope<TEvent> {
-  /** True when an earlier dispatch with the same `idempotencyKey` had appended it (`changed` and `effects` are then empty). */
-  readonly duplicate: boolean;
-}
-
-/** How a process started: from which snapshot, and how many events it replayed. */
-export interface SharedStartup {
-  /** The `seq` of the snapshot the state started from (undefined: replayed from the first event). */
-  readonly fromSnapshot: number | undefined;
-  /** Events read from the log and reduced while starting. */
-  readonly replayed: number;
-  /** Why the newest snapshot was not used (it failed to read or does not hold every slice), if so. */
-  readonly snapshotError: RxSliceError | undefined;
-  /** Milliseconds from the first query to the caught-up state. */
-  readonly ms: number;
-}
-
-/** A session shared by several processes through one PostgreSQL log. See {@link createSharedSession}. */
-export interface SharedSession extends SessionReader {
-  readonly sessionId: string;
-  /**
-   * Validates `event`, appends it to the log, and resolves once this process has reduced it
-   * (its state then includes it), with the committed envelope under its log `seq`.
-   * Rejects with `InvalidEventError` (nothing appended), {@link SeqConflictError},
-   * {@link SharedLogError}, or the `ReducerError` of reducers that threw on it (the event is in
-   * the log and changed nothing, in every process alike).
-   */
-  dispatch<TEvent extends Event>(event: TEvent, options?: SharedDispatchOptions): Promise<SharedCommit<TEvent>>;
-  slice<TItem>(def: SliceDef<string, TItem>): SliceHandle<TItem>;
-  computed<THandle>(def: Attachable<THandle>): THandle;
-  channel<TEvent extends { readonly type: string }>(def: ChannelDef<string, TEvent>): Channel<TEvent>;
-  /** A snapshot of the local state (see `Session.snapshot`); its `seq` is a log position. */
-  snapshot(options?: SnapshotOptions): Snapshot;
-  /** Reads the log up to its current end and reduces what is new; resolves with {@link SharedSession.lastSeq}. */
-  catchUp(): Promise<number>;
-  /** Stores a snapshot of the whole state at {@link SharedSession.lastSeq} beside the log now; resolves with that seq. */
-  saveSnapshot(): Promise<number>;
-  /** The `seq` of the last log event this process reduced. */
-  readonly lastSeq: number;
-  readonly events$: Observable<Envelope>;
-  readonly committed$: Observable<CommittedEnvelope>;
-  readonly errors$: Observable<RxSliceError>;
-  readonly evicted$: Observable<EvictedItems>;
-  /** Whether this process holds the effect lease (replays the current value, then changes). */
-  readonly lease$: Observable<boolean>;
-  readonly hasLease: boolean;
-  readonly startup: SharedStartup;
-  /**
-   * The local session this process reduces the log into. Read it, and attach computed slices,
-   * statecharts and effects to it; its `dispatch` forwards to the log and returns at once, with
-   * `seq` 0 (the event is numbered when logged). `restore` and `transaction` throw
-   * `UnsupportedOnSharedSessionError`.
-   */
-  readonly local: Session;
-  /** Stops reading, releases the lease, rejects dispatches not yet appended, disposes the local session and ends the pool rxslice made. */
-  dispose(): Promise<void>;
-}
 
 interface Outgoing {
   readonly pending: PendingAppend;
-  readonly envelope: Envelope;
   readonly expectedSeq: number | undefined;
   resolve(commit: SharedCommit): void;
   reject(error: unknown): void;
@@ -158,6 +31,7 @@ interface Outgoing {
 }
 
 const READ_BATCH = 2_000;
+const NEVER_HELD: Observable<boolean> = of(false);
 const GAP_REPORT_AFTER = 3;
 
 const toJSONText = (value: unknown, what: string, type: string): string => {
@@ -232,7 +106,8 @@ export async function createSharedSession(options: SharedSessionOptions): Promis
   } catch (error) {
     if (ownPool) await pool.end().catch(() => undefined);
     else pool.off('error', onPoolError);
-    throw error instanceof SharedLogError || isRxSliceError(error) ? error : new SharedLogError('opening the session failed', error);
+    // (Driver errors carry a string `code` too: only rxslice's own errors pass as they are.)
+    throw error instanceof RxSliceError ? error : new SharedLogError('opening the session failed', error);
   }
 }
 
@@ -257,10 +132,7 @@ class SharedSessionImpl implements SharedSession {
   private disposed = false;
   private readonly subscription = new Subscription();
   private listener: pg.PoolClient | undefined;
-  private leaseClient: pg.PoolClient | undefined;
-  private leaseWork: Subscription | undefined;
-  private leaseBusy = false;
-  private readonly leaseSubject = new BehaviorSubject(false);
+  private lease: EffectLease | undefined;
   private lastSnapshotSeq = 0;
   private snapshotting = false;
   startup: SharedStartup = { fromSnapshot: undefined, replayed: 0, snapshotError: undefined, ms: 0 };
@@ -292,10 +164,10 @@ class SharedSessionImpl implements SharedSession {
     return this.position;
   }
   get hasLease(): boolean {
-    return this.leaseSubject.value;
+    return this.lease?.held ?? false;
   }
   get lease$(): Observable<boolean> {
-    return this.leaseSubject.asObservable();
+    return this.lease?.held$ ?? NEVER_HELD;
   }
   get events$(): Observable<Envelope> {
     return this.local.events$;
@@ -339,7 +211,11 @@ class SharedSessionImpl implements SharedSession {
     await this.catchUp();
     this.startup = { ...this.startup, replayed: this.position - from, ms: Date.now() - started };
     this.subscription.add(interval(options.pollIntervalMs ?? 1_000).subscribe(() => this.catchUp().catch((e: unknown) => this.report(e))));
-    this.subscription.add(timer(0, options.leaseRetryMs ?? 1_000).subscribe(() => void this.checkLease()));
+    this.lease = new EffectLease(this.pool, this.leaseKey, options.leaseRetryMs ?? 1_000, {
+      catchUp: () => this.catchUp(),
+      startWork: () => this.startLeaseWork(),
+      report: (error) => this.report(error),
+    });
   }
 
   private async restoreLatestSnapshot(): Promise<void> {
@@ -347,11 +223,12 @@ class SharedSessionImpl implements SharedSession {
     if (row === undefined || row.seq <= 0) return;
     let snapshot: Snapshot;
     try {
-      snapshot = snapshotFromJSON(row.data, [...this.registeredDefs()], { maxBytes: this.options.snapshotMaxBytes ?? 512 * 1024 * 1024 });
-      const missing = [...this.registeredNames()].filter((name) => !(name in snapshot.slices));
+      const registered = this.registeredDefs();
+      snapshot = snapshotFromJSON(row.data, registered, { maxBytes: this.options.snapshotMaxBytes ?? 512 * 1024 * 1024 });
+      const missing = registered.map((def) => def.name).filter((name) => !(name in snapshot.slices));
       if (missing.length > 0) throw new SharedLogError(`the snapshot at seq ${row.seq} does not hold slice(s) ${missing.join(', ')}; replaying the whole log instead`);
     } catch (error) {
-      this.startup = { ...this.startup, snapshotError: isRxSliceError(error) ? error : new SharedLogError('reading the snapshot failed', error) };
+      this.startup = { ...this.startup, snapshotError: error instanceof RxSliceError ? error : new SharedLogError('reading the snapshot failed', error) };
       return;
     }
     this.internals.skipTo(row.seq);
@@ -360,17 +237,10 @@ class SharedSessionImpl implements SharedSession {
     this.startup = { ...this.startup, fromSnapshot: row.seq };
   }
 
-  private registeredNames(): Iterable<string> {
-    return Object.keys(this.local.snapshot({ includeLogs: true }).slices);
-  }
-
   /** Every slice registered in the local session (the options' slices, statecharts', sagas'). */
-  private *registeredDefs(): Iterable<SliceDef<string, any>> {
+  private registeredDefs(): SliceDef<string, any>[] {
     const snapshot = this.local.snapshot({ includeLogs: true });
-    for (const name of Object.keys(snapshot.slices)) {
-      const def = checkedDefOf(snapshot, name);
-      if (def !== undefined) yield def;
-    }
+    return Object.keys(snapshot.slices).map((name) => checkedDefOf(snapshot, name) as SliceDef<string, any>);
   }
 
   // ---- dispatch and append ----------------------------------------------------------------
@@ -406,7 +276,7 @@ class SharedSessionImpl implements SharedSession {
     const pending: PendingAppend = {
       at: env.at,
       type: env.event.type,
-      payload: env.event.payload === undefined ? 'null' : toJSONText(env.event.payload, 'payload', env.event.type),
+      payload: toJSONText(env.event.payload, 'payload', env.event.type),
       meta: toJSONText(env.meta, 'meta', env.event.type),
       idempotencyKey: options?.idempotencyKey ?? null,
     };
@@ -416,7 +286,7 @@ class SharedSessionImpl implements SharedSession {
       resolve = res;
       reject = rej;
     });
-    const outgoing: Outgoing = { pending, envelope: env, expectedSeq: options?.expectedSeq, resolve, reject, awaited: options !== undefined, promise };
+    const outgoing: Outgoing = { pending, expectedSeq: options?.expectedSeq, resolve, reject, awaited: options !== undefined, promise };
     if (options === undefined) promise.catch(() => undefined);
     this.made = outgoing;
     this.outbox.push(outgoing);
@@ -495,7 +365,7 @@ class SharedSessionImpl implements SharedSession {
 
   private report(error: unknown): void {
     if (this.disposed) return;
-    this.internals.reportError(isRxSliceError(error) ? error : new SharedLogError('unexpected failure', error));
+    this.internals.reportError(error instanceof RxSliceError ? error : new SharedLogError('unexpected failure', error));
   }
 
   // ---- read and apply ---------------------------------------------------------------------
@@ -624,61 +494,9 @@ class SharedSessionImpl implements SharedSession {
 
   // ---- lease: effects and sagas run in one process ---------------------------------------
 
-  private async checkLease(): Promise<void> {
-    if (this.leaseBusy || this.disposed) return;
-    this.leaseBusy = true;
-    try {
-      const held = this.leaseClient;
-      if (held !== undefined) {
-        try {
-          await held.query('SELECT 1');
-        } catch (error) {
-          this.loseLease(held, error);
-        }
-        return;
-      }
-      let client: pg.PoolClient;
-      try {
-        client = await this.pool.connect();
-      } catch {
-        return; // the database is away; try again later
-      }
-      // From the first moment: a checked-out client whose connection dies emits 'error', and an
-      // 'error' nobody listens to would end the process.
-      const onError = (error: Error): void => this.loseLease(client, error);
-      client.on('error', onError);
-      let ok = false;
-      let failed = false;
-      try {
-        const { rows } = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1::int, $2::int) AS ok', [this.leaseKey[0], this.leaseKey[1]]);
-        ok = rows[0]?.ok === true;
-      } catch {
-        failed = true;
-      }
-      if (!ok || this.disposed) {
-        client.off('error', onError);
-        // Back to the pool when no lock is held on it and it works; else its connection is closed.
-        client.release(ok || failed ? true : undefined);
-        return;
-      }
-      this.leaseClient = client;
-      try {
-        await this.catchUp();
-      } catch (error) {
-        this.loseLease(client, error);
-        return;
-      }
-      if (this.leaseClient !== client || this.disposed) return;
-      this.startLeaseWork();
-      this.leaseSubject.next(true);
-    } finally {
-      this.leaseBusy = false;
-    }
-  }
-
-  private startLeaseWork(): void {
+  /** The lease holder's work: sagas run and resume here, and `onLease` installs effects. */
+  private startLeaseWork(): Subscription {
     const work = new Subscription();
-    this.leaseWork = work;
     const { sagas, onLease } = this.options;
     if (sagas !== undefined) {
       const runtime = sagaRuntime(this.local);
@@ -698,23 +516,14 @@ class SharedSessionImpl implements SharedSession {
         this.report(error);
       }
     }
-  }
-
-  private loseLease(client: pg.PoolClient, error: unknown): void {
-    if (this.leaseClient !== client) return;
-    this.leaseClient = undefined;
-    client.release(true);
-    this.leaseWork?.unsubscribe();
-    this.leaseWork = undefined;
-    if (this.leaseSubject.value) this.leaseSubject.next(false);
-    this.report(new SharedLogError('the effect lease was lost (its connection failed); effects and sagas stopped here until this process takes the lease again', error));
+    return work;
   }
 
   // ---- snapshots ---------------------------------------------------------------------------
 
   private maybeSnapshot(): void {
     const every = this.options.snapshotEvery ?? 1_000;
-    if (every <= 0 || this.snapshotting || !this.leaseSubject.value || this.position - this.lastSnapshotSeq < every) return;
+    if (every <= 0 || this.snapshotting || !this.hasLease || this.position - this.lastSnapshotSeq < every) return;
     this.saveSnapshot().catch((e: unknown) => this.report(e));
   }
 
@@ -738,17 +547,11 @@ class SharedSessionImpl implements SharedSession {
     if (this.disposed) return;
     this.disposed = true;
     this.subscription.unsubscribe();
-    this.leaseWork?.unsubscribe();
+    this.lease?.dispose();
     const disposedError = new SessionDisposedError('append an event');
     for (const o of this.outbox.splice(0)) o.reject(disposedError);
     for (const list of this.waiters.values()) for (const o of list) o.reject(disposedError);
     this.waiters.clear();
-    const lease = this.leaseClient;
-    this.leaseClient = undefined;
-    if (this.leaseSubject.value) this.leaseSubject.next(false);
-    this.leaseSubject.complete();
-    // Ending the lease connection frees its advisory lock at once.
-    lease?.release(true);
     const listener = this.listener;
     this.listener = undefined;
     listener?.release(true);

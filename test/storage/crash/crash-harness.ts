@@ -7,6 +7,7 @@ import { createSession, type Session } from '../../../src/index';
 import { jsonl, type JsonlFsync } from '../../../src/storage/jsonl/index';
 import { scanJournal } from '../../../src/storage/jsonl/journal-format';
 import { CRASH_SLICES, Tick } from './crash-slices';
+import { onLines } from '../../child-lines';
 
 /** Figures of a crash run. Every count but `loops`, `events`, `tornTails` and `compactions` must be 0. */
 export interface CrashStats {
@@ -53,16 +54,9 @@ function start(childFile: string, dir: string, fsync: JsonlFsync, compactBytes: 
   const lines: string[] = [];
   let resolveFirst!: (line: string) => void;
   const first = new Promise<string>((r) => (resolveFirst = r));
-  let rest = '';
-  proc.stdout?.setEncoding('utf8');
-  proc.stdout?.on('data', (chunk: string) => {
-    rest += chunk;
-    const parts = rest.split('\n');
-    rest = parts.pop() ?? '';
-    for (const line of parts) {
-      if (lines.length === 0) resolveFirst(line);
-      lines.push(line);
-    }
+  onLines(proc.stdout, (line) => {
+    if (lines.length === 0) resolveFirst(line);
+    lines.push(line);
   });
   const exited = new Promise<void>((r) => proc.on('close', () => {
     resolveFirst('');

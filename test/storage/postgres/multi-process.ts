@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { onLines } from '../../child-lines';
 
 /** Bundles shared-worker.ts once (esbuild, CommonJS for Node 20) and returns the file to run with `node`. */
 export async function bundleWorker(): Promise<string> {
@@ -35,22 +36,15 @@ export function startWorker(file: string, args: readonly (string | number)[]): W
   const proc = spawn(process.execPath, [file, ...args.map(String)], { stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: string[] = [];
   const watchers: { match: (l: string) => boolean; resolve: (l: string) => void; reject: (e: Error) => void }[] = [];
-  let rest = '';
   let stderr = '';
   proc.stderr?.setEncoding('utf8');
   proc.stderr?.on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-4_000)));
-  proc.stdout?.setEncoding('utf8');
-  proc.stdout?.on('data', (chunk: string) => {
-    rest += chunk;
-    const parts = rest.split('\n');
-    rest = parts.pop() ?? '';
-    for (const line of parts) {
-      lines.push(line);
-      for (const w of [...watchers]) {
-        if (w.match(line)) {
-          watchers.splice(watchers.indexOf(w), 1);
-          w.resolve(line);
-        }
+  onLines(proc.stdout, (line) => {
+    lines.push(line);
+    for (const w of [...watchers]) {
+      if (w.match(line)) {
+        watchers.splice(watchers.indexOf(w), 1);
+        w.resolve(line);
       }
     }
   });
