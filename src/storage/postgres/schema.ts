@@ -98,7 +98,12 @@ export const SCHEMA_VERSION = MIGRATIONS.length;
  * than this build knows (an older rxslice must not write to a newer layout).
  */
 export async function ensureSchema(pool: pg.Pool, tables: SharedTables): Promise<void> {
-  const client = await pool.connect();
+  let client: pg.PoolClient;
+  try {
+    client = await pool.connect();
+  } catch (error) {
+    throw new SharedLogError('connecting to PostgreSQL failed', error);
+  }
   // A connection that dies while checked out emits 'error' (unhandled, it would end the process);
   // the query in flight rejects with it too, and that is what is reported.
   const ignore = (): void => undefined;

@@ -4,6 +4,7 @@ import { filter, firstValueFrom, map, take, toArray } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { z } from 'zod';
 import { append, defineEvent, defineSaga, defineSlice, ofType, runEpic, type RxSliceError } from '../../../src/index';
+import { assign, defineMachine, installMachine, sessionMachine } from '../../../src/machines/index.js';
 import { createSharedSession, SeqConflictError, SharedLogGapError, type SharedSession, type SharedSessionOptions } from '../../../src/storage/postgres/index';
 import { Counter, CounterBumped, Exploded, NoteAdded, Notes } from '../../fixtures';
 
@@ -269,6 +270,55 @@ describe('createSharedSession', () => {
     expect(calls).toEqual(['reserve o-1', 'reserve o-1', 'charge o-1']);
     const types = (await logRows(id)).map((r) => r.type);
     expect(types.filter((t) => t === 'rxslice.saga.completed')).toHaveLength(1);
+  });
+
+  it('a statechart installed in every process (install) governs the shared log the same way everywhere', async () => {
+    const id = randomUUID();
+    const Flow = defineMachine('flow', {
+      context: { steps: 0 },
+      initial: 'idle',
+      states: {
+        idle: { on: { 'agent/started': 'working' } },
+        working: { on: { 'notes/added': { actions: assign<{ steps: number }>(({ context }) => ({ steps: context.steps + 1 })) }, 'agent/finished': 'done' } },
+        done: { type: 'final' },
+      },
+    });
+    const Started = defineEvent('agent/started');
+    const Finished = defineEvent('agent/finished');
+    const install = (session: Parameters<NonNullable<SharedSessionOptions['install']>>[0]) => void installMachine(session, Flow);
+    const a = await share(id, { install, events: [Started, Finished] });
+    const b = await share(id, { install, events: [Started, Finished] });
+    // Not allowed in 'idle': the event is logged, and every process's machine refuses it alike
+    // (as a throwing reducer would): the dispatch rejects and no state changes anywhere.
+    await expect(a.dispatch(Finished())).rejects.toMatchObject({ code: 'INVALID_TRANSITION' });
+    await a.dispatch(Started());
+    await b.dispatch(NoteAdded({ id: 1, text: 'x' }));
+    await b.dispatch(NoteAdded({ id: 2, text: 'y' }));
+    await a.dispatch(Finished());
+    await b.catchUp();
+    const machineOf = (s: SharedSession) => JSON.stringify(s.read('machine/flow'));
+    expect(machineOf(a)).toBe(machineOf(b));
+    expect(sessionMachine(a.local, Flow).matches('done')).toBe(true);
+    expect(sessionMachine(b.local, Flow).current.context).toEqual({ steps: 2 });
+    expect((await logRows(id)).map((r) => r.type)).toEqual(['agent/finished', 'agent/started', 'notes/added', 'notes/added', 'agent/finished']);
+  });
+
+  it('refuses bad options and bad dispatch options with clear errors, appending nothing', async () => {
+    const base = { slices: [Notes], postgres: { connectionString: url, max: 2 }, tablePrefix: prefix };
+    await expect(createSharedSession({ ...base, sessionId: '' })).rejects.toMatchObject({ code: 'SHARED_LOG_FAILED', message: expect.stringMatching(/sessionId must be a non-empty string/) });
+    await expect(createSharedSession({ ...base, sessionId: 's', tablePrefix: 'Bad-Name; DROP' })).rejects.toMatchObject({ code: 'SHARED_LOG_FAILED', message: expect.stringMatching(/tablePrefix must be a lower-case identifier/) });
+    await expect(createSharedSession({ ...base, sessionId: 's', middleware: { operators: [] } } as unknown as SharedSessionOptions)).rejects.toMatchObject({ message: expect.stringMatching(/operator middleware is not available/) });
+    await expect(createSharedSession({ ...base, sessionId: 's', postgres: { connectionString: 'postgres://nobody@127.0.0.1:1/none' } })).rejects.toMatchObject({ code: 'SHARED_LOG_FAILED', message: expect.stringMatching(/connecting to PostgreSQL failed: connect ECONNREFUSED/) });
+    const id = randomUUID();
+    const a = await share(id);
+    await expect(a.dispatch(NoteAdded({ id: 1, text: 'x' }), { expectedSeq: -1 })).rejects.toMatchObject({ message: expect.stringMatching(/expectedSeq must be a non-negative integer/) });
+    await expect(a.dispatch(NoteAdded({ id: 1, text: 'x' }), { idempotencyKey: '' })).rejects.toMatchObject({ message: expect.stringMatching(/idempotencyKey must be a non-empty string/) });
+    await expect(a.dispatch({ type: 'free/unchecked', payload: { big: 1n } })).rejects.toMatchObject({ code: 'INVALID_EVENT', message: expect.stringMatching(/cannot be written as JSON/) });
+    await expect(a.dispatch({ type: 'rxslice.session.reset', payload: undefined })).rejects.toMatchObject({ code: 'RESERVED_EVENT_TYPE' });
+    expect(await logRows(id)).toEqual([]);
+    expect(a.lastSeq).toBe(0);
+    await a.dispose();
+    await expect(a.dispatch(NoteAdded({ id: 1, text: 'x' }))).rejects.toMatchObject({ code: 'SESSION_DISPOSED' });
   });
 
   it('sets up the tables once when many processes start at once', async () => {
