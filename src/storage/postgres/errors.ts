@@ -19,6 +19,14 @@ export class SharedLogError extends RxSliceError {
  * `dispatch(event, { expectedSeq })` found the session moved on: its last `seq` in the log is
  * `actualSeq`, not `expectedSeq`. Nothing was appended. Catch up (the session's state already
  * holds every event up to `actualSeq` once `catchUp()` resolves), decide again, and retry.
+ * @example
+ * ```ts
+ * try {
+ *   await session.dispatch(StepClaimed({ id: 3 }), { expectedSeq: session.lastSeq });
+ * } catch (error) {
+ *   if (error instanceof SeqConflictError) await session.catchUp(); // then decide again
+ * }
+ * ```
  */
 export class SeqConflictError extends RxSliceError {
   override readonly name = 'SeqConflictError';

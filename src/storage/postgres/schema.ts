@@ -31,6 +31,10 @@ export const lockKeyOf = (text: string): number => crc32(text) | 0;
  * The tables of `tablePrefix` in `schema`.
  * @throws {@link SharedLogError} for a prefix or schema that is not a plain lower-case identifier
  * (letters, digits, `_`; at most 40 characters), so that names never need escaping.
+ * @example
+ * ```ts
+ * sharedTables('agents').events; // '"public"."agents_events"'
+ * ```
  */
 export function sharedTables(tablePrefix = 'rxslice', schema = 'public'): SharedTables {
   for (const [what, value] of [

@@ -106,8 +106,13 @@ export interface SharedSession extends SessionReader {
    * Validates `event`, appends it to the log, and resolves once this process has reduced it
    * (its state then includes it), with the committed envelope under its log `seq`.
    * Rejects with `InvalidEventError` (nothing appended), {@link SeqConflictError},
-   * {@link SharedLogError}, or the `ReducerError` of reducers that threw on it (the event is in
-   * the log and changed nothing, in every process alike).
+   * {@link SharedLogError}, or the `ReducerError` of reducers that threw on it, or the
+   * `InvalidTransitionError` of a statechart that refused it (the event is then in the log and
+   * changed nothing, in every process alike: each process decides from the same state).
+   * @example
+   * ```ts
+   * const { seq, changed } = await session.dispatch(StepAdded({ step: 'x' }), { idempotencyKey: 'step-x' });
+   * ```
    */
   dispatch<TEvent extends Event>(event: TEvent, options?: SharedDispatchOptions): Promise<SharedCommit<TEvent>>;
   slice<TItem>(def: SliceDef<string, TItem>): SliceHandle<TItem>;
