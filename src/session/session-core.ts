@@ -245,12 +245,20 @@ export class SessionCore {
     return new InvalidEventError(type, [{ code: 'invalid_event', path: [field], message }], cause);
   }
 
-  /** Processes `env` now, or queues it (FIFO) while another envelope is processed. */
+  /**
+   * Processes an accepted envelope now, or queues it (FIFO) while another envelope is processed;
+   * on the local view of a shared log, hands it to {@link SessionCore.forward} instead.
+   */
   dispatchEnvelope<TEvent extends Event>(env: Envelope<TEvent>): Envelope<TEvent> {
-    if (this.forward !== undefined && env.seq === 0) {
+    if (this.forward !== undefined) {
       this.forward(env);
       return env;
     }
+    return this.process(env);
+  }
+
+  /** Processes `env` now, or queues it (FIFO) while another envelope is processed. */
+  private process<TEvent extends Event>(env: Envelope<TEvent>): Envelope<TEvent> {
     if (this.busy) {
       this.queue.push(env);
       return env;
@@ -279,7 +287,7 @@ export class SessionCore {
   applyLogged(env: Envelope): void {
     this.checkNextSeq(env.seq, 'applyLogged');
     this.seq = env.seq;
-    this.dispatchEnvelope(env);
+    this.process(env);
   }
 
   /**
