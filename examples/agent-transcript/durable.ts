@@ -74,10 +74,36 @@ export function recordingFileOf(file: string, label: string, several: boolean): 
   return `${file.slice(0, file.length - ext.length)}.${path.basename(label, '.jsonl').replace(/[^A-Za-z0-9._-]/g, '_')}${ext || '.jsonl'}`;
 }
 
-/** Starts recording `session` to `file`. */
+/** The `label` in the header of the recordings {@link startRecording} writes: `rxslice inspect` and `rxslice stats` read them with {@link transcriptDefinitions}. */
+export const TRANSCRIPT_LABEL = 'rxslice.transcript';
+
+/** Starts recording `session` to `file` (label {@link TRANSCRIPT_LABEL}). */
 export function startRecording(session: TranscriptSession, file: string): FlightRecorder {
   mkdirSync(path.dirname(file), { recursive: true });
-  return flightRecorder(session, { file, snapshotEvery: 1000 });
+  return flightRecorder(session, { file, snapshotEvery: 1000, label: TRANSCRIPT_LABEL });
+}
+
+/**
+ * What reading a transcript recording takes: every slice (the statechart's included), a replay
+ * session with the statechart's reducers and no effect handler, and the statechart itself.
+ */
+export function transcriptDefinitions(): {
+  slices: SliceDef<string, any>[];
+  session: (scheduler: SchedulerLike) => TranscriptSession;
+  machines: (typeof AgentPhases)[];
+} {
+  const probe = createSession({ slices: transcriptSlices, validation: 'off' });
+  const machineSlice = probe.install(AgentPhases).slice;
+  probe.dispose();
+  return {
+    slices: [...transcriptSlices, machineSlice],
+    session: (scheduler: SchedulerLike) => {
+      const replay = createSession({ slices: transcriptSlices, scheduler, validation: 'off' });
+      replay.install(AgentPhases);
+      return replay as TranscriptSession;
+    },
+    machines: [AgentPhases],
+  };
 }
 
 /**
@@ -85,16 +111,9 @@ export function startRecording(session: TranscriptSession, file: string): Flight
  * messages held halfway, and whether the state at the last seq equals the live session's.
  */
 export function describeRecording(file: string, session: TranscriptSession): string {
-  const slices = slicesOf(session);
-  const recording = readRecording(file, {
-    slices,
-    // Reducers only: the statechart's reducers, no effect handlers.
-    session: (scheduler: SchedulerLike) => {
-      const replay = createSession({ slices: transcriptSlices, scheduler, validation: 'off' });
-      replay.install(AgentPhases);
-      return replay;
-    },
-  });
+  // Reducers only: the statechart's reducers, no effect handlers.
+  const { slices, session: replaySession } = transcriptDefinitions();
+  const recording = readRecording(file, { slices, session: replaySession });
   const live = JSON.stringify(session.snapshot({ includeLogs: true }).toJSON().slices);
   const last = JSON.stringify(recording.stateAt(recording.lastSeq).toJSON().slices);
   const mid = Math.floor((recording.firstSeq + recording.lastSeq) / 2);

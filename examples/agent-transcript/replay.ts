@@ -131,6 +131,8 @@ export interface ReplayOptions {
    * the first `skipEvents` parsed events are not dispatched again. Default 0.
    */
   readonly skipEvents?: number;
+  /** Called with (events dispatched so far, events to dispatch) every 1,024 events and at the end: drives a progress bar. */
+  readonly onProgress?: (done: number, total: number) => void;
 }
 
 const byCountDesc = (counts: Map<string, number>): ReadonlyMap<string, number> =>
@@ -174,7 +176,11 @@ export function replayTranscript(lines: readonly string[], options: ReplayOption
   const notificationsBefore = session.slice(Notifications).size;
   const dispatched: Event[] = [];
   const start = performance.now();
-  for (const event of parsed.events.slice(options.skipEvents ?? 0)) {
+  const toDispatch = parsed.events.slice(options.skipEvents ?? 0);
+  const onProgress = options.onProgress;
+  let n = 0;
+  for (const event of toDispatch) {
+    if (onProgress !== undefined && (++n & 1023) === 0) onProgress(n, toDispatch.length);
     const at = clock === undefined ? undefined : timestampOf(event);
     if (at !== undefined) clock?.advanceTo(at);
     try {
@@ -186,6 +192,7 @@ export function replayTranscript(lines: readonly string[], options: ReplayOption
     }
   }
   clock?.finish();
+  onProgress?.(toDispatch.length, toDispatch.length);
   const replayMs = performance.now() - start;
   eviction.unsubscribe();
 

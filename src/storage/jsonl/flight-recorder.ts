@@ -29,6 +29,12 @@ export interface FlightRecorderOptions {
   readonly bufferBytes?: number;
   /** Buffered lines are written at most this long (ms, wall clock) after the first of them. Default 200. */
   readonly flushIntervalMs?: number;
+  /**
+   * What the recording holds, written in its header (1 to 200 characters) and read back by
+   * `readRecordingHeader`: tools that open recordings choose slice definitions by it (the
+   * `rxslice` command line writes `'rxslice.transcript'` for its transcript replays). Default: none.
+   */
+  readonly label?: string;
 }
 
 /** A running flight recorder. See {@link flightRecorder}. */
@@ -95,13 +101,17 @@ export function flightRecorder(session: Session, options: FlightRecorderOptions)
   }
   if (!(bufferBytes >= 0) || !(flushIntervalMs >= 0)) throw new FlightRecorderError(file, 'bufferBytes and flushIntervalMs must be ≥ 0.');
   if (session[SESSION_INTERNALS].disposed) throw new FlightRecorderError(file, 'the session is disposed.');
+  const label = options.label;
+  if (label !== undefined && (typeof label !== 'string' || label.length === 0 || label.length > 200)) {
+    throw new FlightRecorderError(file, `label must be a string of 1 to 200 characters, got ${JSON.stringify(label)}.`);
+  }
   let fd: number;
   try {
     fd = openSync(file, 'w');
   } catch (e) {
     throw new FlightRecorderError(file, `cannot create the file (${(e as Error).message}).`, { cause: e });
   }
-  const recorder = new Recorder(session, file, fd, snapshotEvery, fsync, bufferBytes, flushIntervalMs);
+  const recorder = new Recorder(session, file, fd, snapshotEvery, fsync, bufferBytes, flushIntervalMs, label);
   recorder.start();
   return recorder;
 }
@@ -125,11 +135,18 @@ class Recorder implements FlightRecorder {
     private readonly fsync: RecorderFsync,
     private readonly bufferBytes: number,
     private readonly flushIntervalMs: number,
+    private readonly label: string | undefined,
   ) {}
 
   start(): void {
     this.push(
-      JSON.stringify({ k: 'h', format: RECORDING_FORMAT, formatVersion: RECORDING_FORMAT_VERSION, snapshotEvery: this.snapshotEvery }),
+      JSON.stringify({
+        k: 'h',
+        format: RECORDING_FORMAT,
+        formatVersion: RECORDING_FORMAT_VERSION,
+        snapshotEvery: this.snapshotEvery,
+        ...(this.label === undefined ? {} : { label: this.label }),
+      }),
     );
     this.pushSnapshot();
     // The base is written now: a recorder that cannot write it fails at once.

@@ -1,0 +1,115 @@
+/**
+ * The `rxslice` command line: `replay`, `inspect` and `stats` (commander; progress bars with
+ * cli-progress). Run `rxslice --help` or `rxslice <command> --help`.
+ */
+import { spawn } from 'node:child_process';
+import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { isRxSliceError } from '../internal/errors';
+import { startInspector, type Inspector } from '../devtools/inspector-server';
+import { definitionsFor, DefinitionsError } from './definitions';
+import type { CliIO } from './progress';
+import { replayCommand } from './replay-command';
+import { formatStats, recordingStats } from './stats-command';
+
+/** Options of {@link runCli}. */
+export interface RunCliOptions {
+  /** Transcripts `replay` reads when given no path (the demo passes the bundled ones). Default: none (a path is required). */
+  readonly defaultTranscripts?: readonly string[];
+  /** Arguments put before the user's (the demo runs `replay`). */
+  readonly argvPrefix?: readonly string[];
+  /** Called with the inspector once `inspect` listens (it keeps running until the process stops). */
+  readonly onInspector?: (inspector: Inspector) => void;
+}
+
+const port = (value: string): number => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('a port is an integer from 0 to 65535');
+  return n;
+};
+
+/** Opens `url` in the default browser (xdg-open, open or start); failures are reported, not fatal. */
+function openBrowser(url: string, io: CliIO): void {
+  const [cmd, args] = process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '', url]] : ['xdg-open', [url]];
+  const child = spawn(cmd, args, { stdio: 'ignore', detached: true });
+  child.on('error', () => io.stderr.write(`rxslice inspect: could not open a browser (${cmd}); open ${url} yourself\n`));
+  child.unref();
+}
+
+/**
+ * Runs the command line on `argv` (without the node and script paths) and resolves with the
+ * exit code: 0 on success, 1 on bad input (a message on stderr), 2 on a usage error. `inspect`
+ * resolves once its server listens and keeps serving.
+ * @example
+ * ```ts
+ * process.exitCode = await runCli(['stats', 'run.jsonl'], { stdout: process.stdout, stderr: process.stderr, cwd: process.cwd() });
+ * ```
+ */
+export async function runCli(argv: readonly string[], io: CliIO, options: RunCliOptions = {}): Promise<number> {
+  let code = 0;
+  const program = new Command('rxslice')
+    .description('rxslice: replay agent transcripts, inspect and summarise flight recordings')
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
+    .showHelpAfterError();
+
+  program
+    .command('replay')
+    .description('replay Claude Code transcripts (.jsonl files or directories of them) through a transcript session and print a report for each')
+    .argument('[transcripts...]', 'transcript files or directories')
+    .option('--store <dir>', 'keep each transcript session in <dir>; a second run replays only what is new')
+    .option('--record <file>', 'write a flight recording of the replay (several transcripts: one session, one recording)')
+    .option('--diagram', 'print the phase statechart as a Mermaid diagram')
+    .action((paths: string[], opts: { store?: string; record?: string; diagram?: boolean }) => {
+      const targets = paths.length > 0 ? paths : (options.defaultTranscripts ?? []);
+      if (targets.length === 0) throw new InvalidArgumentError('give at least one transcript file or directory');
+      code = replayCommand(targets, opts, io);
+    });
+
+  program
+    .command('inspect')
+    .description('serve the inspector page for a flight recording (event list, state at any event, diffs, statecharts, timelines, charts)')
+    .argument('<recording>', 'a flight recording (rxslice replay --record, or flightRecorder)')
+    .option('--port <n>', 'port to listen on (0: any free port)', port, 4400)
+    .option('--host <address>', 'interface to listen on', '127.0.0.1')
+    .option('--session <module>', 'a module exporting the recording\'s `slices` (and optionally `session` and `machines`)')
+    .option('--open', 'open the page in the default browser')
+    .action(async (file: string, opts: { port: number; host: string; session?: string; open?: boolean }) => {
+      const definitions = await definitionsFor(file, opts.session, io.cwd);
+      const inspector = await startInspector({ file, definitions, port: opts.port, host: opts.host });
+      const s = inspector.model.recording;
+      io.stdout.write(`rxslice inspect: ${s.size.toLocaleString('en-US')} events of ${file} at ${inspector.url}  (Ctrl-C stops)\n`);
+      if (opts.open === true) openBrowser(inspector.url, io);
+      options.onInspector?.(inspector);
+    });
+
+  program
+    .command('stats')
+    .description('events by type, slice sizes over time, and effect and saga outcomes of a flight recording')
+    .argument('<recording>', 'a flight recording')
+    .option('--session <module>', 'a module exporting the recording\'s `slices`')
+    .option('--json', 'print the figures as JSON')
+    .action(async (file: string, opts: { session?: string; json?: boolean }) => {
+      const stats = recordingStats(file, await definitionsFor(file, opts.session, io.cwd), io);
+      io.stdout.write(`${opts.json === true ? JSON.stringify(stats, null, 2) : formatStats(stats)}\n`);
+    });
+
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return code;
+  } catch (e) {
+    if (e instanceof CommanderError) return e.exitCode === 0 ? 0 : 2;
+    if (e instanceof InvalidArgumentError || e instanceof DefinitionsError || isRxSliceError(e)) {
+      const what = isRxSliceError(e) ? `${e.name} (${e.code}): ` : '';
+      io.stderr.write(`rxslice: ${what}${e.message}\n`);
+      return 1;
+    }
+    throw e;
+  }
+}
+
+/** The `rxslice` bin: runs {@link runCli} on `process.argv`. */
+export async function main(options: RunCliOptions = {}): Promise<void> {
+  const io: CliIO = { stdout: process.stdout, stderr: process.stderr, cwd: process.env['INIT_CWD'] ?? process.cwd() };
+  const code = await runCli([...(options.argvPrefix ?? []), ...process.argv.slice(2)], io, options);
+  if (code !== 0) process.exitCode = code;
+}

@@ -1,0 +1,8 @@
+// rxslice/devtools: the inspector server for flight recordings and the Redux DevTools bridge.
+// Named re-exports only: this file is the entry's API at a glance.
+export { startInspector } from './inspector-server';
+export type { Inspector, InspectorOptions } from './inspector-server';
+export { InspectorModel } from './inspector-model';
+export type { InspectorDefinitions, EventRow, EventPage, MachineView, TimelineEntry, Series, RecordingSummary } from './inspector-model';
+export { connectDevTools, DevToolsError } from './redux-devtools';
+export type { DevToolsOptions, DevToolsConnection, DevToolsAction, DevToolsState } from './redux-devtools';

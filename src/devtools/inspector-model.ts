@@ -1,0 +1,381 @@
+import { readRecording, type Recording, type RecordedEnvelope } from '../storage/jsonl/read-recording';
+import type { SchedulerLike } from 'rxjs';
+import type { SliceDef } from '../slices/reducer';
+import type { Session } from '../session/create-session';
+import { Snapshot, type SnapshotDiff } from '../snapshots/snapshot-ops';
+import type { MachineDefinition } from '../machines/machine-definition';
+import { toMermaid } from '../machines/to-mermaid';
+
+/**
+ * What the inspector needs to rebuild a recording's state: the recorded session's slice
+ * definitions, the session its envelopes replay through (as `readRecording` takes it), and the
+ * statecharts installed in it (drawn from their Mermaid export).
+ */
+export interface InspectorDefinitions {
+  readonly slices: readonly SliceDef<string, any>[];
+  /** As `ReadRecordingOptions.session`: needed when the recorded session had reducers its slices do not carry (an installed statechart). */
+  readonly session?: (scheduler: SchedulerLike) => Session;
+  readonly machines?: readonly MachineDefinition<any, string, string>[];
+}
+
+/** One row of the event list. */
+export interface EventRow {
+  readonly seq: number;
+  /** Scheduler time of the envelope (ms). */
+  readonly at: number;
+  readonly type: string;
+  /** Slices the event changed. */
+  readonly changed: readonly string[];
+  /** Effects the event's reducers requested. */
+  readonly effects: number;
+  /** `meta.source`, when set. */
+  readonly source: string | undefined;
+}
+
+/** A page of the (filtered) event list. */
+export interface EventPage {
+  /** Rows matching the filter in the whole recording. */
+  readonly total: number;
+  readonly offset: number;
+  readonly rows: readonly EventRow[];
+}
+
+/** A statechart at one point: its Mermaid source and active configuration. */
+export interface MachineView {
+  readonly name: string;
+  /** The slice holding the machine's snapshot (`machine/<name>`). */
+  readonly slice: string;
+  /** `toMermaid(definition)`, or undefined when the definition was not given. */
+  readonly mermaid: string | undefined;
+  /** Active state ids (all, document order); empty when the machine had not started. */
+  readonly configuration: readonly string[];
+  /** Active atomic and final states. */
+  readonly basicConfiguration: readonly string[];
+  readonly done: boolean;
+}
+
+/** One effect run or saga, from its lifecycle events. */
+export interface TimelineEntry {
+  readonly kind: 'effect' | 'saga';
+  /** Effect id or saga id. */
+  readonly id: string;
+  /** Effect type or saga name. */
+  readonly name: string;
+  readonly startSeq: number;
+  readonly startAt: number;
+  readonly endSeq: number | undefined;
+  readonly endAt: number | undefined;
+  /** Attempts started (effects) or steps started (sagas). */
+  readonly attempts: number;
+  readonly retries: number;
+  /** `succeeded`, `failed`, `compensated`, `cancelled`, `completed` (sagas), or `running` when the recording ends first. */
+  readonly outcome: string;
+  /** Compensations run (effects: 1 when compensated; sagas: steps compensated). */
+  readonly compensations: number;
+  /** Every lifecycle event of the run, in order: seq and the last part of its type. */
+  readonly events: readonly { readonly seq: number; readonly at: number; readonly what: string }[];
+}
+
+/** Values sampled over the recording, for charts. */
+export interface Series {
+  readonly seqs: readonly number[];
+  readonly at: readonly number[];
+  /** Items per slice at each sampled seq. */
+  readonly sizes: Readonly<Record<string, readonly number[]>>;
+  /** Numeric fields of single-item state slices (`slice.field`) at each sampled seq: token counters and the like. */
+  readonly numbers: Readonly<Record<string, readonly (number | null)[]>>;
+  /** The active atomic states (joined by `, `) of each machine at each sampled seq. */
+  readonly phases: Readonly<Record<string, readonly string[]>>;
+}
+
+/** What the inspector shows first. */
+export interface RecordingSummary {
+  readonly file: string;
+  readonly label: string | undefined;
+  readonly firstSeq: number;
+  readonly lastSeq: number;
+  readonly size: number;
+  readonly snapshotSeqs: readonly number[];
+  readonly tornTail: boolean;
+  readonly slices: readonly { readonly name: string; readonly policy: string }[];
+  readonly machines: readonly string[];
+}
+
+const MACHINE_PREFIX = 'machine/';
+const EFFECT_PREFIX = 'rxslice.effect.';
+const SAGA_PREFIX = 'rxslice.saga.';
+
+/**
+ * The read side of the inspector: a flight recording opened with its definitions, answering
+ * the page's questions (event pages, state at a point, diffs, statecharts, timelines, series).
+ * Plain JSON results, so the HTTP server only serialises them.
+ *
+ * @remarks Synchronous. Opening indexes the file (`readRecording`: O(file size), nothing
+ * parsed); an event page parses only its rows; the first filtered page scans every envelope
+ * once per filter (kept for the next pages). `stateAt` costs O(distance to the nearest snapshot).
+ * @example
+ * ```ts
+ * const model = new InspectorModel('run.jsonl', { slices: [Plan], machines: [Phases] });
+ * model.events({ offset: 0, limit: 50, type: 'plan/stepAdded' }).rows[0]?.seq;
+ * model.state(42).slices['plan'];
+ * ```
+ */
+export class InspectorModel {
+  readonly recording: Recording;
+  private readonly machineDefs: Map<string, MachineDefinition<any, string, string>>;
+  /** Seqs of the recorded envelopes, ascending (index → seq). */
+  private readonly seqs: number[] = [];
+  private filtered: { key: string; seqs: number[] } | undefined = undefined;
+  private timelineCache: TimelineEntry[] | undefined = undefined;
+  private typeCounts: { type: string; count: number }[] | undefined = undefined;
+  /** Called while a whole-recording scan or sampling runs: (what, done, total). Drives a progress bar. */
+  onProgress: ((what: string, done: number, total: number) => void) | undefined = undefined;
+
+  /** The envelopes, reporting progress every 4,096 of them. */
+  private *scan(what: string): IterableIterator<RecordedEnvelope> {
+    const total = this.recording.size;
+    let n = 0;
+    for (const env of this.recording.envelopes()) {
+      if (this.onProgress !== undefined && (++n & 4095) === 0) this.onProgress(what, n, total);
+      yield env;
+    }
+    this.onProgress?.(what, total, total);
+  }
+
+  constructor(file: string, definitions: InspectorDefinitions) {
+    this.recording = readRecording(file, { slices: definitions.slices, ...(definitions.session ? { session: definitions.session } : {}) });
+    this.machineDefs = new Map((definitions.machines ?? []).map((m) => [`${MACHINE_PREFIX}${m.name}`, m]));
+    this.sliceDefs = definitions.slices;
+    for (const env of this.recording.envelopes()) this.seqs.push(env.seq);
+  }
+
+  private readonly sliceDefs: readonly SliceDef<string, any>[];
+
+  summary(): RecordingSummary {
+    const r = this.recording;
+    const base = r.stateAt(r.firstSeq);
+    return {
+      file: r.file,
+      label: r.label,
+      firstSeq: r.firstSeq,
+      lastSeq: r.lastSeq,
+      size: r.size,
+      snapshotSeqs: r.snapshotSeqs,
+      tornTail: r.tornTail !== undefined,
+      slices: Object.entries(base.slices).map(([name, s]) => ({ name, policy: s.policy })),
+      machines: Object.keys(base.slices).filter((n) => n.startsWith(MACHINE_PREFIX)),
+    };
+  }
+
+  /** Event types in the recording with their counts, by count descending. Scans once. */
+  types(): readonly { type: string; count: number }[] {
+    if (this.typeCounts === undefined) {
+      const counts = new Map<string, number>();
+      for (const env of this.scan('event types')) counts.set(env.event.type, (counts.get(env.event.type) ?? 0) + 1);
+      this.typeCounts = [...counts].map(([type, count]) => ({ type, count })).sort((a, b) => b.count - a.count || (a.type < b.type ? -1 : 1));
+    }
+    return this.typeCounts;
+  }
+
+  /**
+   * A page of the event list. `type` keeps events of that exact type; `text` keeps events whose
+   * type, payload or meta (as JSON) contain it, case-insensitively.
+   */
+  events(query: { readonly offset: number; readonly limit: number; readonly type?: string | undefined; readonly text?: string | undefined }): EventPage {
+    const offset = Math.max(0, Math.floor(query.offset));
+    const limit = Math.min(1000, Math.max(0, Math.floor(query.limit)));
+    const type = query.type || undefined;
+    const text = query.text ? query.text.toLowerCase() : undefined;
+    let seqs = this.seqs;
+    if (type !== undefined || text !== undefined) {
+      const key = JSON.stringify([type, text]);
+      if (this.filtered?.key !== key) {
+        const kept: number[] = [];
+        for (const env of this.scan('filter')) {
+          if (type !== undefined && env.event.type !== type) continue;
+          if (text !== undefined && !JSON.stringify([env.event, env.meta]).toLowerCase().includes(text)) continue;
+          kept.push(env.seq);
+        }
+        this.filtered = { key, seqs: kept };
+      }
+      seqs = this.filtered.seqs;
+    }
+    const rows: EventRow[] = [];
+    const page = seqs.slice(offset, offset + limit);
+    if (page.length > 0) {
+      const wanted = new Set(page);
+      for (const env of this.recording.envelopes({ fromSeq: page[0] as number, toSeq: page[page.length - 1] as number })) {
+        if (wanted.has(env.seq)) rows.push(rowOf(env));
+      }
+    }
+    return { total: seqs.length, offset, rows };
+  }
+
+  /** One envelope in full (event, meta, changed slices, effects). */
+  envelope(seq: number): RecordedEnvelope | undefined {
+    for (const env of this.recording.envelopes({ fromSeq: seq, toSeq: seq })) return env;
+    return undefined;
+  }
+
+  /** Every slice's items after envelope `seq`. @throws `RecordingError` for a seq outside the recording. */
+  state(seq: number): { readonly seq: number; readonly slices: Readonly<Record<string, { readonly policy: string; readonly items: readonly unknown[] }>> } {
+    const json = this.recording.stateAt(seq).toJSON();
+    return { seq, slices: Object.fromEntries(Object.entries(json.slices).map(([name, s]) => [name, { policy: s.policy, items: s.items }])) };
+  }
+
+  /** The difference between the states after `fromSeq` and after `toSeq` (`Snapshot.diff`). */
+  diff(fromSeq: number, toSeq: number): SnapshotDiff {
+    const before = this.recording.stateAt(fromSeq);
+    return Snapshot.diff(before, this.recording.stateAt(toSeq));
+  }
+
+  /** Every statechart's Mermaid source and configuration after envelope `seq`. */
+  machines(seq: number): readonly MachineView[] {
+    const state = this.recording.stateAt(seq);
+    const views: MachineView[] = [];
+    for (const [slice, entry] of Object.entries(state.slices)) {
+      if (!slice.startsWith(MACHINE_PREFIX)) continue;
+      const snap = entry.items[entry.items.length - 1] as { configuration?: string[]; basicConfiguration?: string[]; done?: boolean } | undefined;
+      const def = this.machineDefs.get(slice);
+      views.push({
+        name: slice.slice(MACHINE_PREFIX.length),
+        slice,
+        mermaid: def === undefined ? undefined : toMermaid(def),
+        configuration: snap?.configuration ?? [],
+        basicConfiguration: snap?.basicConfiguration ?? [],
+        done: snap?.done ?? false,
+      });
+    }
+    return views;
+  }
+
+  /** Effect runs and sagas, from their lifecycle events (`rxslice.effect.*`, `rxslice.saga.*`), by start. Scans once. */
+  timeline(): readonly TimelineEntry[] {
+    if (this.timelineCache !== undefined) return this.timelineCache;
+    const open = new Map<string, MutableEntry>();
+    const all: MutableEntry[] = [];
+    for (const env of this.scan('effects and sagas')) {
+      const type = env.event.type;
+      const isEffect = type.startsWith(EFFECT_PREFIX);
+      if (!isEffect && !type.startsWith(SAGA_PREFIX)) continue;
+      const p = (env.event as { payload?: Record<string, unknown> }).payload ?? {};
+      const what = type.slice(isEffect ? EFFECT_PREFIX.length : SAGA_PREFIX.length);
+      const id = String(isEffect ? (p['effectId'] ?? p['id'] ?? '') : (p['sagaId'] ?? p['id'] ?? ''));
+      const name = String(isEffect ? (p['effectType'] ?? '') : (p['saga'] ?? p['name'] ?? ''));
+      if (what === 'dropped') {
+        all.push(entryOf(isEffect ? 'effect' : 'saga', `dropped-${env.seq}`, name, env, 'dropped'));
+        continue;
+      }
+      const key = `${isEffect ? 'e' : 's'}:${id}`;
+      let entry = open.get(key);
+      if (entry === undefined) {
+        entry = entryOf(isEffect ? 'effect' : 'saga', id, name, env, 'running');
+        open.set(key, entry);
+        all.push(entry);
+      }
+      entry.events.push({ seq: env.seq, at: env.at, what });
+      if (what === 'started' || what === 'stepStarted') entry.attempts++;
+      if (what === 'retrying') entry.retries++;
+      if (what === 'compensated' || what === 'stepCompensated') entry.compensations++;
+      const end = isEffect
+        ? ['succeeded', 'failed', 'cancelled', 'compensated'].includes(what)
+        : what === 'completed' || what === 'failed';
+      // An effect's failure may be followed by its compensation: keep it open until then.
+      if (end) {
+        entry.outcome = what;
+        entry.endSeq = env.seq;
+        entry.endAt = env.at;
+      }
+    }
+    this.timelineCache = all;
+    return all;
+  }
+
+  /**
+   * Samples the recording at up to `points` evenly spaced seqs (the first and last included):
+   * slice sizes, numeric fields of single-item state slices, and machines' active states.
+   * Cost: `points` × O(distance to the nearest snapshot).
+   */
+  series(points = 200): Series {
+    const r = this.recording;
+    const n = Math.max(2, Math.min(2000, Math.floor(points)));
+    const span = r.lastSeq - r.firstSeq;
+    const seqs: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const seq = r.firstSeq + Math.round((span * i) / (n - 1));
+      if (seqs[seqs.length - 1] !== seq) seqs.push(seq);
+    }
+    const at: number[] = [];
+    const sizes: Record<string, number[]> = {};
+    const numbers: Record<string, (number | null)[]> = {};
+    const phases: Record<string, string[]> = {};
+    seqs.forEach((seq, i) => {
+      const snap = r.stateAt(seq);
+      at.push(snap.at);
+      for (const [name, entry] of Object.entries(snap.slices)) {
+        (sizes[name] ??= new Array<number>(i).fill(0)).push(entry.items.length);
+        const item = entry.items[entry.items.length - 1];
+        if (name.startsWith(MACHINE_PREFIX)) {
+          const basic = (item as { basicConfiguration?: string[] } | undefined)?.basicConfiguration ?? [];
+          (phases[name.slice(MACHINE_PREFIX.length)] ??= new Array<string>(i).fill('')).push(basic.join(', '));
+        } else if (entry.policy === 'state' && entry.items.length === 1 && item !== null && typeof item === 'object' && !Array.isArray(item)) {
+          for (const [field, value] of Object.entries(item as Record<string, unknown>)) {
+            if (typeof value === 'number' && Number.isFinite(value)) (numbers[`${name}.${field}`] ??= new Array<number | null>(i).fill(null)).push(value);
+          }
+        }
+      }
+      for (const list of Object.values(numbers)) if (list.length < i + 1) list.push(null);
+      this.onProgress?.('samples', i + 1, seqs.length);
+    });
+    return { seqs, at, sizes, numbers, phases };
+  }
+
+  /** The slice definitions the model reads with. */
+  get slices(): readonly SliceDef<string, any>[] {
+    return this.sliceDefs;
+  }
+}
+
+interface MutableEntry {
+  kind: 'effect' | 'saga';
+  id: string;
+  name: string;
+  startSeq: number;
+  startAt: number;
+  endSeq: number | undefined;
+  endAt: number | undefined;
+  attempts: number;
+  retries: number;
+  outcome: string;
+  compensations: number;
+  events: { seq: number; at: number; what: string }[];
+}
+
+function entryOf(kind: 'effect' | 'saga', id: string, name: string, env: RecordedEnvelope, outcome: string): MutableEntry {
+  return {
+    kind,
+    id,
+    name,
+    startSeq: env.seq,
+    startAt: env.at,
+    endSeq: outcome === 'dropped' ? env.seq : undefined,
+    endAt: outcome === 'dropped' ? env.at : undefined,
+    attempts: 0,
+    retries: 0,
+    outcome,
+    compensations: 0,
+    events: outcome === 'dropped' ? [{ seq: env.seq, at: env.at, what: 'dropped' }] : [],
+  };
+}
+
+function rowOf(env: RecordedEnvelope): EventRow {
+  const source = (env.meta as { source?: unknown } | undefined)?.source;
+  return {
+    seq: env.seq,
+    at: env.at,
+    type: env.event.type,
+    changed: env.changed,
+    effects: env.effects.length,
+    source: typeof source === 'string' ? source : undefined,
+  };
+}

@@ -1,0 +1,351 @@
+/**
+ * @internal The inspector page: one HTML document with its script, served by `startInspector`.
+ * Plain DOM (no framework); text goes in with `textContent`, never `innerHTML`, so nothing in a
+ * recording runs as markup. It loads mermaid and uPlot from the inspector server (`/vendor/...`).
+ */
+export const INSPECTOR_PAGE = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>rxslice inspector</title>
+<link rel="stylesheet" href="/vendor/uPlot.min.css">
+<style>
+  :root { --row: 24px; --fg: #1d2330; --muted: #6b7280; --line: #e5e7eb; --sel: #dbeafe; --accent: #2563eb; }
+  * { box-sizing: border-box; }
+  body { margin: 0; font: 13px/1.4 system-ui, sans-serif; color: var(--fg); height: 100vh; display: flex; flex-direction: column; }
+  header { padding: 8px 12px; border-bottom: 1px solid var(--line); display: flex; gap: 16px; align-items: baseline; flex-wrap: wrap; }
+  header h1 { font-size: 15px; margin: 0; }
+  header .muted, .muted { color: var(--muted); }
+  main { flex: 1; display: grid; grid-template-columns: minmax(320px, 40%) 1fr; min-height: 0; }
+  #left { border-right: 1px solid var(--line); display: flex; flex-direction: column; min-height: 0; }
+  #filters { display: flex; gap: 6px; padding: 6px; border-bottom: 1px solid var(--line); align-items: center; }
+  #filters select, #filters input { font: inherit; padding: 2px 4px; }
+  #filters input { flex: 1; min-width: 60px; }
+  #list { flex: 1; overflow-y: auto; position: relative; min-height: 0; }
+  #spacer { position: relative; }
+  .row { position: absolute; left: 0; right: 0; height: var(--row); line-height: var(--row); padding: 0 8px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; cursor: pointer; border-bottom: 1px solid #f3f4f6; font-family: ui-monospace, monospace; font-size: 12px; }
+  .row:hover { background: #f9fafb; }
+  .row.selected { background: var(--sel); }
+  .row .seq { display: inline-block; width: 64px; color: var(--muted); }
+  .row .chg { color: var(--muted); }
+  #travel { padding: 6px; border-top: 1px solid var(--line); display: flex; gap: 8px; align-items: center; }
+  #slider { flex: 1; }
+  #right { display: flex; flex-direction: column; min-height: 0; }
+  nav { display: flex; border-bottom: 1px solid var(--line); }
+  nav button { font: inherit; border: 0; background: none; padding: 8px 12px; cursor: pointer; border-bottom: 2px solid transparent; }
+  nav button.active { border-bottom-color: var(--accent); color: var(--accent); }
+  #panel { flex: 1; overflow: auto; padding: 10px 12px; min-height: 0; }
+  pre { margin: 4px 0; padding: 6px; background: #f8fafc; border: 1px solid var(--line); border-radius: 4px; overflow: auto; max-height: 360px; font-size: 12px; }
+  details { margin-bottom: 6px; }
+  summary { cursor: pointer; }
+  table { border-collapse: collapse; width: 100%; }
+  td, th { text-align: left; padding: 3px 6px; border-bottom: 1px solid var(--line); font-size: 12px; }
+  .ok { color: #15803d; } .bad { color: #b91c1c; } .warn { color: #b45309; }
+  .machine svg { max-width: 100%; height: auto; }
+  .band { display: flex; height: 18px; border: 1px solid var(--line); margin: 2px 0 8px; }
+  .band div { height: 100%; }
+  .legend span { display: inline-block; margin-right: 10px; }
+  .legend i { display: inline-block; width: 10px; height: 10px; margin-right: 4px; vertical-align: middle; }
+  .error { color: #b91c1c; white-space: pre-wrap; }
+</style>
+</head>
+<body>
+<header>
+  <h1>rxslice inspector</h1>
+  <span id="file" class="muted"></span>
+  <span id="counts"></span>
+  <span id="timing" class="muted"></span>
+</header>
+<main>
+  <section id="left">
+    <div id="filters">
+      <select id="type" aria-label="event type"><option value="">all types</option></select>
+      <input id="text" type="search" placeholder="filter: text in event or meta" aria-label="text filter">
+      <span id="matches" class="muted"></span>
+    </div>
+    <div id="list" tabindex="0"><div id="spacer"></div></div>
+    <div id="travel">
+      <input id="slider" type="range" min="0" max="0" value="0" aria-label="time travel">
+      <span id="at" data-testid="selected-seq"></span>
+    </div>
+  </section>
+  <section id="right">
+    <nav>
+      <button data-tab="state" class="active">State</button>
+      <button data-tab="event">Event</button>
+      <button data-tab="diff">Diff</button>
+      <button data-tab="machines">Statecharts</button>
+      <button data-tab="timeline">Effects &amp; sagas</button>
+      <button data-tab="charts">Charts</button>
+    </nav>
+    <div id="panel"></div>
+  </section>
+</main>
+<script src="/vendor/uPlot.iife.min.js"></script>
+<script src="/vendor/mermaid.min.js"></script>
+<script>
+'use strict';
+const ROW = 24, PAGE = 200;
+const $ = (id) => document.getElementById(id);
+const el = (tag, attrs, ...kids) => {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (k === 'text') e.textContent = v; else if (k === 'class') e.className = v; else if (k.startsWith('on')) e.addEventListener(k.slice(2), v); else e.setAttribute(k, v);
+  }
+  for (const k of kids) if (k != null) e.append(k);
+  return e;
+};
+const api = async (path) => {
+  const res = await fetch(path);
+  const body = await res.json();
+  if (!res.ok) throw new Error(body.error ? body.error.name + ' (' + body.error.code + '): ' + body.error.message : res.statusText);
+  return body;
+};
+const fmt = (n) => n.toLocaleString('en-US');
+const safeId = (id) => id.replace(/[^A-Za-z0-9_]/g, '_');
+const state = { summary: null, total: 0, pages: new Map(), filter: { type: '', text: '' }, selected: null, tab: 'state', seqs: null, series: null, renders: 0 };
+window.inspector = state;
+
+async function start() {
+  const s = state.summary = await api('/api/summary');
+  $('file').textContent = s.file + (s.label ? '  (' + s.label + ')' : '');
+  $('counts').textContent = fmt(s.size) + ' events, seq ' + s.firstSeq + '–' + s.lastSeq + ', ' + s.snapshotSeqs.length + ' snapshots, ' + s.slices.length + ' slices' + (s.tornTail ? ', torn tail dropped' : '');
+  const slider = $('slider');
+  slider.min = String(s.firstSeq); slider.max = String(s.lastSeq); slider.value = String(s.lastSeq);
+  slider.addEventListener('input', () => select(Number(slider.value), false));
+  document.querySelectorAll('nav button').forEach((b) => b.addEventListener('click', () => showTab(b.dataset.tab)));
+  $('list').addEventListener('scroll', renderRows);
+  $('type').addEventListener('change', () => setFilter());
+  let t; $('text').addEventListener('input', () => { clearTimeout(t); t = setTimeout(setFilter, 250); });
+  $('list').addEventListener('keydown', (e) => {
+    if (e.key !== 'ArrowDown' && e.key !== 'ArrowUp') return;
+    e.preventDefault();
+    select(Math.min(s.lastSeq, Math.max(s.firstSeq, (state.selected ?? s.firstSeq) + (e.key === 'ArrowDown' ? 1 : -1))), true);
+  });
+  if (window.mermaid) window.mermaid.initialize({ startOnLoad: false, securityLevel: 'strict' });
+  await loadList();
+  await select(s.lastSeq, true);
+  api('/api/types').then((types) => { for (const t of types) $('type').append(el('option', { value: t.type, text: t.type + ' (' + fmt(t.count) + ')' })); });
+}
+
+function query(offset) {
+  const q = new URLSearchParams({ offset: String(offset), limit: String(PAGE) });
+  if (state.filter.type) q.set('type', state.filter.type);
+  if (state.filter.text) q.set('text', state.filter.text);
+  return '/api/events?' + q;
+}
+
+async function loadList() {
+  state.pages = new Map();
+  const first = await api(query(0));
+  state.pages.set(0, first.rows);
+  state.total = first.total;
+  $('spacer').style.height = (state.total * ROW) + 'px';
+  $('matches').textContent = state.filter.type || state.filter.text ? fmt(state.total) + ' match' : '';
+  $('list').scrollTop = 0;
+  renderRows();
+}
+
+async function setFilter() {
+  state.filter = { type: $('type').value, text: $('text').value.trim() };
+  await loadList();
+}
+
+const loading = new Set();
+function renderRows() {
+  const list = $('list'), spacer = $('spacer');
+  const first = Math.max(0, Math.floor(list.scrollTop / ROW) - 10);
+  const last = Math.min(state.total, first + Math.ceil(list.clientHeight / ROW) + 20);
+  spacer.textContent = '';
+  for (let i = first; i < last; i++) {
+    const page = Math.floor(i / PAGE);
+    const rows = state.pages.get(page);
+    if (!rows) {
+      if (!loading.has(page)) {
+        loading.add(page);
+        api(query(page * PAGE)).then((r) => { state.pages.set(page, r.rows); loading.delete(page); renderRows(); });
+      }
+      continue;
+    }
+    const r = rows[i - page * PAGE];
+    if (!r) continue;
+    const row = el('div', { class: 'row' + (r.seq === state.selected ? ' selected' : ''), 'data-seq': String(r.seq), title: r.type + (r.source ? '  source: ' + r.source : ''), onclick: () => select(r.seq, false) },
+      el('span', { class: 'seq', text: '#' + r.seq }), r.type + ' ', el('span', { class: 'chg', text: r.changed.length ? '→ ' + r.changed.join(', ') : '' }));
+    row.style.top = (i * ROW) + 'px';
+    spacer.append(row);
+  }
+}
+
+async function select(seq, scroll) {
+  state.selected = seq;
+  $('slider').value = String(seq);
+  $('at').textContent = 'seq ' + seq;
+  if (scroll && !state.filter.type && !state.filter.text) {
+    const index = seq - state.summary.firstSeq - 1;
+    const list = $('list');
+    if (index >= 0 && (index * ROW < list.scrollTop || index * ROW > list.scrollTop + list.clientHeight - ROW)) list.scrollTop = Math.max(0, index * ROW - list.clientHeight / 2);
+  }
+  renderRows();
+  await showTab(state.tab);
+}
+
+let renderToken = 0;
+async function showTab(tab) {
+  state.tab = tab;
+  document.querySelectorAll('nav button').forEach((b) => b.classList.toggle('active', b.dataset.tab === tab));
+  const token = ++renderToken;
+  const panel = $('panel');
+  const t0 = performance.now();
+  try {
+    const content = await TABS[tab](state.selected);
+    if (token !== renderToken) return;
+    panel.textContent = '';
+    panel.append(content);
+    panel.dataset.tab = tab;
+    panel.dataset.seq = String(state.selected);
+    if (tab === 'machines') await renderDiagrams(panel);
+    $('timing').textContent = tab + ' at seq ' + state.selected + ' in ' + (performance.now() - t0).toFixed(1) + ' ms';
+    state.renders++;
+  } catch (e) {
+    if (token !== renderToken) return;
+    panel.textContent = '';
+    panel.append(el('div', { class: 'error', text: String(e.message || e) }));
+  }
+}
+
+function jsonBlock(value, testid) {
+  return el('pre', testid ? { 'data-testid': testid } : {}, JSON.stringify(value, null, 2));
+}
+
+const TABS = {
+  async state(seq) {
+    const s = await api('/api/state?seq=' + seq);
+    const box = el('div', { 'data-testid': 'state' }, el('p', { class: 'muted', text: 'Every slice after event #' + seq + '.' }));
+    for (const [name, slice] of Object.entries(s.slices)) {
+      const items = slice.items;
+      const shown = items.length > 200 ? items.slice(-200) : items;
+      const d = el('details', { 'data-slice': name },
+        el('summary', { text: name + '  (' + slice.policy + ', ' + fmt(items.length) + (items.length === 1 ? ' item)' : ' items)') + (items.length > 200 ? ', last 200 shown' : '') }),
+        jsonBlock(slice.policy === 'state' && shown.length === 1 ? shown[0] : shown, 'slice-' + name));
+      if (slice.policy === 'state') d.open = true;
+      box.append(d);
+    }
+    return box;
+  },
+  async event(seq) {
+    if (seq <= state.summary.firstSeq) return el('p', { class: 'muted', text: 'The recording starts from a snapshot at seq ' + seq + '; pick a later event.' });
+    const env = await api('/api/envelope?seq=' + seq);
+    return el('div', {}, el('h3', { text: '#' + env.seq + '  ' + env.event.type }), el('p', { class: 'muted', text: 'at ' + new Date(env.at).toISOString() + '; changed: ' + (env.changed.join(', ') || 'nothing') }), jsonBlock(env, 'envelope'));
+  },
+  async diff(seq) {
+    const box = el('div', {});
+    const from = el('input', { type: 'number', value: String(Math.max(state.summary.firstSeq, seq - 1)), 'aria-label': 'from seq', style: 'width:90px' });
+    const to = el('input', { type: 'number', value: String(seq), 'aria-label': 'to seq', style: 'width:90px' });
+    const out = el('div', {});
+    const run = async () => {
+      out.textContent = '';
+      try {
+        const d = await api('/api/diff?from=' + from.value + '&to=' + to.value);
+        const names = Object.keys(d.modified);
+        out.append(el('p', { 'data-testid': 'diff-summary', text: names.length + ' slice(s) changed from #' + d.fromSeq + ' to #' + d.toSeq + (names.length ? ': ' + names.join(', ') : '') }));
+        for (const name of names) out.append(el('details', { open: '' }, el('summary', { text: name + ' (' + d.modified[name].kind + ')' }), jsonBlock(d.modified[name], 'diff-' + name)));
+      } catch (e) { out.append(el('div', { class: 'error', text: String(e.message || e) })); }
+    };
+    box.append(el('p', {}, 'Diff of every slice from seq ', from, ' to seq ', to, ' ', el('button', { onclick: run, text: 'compare' })), out);
+    await run();
+    return box;
+  },
+  async machines(seq) {
+    const list = await api('/api/machines?seq=' + seq);
+    const box = el('div', {});
+    if (list.length === 0) box.append(el('p', { class: 'muted', text: 'No statechart is installed in this session.' }));
+    for (const m of list) {
+      const section = el('div', { class: 'machine', 'data-machine': m.name },
+        el('h3', { text: m.name + (m.done ? ' (done)' : '') }),
+        el('p', { 'data-testid': 'configuration', text: 'active: ' + (m.basicConfiguration.join(', ') || '(not started)') + (m.configuration.length > m.basicConfiguration.length ? '   (configuration: ' + m.configuration.join(', ') + ')' : '') }));
+      if (m.mermaid) {
+        const lines = [m.mermaid, '  classDef active fill:#fde68a,stroke:#b45309,stroke-width:2px'];
+        if (m.basicConfiguration.length) lines.push('  class ' + m.basicConfiguration.map(safeId).join(',') + ' active');
+        section.append(el('div', { class: 'diagram', 'data-source': lines.join('\\n') }), el('details', {}, el('summary', { text: 'Mermaid source' }), el('pre', {}, m.mermaid)));
+      } else {
+        section.append(el('p', { class: 'muted', text: 'The definition of this statechart was not given to the inspector: only its configuration is shown.' }));
+      }
+      box.append(section);
+    }
+    return box;
+  },
+  async timeline() {
+    const entries = await api('/api/timeline');
+    const box = el('div', {});
+    if (entries.length === 0) { box.append(el('p', { class: 'muted', text: 'No effect or saga ran in this recording.' })); return box; }
+    const s = state.summary, span = Math.max(1, s.lastSeq - s.firstSeq);
+    const table = el('table', { 'data-testid': 'timeline' }, el('tr', {}, ...['', 'kind', 'name', 'id', 'outcome', 'attempts', 'retries', 'compensations', 'seq'].map((h) => el('th', { text: h }))));
+    for (const e of entries) {
+      const end = e.endSeq ?? s.lastSeq;
+      const bar = el('div', { style: 'position:relative;height:10px;width:160px;background:#f3f4f6' });
+      bar.append(el('div', { style: 'position:absolute;top:0;height:10px;background:' + color(e.outcome) + ';left:' + ((e.startSeq - s.firstSeq) / span * 100) + '%;width:' + Math.max(1, (end - e.startSeq) / span * 100) + '%' }));
+      const cls = e.outcome === 'succeeded' || e.outcome === 'completed' ? 'ok' : e.outcome === 'running' ? 'warn' : 'bad';
+      table.append(el('tr', { style: 'cursor:pointer', title: e.events.map((x) => '#' + x.seq + ' ' + x.what).join('\\n'), onclick: () => select(e.startSeq, true) },
+        el('td', {}, bar), el('td', { text: e.kind }), el('td', { text: e.name }), el('td', { text: e.id }), el('td', { class: cls, text: e.outcome }),
+        el('td', { text: String(e.attempts) }), el('td', { text: String(e.retries) }), el('td', { text: String(e.compensations) }), el('td', { text: '#' + e.startSeq + (e.endSeq !== undefined ? '–#' + e.endSeq : '') })));
+    }
+    const counts = {};
+    for (const e of entries) counts[e.kind + ' ' + e.outcome] = (counts[e.kind + ' ' + e.outcome] || 0) + 1;
+    box.append(el('p', { text: Object.entries(counts).map(([k, v]) => v + ' ' + k).join(', ') }), table);
+    return box;
+  },
+  async charts() {
+    const box = el('div', {});
+    if (!state.series) state.series = await api('/api/series?points=200');
+    const sr = state.series;
+    const x = sr.seqs;
+    const chart = (title, names, values) => {
+      if (names.length === 0) return;
+      const host = el('div', { 'data-chart': title });
+      box.append(el('h3', { text: title }), host);
+      if (!window.uPlot) { host.append(el('p', { class: 'muted', text: 'uPlot is not installed: no charts.' })); return; }
+      const opts = { width: Math.max(320, $('panel').clientWidth - 30), height: 220, scales: { x: { time: false } }, axes: [{ label: 'seq' }, {}],
+        series: [{ label: 'seq' }, ...names.map((n, i) => ({ label: n, stroke: PALETTE[i % PALETTE.length], width: 1.5, spanGaps: true }))] };
+      new window.uPlot(opts, [x, ...values], host);
+    };
+    const sizeNames = Object.keys(sr.sizes);
+    chart('Slice sizes (items)', sizeNames, sizeNames.map((n) => sr.sizes[n]));
+    const numNames = Object.keys(sr.numbers);
+    const tokens = numNames.filter((n) => /token/i.test(n));
+    chart(tokens.length ? 'Token usage' : 'Numeric state', tokens.length ? tokens : numNames, (tokens.length ? tokens : numNames).map((n) => sr.numbers[n]));
+    const other = tokens.length ? numNames.filter((n) => !tokens.includes(n)) : [];
+    chart('Other numeric state', other, other.map((n) => sr.numbers[n]));
+    for (const [machine, phases] of Object.entries(sr.phases)) {
+      const distinct = [...new Set(phases)];
+      const band = el('div', { class: 'band', 'data-phases': machine });
+      phases.forEach((p, i) => band.append(el('div', { title: '#' + x[i] + ': ' + p, style: 'flex:1;background:' + PALETTE[distinct.indexOf(p) % PALETTE.length] })));
+      box.append(el('h3', { text: 'Phases of ' + machine }), band, el('div', { class: 'legend' }, ...distinct.map((p, i) => el('span', {}, el('i', { style: 'background:' + PALETTE[i % PALETTE.length] }), p || '(not started)'))));
+    }
+    if (box.childElementCount === 0) box.append(el('p', { class: 'muted', text: 'Nothing to chart.' }));
+    return box;
+  },
+};
+
+const PALETTE = ['#2563eb', '#dc2626', '#16a34a', '#d97706', '#7c3aed', '#0891b2', '#db2777', '#4b5563', '#65a30d', '#9333ea'];
+const color = (outcome) => outcome === 'succeeded' || outcome === 'completed' ? '#16a34a' : outcome === 'running' ? '#d97706' : '#dc2626';
+
+let diagramCount = 0;
+async function renderDiagrams(panel) {
+  for (const host of panel.querySelectorAll('.diagram')) {
+    if (!window.mermaid) { host.append(el('p', { class: 'muted', text: 'mermaid is not installed: the source is below.' })); continue; }
+    try {
+      const { svg } = await window.mermaid.render('statechart-' + (++diagramCount), host.dataset.source);
+      const doc = new DOMParser().parseFromString(svg, 'image/svg+xml');
+      host.append(document.importNode(doc.documentElement, true));
+      host.dataset.rendered = 'true';
+    } catch (e) {
+      host.append(el('div', { class: 'error', text: 'mermaid: ' + (e.message || e) }));
+    }
+  }
+}
+
+start().catch((e) => { $('panel').append(el('div', { class: 'error', text: String(e.message || e) })); });
+</script>
+</body>
+</html>
+`;
