@@ -335,8 +335,12 @@ async function renderDiagrams(panel) {
     if (!window.mermaid) { host.append(el('p', { class: 'muted', text: 'mermaid is not installed: the source is below.' })); continue; }
     try {
       const { svg } = await window.mermaid.render('statechart-' + (++diagramCount), host.dataset.source);
-      const doc = new DOMParser().parseFromString(svg, 'image/svg+xml');
-      host.append(document.importNode(doc.documentElement, true));
+      // mermaid's SVG holds HTML labels (foreignObject, <br>): parse it as HTML. mermaid
+      // sanitised it (securityLevel 'strict', DOMPurify), and scripts never run from DOMParser.
+      const doc = new DOMParser().parseFromString(svg, 'text/html');
+      const node = doc.body.querySelector('svg');
+      if (!node) throw new Error('no SVG in the rendering');
+      host.append(document.importNode(node, true));
       host.dataset.rendered = 'true';
     } catch (e) {
       host.append(el('div', { class: 'error', text: 'mermaid: ' + (e.message || e) }));
