@@ -23,6 +23,9 @@ const entry = Object.fromEntries(
     }),
 );
 
+// The `rxslice` bin (bin/rxslice.mjs runs dist/cli/main.js in an installed package).
+entry['cli/main'] = 'src/cli/main.ts';
+
 export default defineConfig({
   entry,
   format: ['esm', 'cjs'],

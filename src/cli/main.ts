@@ -61,7 +61,11 @@ export async function runCli(argv: readonly string[], io: CliIO, options: RunCli
     .option('--diagram', 'print the phase statechart as a Mermaid diagram')
     .action((paths: string[], opts: { store?: string; record?: string; diagram?: boolean }) => {
       const targets = paths.length > 0 ? paths : (options.defaultTranscripts ?? []);
-      if (targets.length === 0) throw new InvalidArgumentError('give at least one transcript file or directory');
+      if (targets.length === 0) {
+        io.stderr.write('rxslice replay: give at least one transcript file or directory (rxslice replay --help)\n');
+        code = 2;
+        return;
+      }
       code = replayCommand(targets, opts, io);
     });
 

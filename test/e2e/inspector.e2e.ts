@@ -115,7 +115,7 @@ describe('rxslice inspect in headless Chromium', () => {
     const failed = [...recording.envelopes()].filter((e) => e.event.type === 'transcript/toolFailed');
     await page.locator('#type').selectOption('transcript/toolFailed');
     await expect.poll(() => page.locator('#matches').textContent()).toBe(`${failed.length} match`);
-    const seqs = await page.locator('.row').evaluateAll((rows) => rows.map((r) => Number((r as HTMLElement).dataset['seq'])));
+    const seqs = await page.locator('.row').evaluateAll((rows) => rows.map((r) => Number((r as unknown as { dataset: Record<string, string> }).dataset['seq'])));
     expect(seqs).toEqual(failed.map((e) => e.seq).slice(0, seqs.length));
     await page.locator('#type').selectOption('');
   });

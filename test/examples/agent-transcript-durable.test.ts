@@ -32,7 +32,7 @@ describe('demo --store <dir>', () => {
     writeFileSync(file, `${[1, 2, 3].map(userLine).join('\n')}\n`);
 
     const first = run(['--store', store, file]);
-    expect(first.stderr).not.toMatch(/agent-transcript:|Error/);
+    expect(first.stderr).not.toMatch(/rxslice|Error/);
     expect(first.status).toBe(0);
     expect(first.stdout).toContain('store: new session');
     expect(first.stdout).toMatch(/events {7}3 dispatched/);
@@ -58,13 +58,15 @@ describe('demo --store <dir>', () => {
     writeFileSync(storeFileOf(store, file), '{"format":"rxslice.snapshot"');
     const r = run(['--store', store, file]);
     expect(r.status).toBe(1);
-    expect(r.stderr).toMatch(/agent-transcript: .*one\.jsonl: InvalidSnapshotError \(INVALID_SNAPSHOT\): The snapshot cannot be read: it is not valid JSON/);
+    expect(r.stderr).toMatch(/rxslice replay: .*one\.jsonl: InvalidSnapshotError \(INVALID_SNAPSHOT\): The snapshot cannot be read: it is not valid JSON/);
   });
 
   it('needs a path', () => {
     const r = run(['--store']);
-    expect(r.status).toBe(1);
-    expect(r.stderr).toContain('agent-transcript: --store needs a path');
+    // A usage error (commander): exit 2, and the usage follows.
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain("error: option '--store <dir>' argument missing");
+    expect(r.stderr).toContain('Usage: rxslice replay [options] [transcripts...]');
   });
 });
 
@@ -72,7 +74,7 @@ describe('demo --record <file>', () => {
   it('writes a flight recording of the replay whose last state equals the live session', () => {
     const rec = path.join(tmp, 'rec', 'short.jsonl');
     const r = run(['--record', rec, path.join(DATA, 'spotter-short.jsonl')]);
-    expect(r.stderr).not.toMatch(/agent-transcript:|Error/);
+    expect(r.stderr).not.toMatch(/rxslice|Error/);
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(/record: 27 envelopes \(seq 0–27\), 1 snapshots in /);
     expect(r.stdout).toMatch(/state at seq 27 equals the live session/);

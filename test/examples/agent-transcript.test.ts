@@ -327,7 +327,7 @@ describe('demo CLI', () => {
 
   it('replays every bundled transcript and exits 0; --diagram adds the statechart in Mermaid', () => {
     const r = run(['--diagram']);
-    expect(r.stderr).not.toMatch(/agent-transcript:/);
+    expect(r.stderr).not.toMatch(/rxslice replay:/);
     expect(r.status).toBe(0);
     const bundled = readdirSync(DATA).filter((f) => f.endsWith('.jsonl'));
     expect(bundled.length).toBeGreaterThanOrEqual(6);
@@ -344,7 +344,7 @@ describe('demo CLI', () => {
   it('a nonexistent path: a clear message on stderr and exit code 1', () => {
     const r = run(['does-not-exist.jsonl']);
     expect(r.status).toBe(1);
-    expect(r.stderr).toContain('agent-transcript: cannot read "does-not-exist.jsonl": no such file or directory');
+    expect(r.stderr).toContain('rxslice replay: cannot read "does-not-exist.jsonl": no such file or directory');
     expect(r.stdout).toBe('');
   });
 

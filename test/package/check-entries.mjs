@@ -1,6 +1,6 @@
 // `npm run check:entries` (after `npm run build`): checks the packed package as a user gets it.
 //
-// 1. package.json: the core installs only rxjs, zod and immer; other packages are optional peers;
+// 1. package.json: the core installs only rxjs, zod and immer (and the bin its own dependencies); other packages are optional peers;
 //    every file named in `exports` is built and packed; no source maps are packed (src/ is not).
 // 2. dist: the core is built once per format (exactly one `class RxSliceError` in the ESM files,
 //    one in the CommonJS files), so no entry bundles its own copy.
@@ -28,9 +28,12 @@ if (!existsSync(join(root, 'dist'))) {
 
 // 1. package.json
 const CORE_DEPS = ['immer', 'rxjs', 'zod'];
+// The `rxslice` bin's dependencies: installed with the package, never imported by the core entry
+// (the JSONL storage's are among them: the bin replays into durable sessions and recordings).
+const BIN_DEPS = ['cli-progress', 'commander', 'proper-lockfile', 'write-file-atomic'];
 const optional = new Set(Object.entries(pkg.peerDependenciesMeta ?? {}).filter(([, m]) => m.optional).map(([n]) => n));
 const installed = [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.peerDependencies ?? {}).filter((n) => !optional.has(n))];
-for (const name of installed) if (!CORE_DEPS.includes(name)) fail(`package.json: "${name}" is installed with the core; make it an optional peer of its entry`);
+for (const name of installed) if (!CORE_DEPS.includes(name) && !BIN_DEPS.includes(name)) fail(`package.json: "${name}" is installed with the core; make it an optional peer of its entry`);
 for (const name of optional) if (!(name in (pkg.devDependencies ?? {}))) fail(`package.json: optional peer "${name}" is not a devDependency, so tests cannot use it`);
 
 const entries = Object.keys(pkg.exports).filter((k) => k !== './package.json');
@@ -75,6 +78,10 @@ try {
     symlinkSync(join(root, 'node_modules', name), join(modules, name), 'dir');
   };
   CORE_DEPS.forEach(link);
+  BIN_DEPS.forEach(link);
+  // The bin runs from the tarball (dist/cli) with only the core's and its own dependencies.
+  const bin = spawnSync(process.execPath, [join(modules, 'rxslice', pkg.bin.rxslice), '--help'], { cwd: scratch, encoding: 'utf8' });
+  if (bin.status !== 0 || !bin.stdout.includes('replay')) fail(`bin rxslice --help from the tarball failed (exit ${bin.status}):\n${(bin.stderr || bin.stdout).trimEnd()}`);
   for (const script of ['entry-checks.cjs', 'entries-esm.mjs', 'entries-cjs.cjs']) copyFileSync(join(here, script), join(scratch, script));
 
   const run = (withOptionalPeers) => {
@@ -86,7 +93,7 @@ try {
   };
   run(false);
   const rest = [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.peerDependencies ?? {})];
-  [...new Set(rest)].filter((name) => !CORE_DEPS.includes(name)).forEach(link);
+  [...new Set(rest)].filter((name) => !CORE_DEPS.includes(name) && !BIN_DEPS.includes(name)).forEach(link);
   run(true);
 } finally {
   rmSync(scratch, { recursive: true, force: true });
