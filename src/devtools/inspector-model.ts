@@ -124,7 +124,7 @@ export class InspectorModel {
   readonly recording: Recording;
   private readonly machineDefs: Map<string, MachineDefinition<any, string, string>>;
   /** Seqs of the recorded envelopes, ascending (index → seq). */
-  private readonly seqs: number[] = [];
+  private readonly seqs: readonly number[];
   private filtered: { key: string; seqs: number[] } | undefined = undefined;
   private timelineCache: TimelineEntry[] | undefined = undefined;
   private typeCounts: { type: string; count: number }[] | undefined = undefined;
@@ -146,7 +146,7 @@ export class InspectorModel {
     this.recording = readRecording(file, { slices: definitions.slices, ...(definitions.session ? { session: definitions.session } : {}) });
     this.machineDefs = new Map((definitions.machines ?? []).map((m) => [`${MACHINE_PREFIX}${m.name}`, m]));
     this.sliceDefs = definitions.slices;
-    for (const env of this.recording.envelopes()) this.seqs.push(env.seq);
+    this.seqs = this.recording.envelopeSeqs;
   }
 
   private readonly sliceDefs: readonly SliceDef<string, any>[];

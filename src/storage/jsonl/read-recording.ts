@@ -51,6 +51,8 @@ export interface Recording {
   readonly size: number;
   /** The `seq` of every snapshot in the file, ascending. */
   readonly snapshotSeqs: readonly number[];
+  /** The `seq` of every recorded envelope, ascending (from the index: nothing is parsed). */
+  readonly envelopeSeqs: readonly number[];
   /** The torn last line that was dropped, if any. */
   readonly tornTail: TornTail | undefined;
   /**
@@ -297,6 +299,10 @@ class RecordingReader implements Recording {
 
   get size(): number {
     return this.envSeqs.length;
+  }
+
+  get envelopeSeqs(): readonly number[] {
+    return this.envSeqs;
   }
 
   get snapshotSeqs(): readonly number[] {
