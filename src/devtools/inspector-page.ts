@@ -1,7 +1,8 @@
 /**
  * @internal The inspector page: one HTML document with its script, served by `startInspector`.
  * Plain DOM (no framework); text goes in with `textContent`, never `innerHTML`, so nothing in a
- * recording runs as markup. It loads mermaid and uPlot from the inspector server (`/vendor/...`).
+ * recording runs as markup. It loads uPlot, and mermaid on the first visit to the Statecharts
+ * tab, from the inspector server (`/vendor/...`).
  */
 export const INSPECTOR_PAGE = `<!doctype html>
 <html lang="en">
@@ -82,7 +83,6 @@ export const INSPECTOR_PAGE = `<!doctype html>
   </section>
 </main>
 <script src="/vendor/uPlot.iife.min.js"></script>
-<script src="/vendor/mermaid.min.js"></script>
 <script>
 'use strict';
 const ROW = 24, PAGE = 200;
@@ -122,10 +122,16 @@ async function start() {
     e.preventDefault();
     select(Math.min(s.lastSeq, Math.max(s.firstSeq, (state.selected ?? s.firstSeq) + (e.key === 'ArrowDown' ? 1 : -1))), true);
   });
-  if (window.mermaid) window.mermaid.initialize({ startOnLoad: false, securityLevel: 'strict' });
   await loadList();
   await select(s.lastSeq, true);
-  api('/api/types').then((types) => { for (const t of types) $('type').append(el('option', { value: t.type, text: t.type + ' (' + fmt(t.count) + ')' })); });
+  // The type list needs a scan of every envelope (seconds for a million): only when asked for.
+  let typesLoaded = null;
+  const loadTypes = () => typesLoaded || (typesLoaded = api('/api/types').then((types) => {
+    for (const t of types) $('type').append(el('option', { value: t.type, text: t.type + ' (' + fmt(t.count) + ')' }));
+    $('type').dataset.loaded = 'true';
+  }));
+  $('type').addEventListener('focus', loadTypes);
+  $('type').addEventListener('mousedown', loadTypes);
 }
 
 function query(offset) {
@@ -329,8 +335,21 @@ const TABS = {
 const PALETTE = ['#2563eb', '#dc2626', '#16a34a', '#d97706', '#7c3aed', '#0891b2', '#db2777', '#4b5563', '#65a30d', '#9333ea'];
 const color = (outcome) => outcome === 'succeeded' || outcome === 'completed' ? '#16a34a' : outcome === 'running' ? '#d97706' : '#dc2626';
 
+/** mermaid (3.5 MB) is loaded on the first visit to the Statecharts tab, not at open. */
+let mermaidReady = null;
+function loadMermaid() {
+  return mermaidReady || (mermaidReady = new Promise((resolve) => {
+    const script = document.createElement('script');
+    script.src = '/vendor/mermaid.min.js';
+    script.onload = () => { window.mermaid.initialize({ startOnLoad: false, securityLevel: 'strict' }); resolve(); };
+    script.onerror = () => resolve();
+    document.head.append(script);
+  }));
+}
+
 let diagramCount = 0;
 async function renderDiagrams(panel) {
+  if (panel.querySelector('.diagram')) await loadMermaid();
   for (const host of panel.querySelectorAll('.diagram')) {
     if (!window.mermaid) { host.append(el('p', { class: 'muted', text: 'mermaid is not installed: the source is below.' })); continue; }
     try {

@@ -113,6 +113,10 @@ describe('rxslice inspect in headless Chromium', () => {
 
   it('filters by type', async () => {
     const failed = [...recording.envelopes()].filter((e) => e.event.type === 'transcript/toolFailed');
+    // The type menu is filled when it gets focus (its scan is not paid at open).
+    expect(await page.locator('#type option').count()).toBe(1);
+    await page.locator('#type').focus();
+    await page.waitForSelector('#type[data-loaded="true"]');
     await page.locator('#type').selectOption('transcript/toolFailed');
     await expect.poll(() => page.locator('#matches').textContent()).toBe(`${failed.length} match`);
     const seqs = await page.locator('.row').evaluateAll((rows) => rows.map((r) => Number((r as unknown as { dataset: Record<string, string> }).dataset['seq'])));

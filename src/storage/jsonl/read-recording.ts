@@ -110,7 +110,35 @@ export class RecordingError extends RxSliceError {
 
 const KIND_ENVELOPE = 0;
 const KIND_SNAPSHOT = 1;
-const PREFIX = /^\{"k":"([hse])"(?:,"seq":(\d+))?/;
+/** `{"k":"` then the kind (`h`, `s` or `e`) then `"`; for `s` and `e`, `,"seq":` and digits follow. */
+const KIND_PREFIX = Buffer.from('{"k":"', 'latin1');
+const SEQ_PREFIX = Buffer.from('","seq":', 'latin1');
+const NO_SEQ = -1;
+const NOT_A_RECORD = -2;
+
+/**
+ * Reads a body's prefix from its bytes (no string made): the `seq` written after the kind,
+ * {@link NO_SEQ} when there is none, or {@link NOT_A_RECORD}. Bodies longer than 40 bytes are
+ * read in their first 40, as the writer puts kind and seq first.
+ */
+function prefixSeq(buf: Buffer, start: number, end: number): number {
+  const stop = Math.min(end, start + 40);
+  if (stop - start < 8) return NOT_A_RECORD;
+  for (let i = 0; i < 6; i++) if (buf[start + i] !== KIND_PREFIX[i]) return NOT_A_RECORD;
+  const kind = buf[start + 6];
+  if ((kind !== 0x68 && kind !== 0x73 && kind !== 0x65) || buf[start + 7] !== 0x22) return NOT_A_RECORD;
+  if (stop - start < 16) return NO_SEQ;
+  for (let i = 1; i < 8; i++) if (buf[start + 7 + i] !== SEQ_PREFIX[i]) return NO_SEQ;
+  let seq = 0;
+  let digits = 0;
+  for (let i = start + 15; i < stop; i++) {
+    const b = buf[i] as number;
+    if (b < 0x30 || b > 0x39) break;
+    seq = seq * 10 + (b - 0x30);
+    digits++;
+  }
+  return digits === 0 ? NO_SEQ : seq;
+}
 
 /**
  * The clock of a replay session: `now()` is the time of the envelope being replayed, and nothing
@@ -255,14 +283,14 @@ class RecordingReader implements Recording {
       }
       const bodyStart = pos + BODY_OFFSET;
       const bodyEnd = end - 1;
-      const m = PREFIX.exec(buf.toString('latin1', bodyStart, Math.min(bodyEnd, bodyStart + 40))) as RegExpExecArray;
-      const kind = m[1];
+      const kind = String.fromCharCode(buf[bodyStart + 6] as number);
+      const prefixed = prefixSeq(buf, bodyStart, bodyEnd);
       if (line === 0) {
         if (kind !== 'h') throw new RecordingError(file, 'RECORDING_CORRUPT', 'it does not start with a recording header; is it a flight recording?');
         this.label = parseHeader(file, buf.toString('utf8', bodyStart, bodyEnd)).label;
       } else {
-        if (kind === 'h' || m[2] === undefined) throw new RecordingError(file, 'RECORDING_CORRUPT', `line ${line + 1} (byte ${pos}) is not a snapshot or an envelope.`);
-        const seq = Number(m[2]);
+        if (kind === 'h' || prefixed < 0) throw new RecordingError(file, 'RECORDING_CORRUPT', `line ${line + 1} (byte ${pos}) is not a snapshot or an envelope.`);
+        const seq = prefixed;
         if (kind === 'e') {
           if (seq <= prevSeq) throw new RecordingError(file, 'RECORDING_CORRUPT', `line ${line + 1} (byte ${pos}) has seq ${seq} after seq ${prevSeq}.`);
           prevSeq = seq;
@@ -293,7 +321,7 @@ class RecordingReader implements Recording {
     const crc = lineCrc(this.buf, start);
     if (crc < 0) return 'has no checksum';
     if (crcOf(this.buf, start + BODY_OFFSET, end - 1) !== crc) return 'fails its checksum';
-    if (!PREFIX.test(this.buf.toString('latin1', start + BODY_OFFSET, Math.min(end - 1, start + BODY_OFFSET + 40)))) return 'is not a record';
+    if (prefixSeq(this.buf, start + BODY_OFFSET, end - 1) === NOT_A_RECORD) return 'is not a record';
     return undefined;
   }
 
