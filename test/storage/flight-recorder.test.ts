@@ -205,3 +205,35 @@ describe('flightRecorder', () => {
     }
   });
 });
+
+describe('flight recorder snapshots', () => {
+  it('writes each snapshot as JSON.stringify(snapshot) would, reusing the text of unchanged items', async () => {
+    const { mkdtempSync, readFileSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { createSession } = await import('../../src/index');
+    const { flightRecorder } = await import('../../src/storage/jsonl/index');
+    const { Notes, NoteAdded, Counter, CounterBumped } = await import('../fixtures');
+    const dir = mkdtempSync(join(tmpdir(), 'rxslice-rec-snap-'));
+    try {
+      const file = join(dir, 'r.jsonl');
+      const session = createSession({ slices: [Notes, Counter] });
+      const recorder = flightRecorder(session, { file, snapshotEvery: 3 });
+      const expected: unknown[] = [JSON.parse(JSON.stringify(session.snapshot({ includeLogs: true })))];
+      for (let i = 1; i <= 9; i++) {
+        session.dispatch(i % 2 === 0 ? CounterBumped({ by: i }) : NoteAdded({ id: i, text: `note ${i} ✓ "quoted"` }));
+        if (i % 3 === 0) expected.push(JSON.parse(JSON.stringify(session.snapshot({ includeLogs: true }))));
+      }
+      recorder.close();
+      const snapshots = readFileSync(file, 'utf8')
+        .split('\n')
+        .filter((l) => l.includes('"k":"s"'))
+        .map((l) => (JSON.parse(l) as { rec: { snapshot: { id?: string } } }).rec.snapshot);
+      const strip = (s: any) => ({ ...s, id: undefined, parents: undefined });
+      expect(snapshots.map(strip)).toEqual(expected.map(strip));
+      session.dispose();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

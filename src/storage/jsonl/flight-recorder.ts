@@ -2,9 +2,10 @@ import { closeSync, fsyncSync, openSync, writeSync } from 'node:fs';
 import type { Subscription } from 'rxjs';
 import { RxSliceError } from '../../internal/errors';
 import type { CommittedEnvelope, Session } from '../../session/create-session';
+import type { SnapshotJSON } from '../../snapshots/snapshot';
 import { SESSION_INTERNALS } from '../../session/internals';
 import { SessionRestored } from '../../session/system-events';
-import { encodeLine, RECORDING_FORMAT, RECORDING_FORMAT_VERSION } from './recording-format';
+import { encodeLines, RECORDING_FORMAT, RECORDING_FORMAT_VERSION } from './recording-format';
 import { fsyncDirectory } from './snapshot-file';
 
 /** When the recorder makes its writes durable, after SQLite's `synchronous` levels. */
@@ -175,15 +176,41 @@ class Recorder implements FlightRecorder {
 
   private pushSnapshot(): void {
     const snapshot = this.session.snapshot({ includeLogs: true });
-    this.push(`{"k":"s","seq":${snapshot.seq},"snapshot":${JSON.stringify(snapshot)}}`);
+    this.push(`{"k":"s","seq":${snapshot.seq},"snapshot":${this.snapshotText(snapshot.toJSON())}}`);
     this.sinceSnapshot = 0;
     this.snapshotDue = false;
   }
 
+  /**
+   * `JSON.stringify` of a snapshot's JSON form, with each object item's text kept by identity:
+   * items are immutable, so a log slice's items are stringified once, not at every snapshot.
+   */
+  private snapshotText(json: SnapshotJSON): string {
+    const { slices, ...head } = json;
+    const parts: string[] = [];
+    for (const name of Object.keys(slices)) {
+      const { items, ...rest } = slices[name] as SnapshotJSON['slices'][string];
+      let list = '';
+      for (let i = 0; i < items.length; i++) list += `${i === 0 ? '' : ','}${this.itemText(items[i])}`;
+      const restText = JSON.stringify(rest);
+      parts.push(`${JSON.stringify(name)}:${restText === '{}' ? '{' : `${restText.slice(0, -1)},`}"items":[${list}]}`);
+    }
+    return `${JSON.stringify(head).slice(0, -1)},"slices":{${parts.join(',')}}}`;
+  }
+
+  private readonly itemTexts = new WeakMap<object, string>();
+
+  private itemText(item: unknown): string {
+    if (item === null || typeof item !== 'object') return JSON.stringify(item) ?? 'null';
+    let text = this.itemTexts.get(item);
+    if (text === undefined) this.itemTexts.set(item, (text = JSON.stringify(item)));
+    return text;
+  }
+
   private push(body: string): void {
-    const line = encodeLine(body);
-    this.buffer.push(line);
-    this.buffered += line.length;
+    this.buffer.push(body);
+    // Characters, not bytes: the threshold is a size hint (each line adds 27 characters).
+    this.buffered += body.length + 27;
     if (this.buffered >= this.bufferBytes) this.flush();
     else if (this.timer === undefined && this.fsync !== 'always') {
       this.timer = setTimeout(() => {
@@ -209,10 +236,11 @@ class Recorder implements FlightRecorder {
 
   /** Writes (and fsyncs unless `'never'`) the buffered lines in one call and empties the buffer. @throws the file system's error */
   private writeBuffer(): void {
-    const text = this.buffer.length === 1 ? (this.buffer[0] as string) : this.buffer.join('');
+    const bytes = encodeLines(this.buffer);
     this.buffer = [];
     this.buffered = 0;
-    writeSync(this.fd, text);
+    let off = 0;
+    while (off < bytes.length) off += writeSync(this.fd, bytes, off, bytes.length - off);
     if (this.fsync !== 'never') fsyncSync(this.fd);
   }
 

@@ -31,6 +31,30 @@ export function encodeLine(body: string): string {
   return `{"crc":"${HEX.slice(crc.length)}${crc}","rec":${body}}\n`;
 }
 
+/** @internal A line's start with a placeholder CRC (`{"crc":"00000000","rec":`): {@link encodeLines} fills it in. */
+export const LINE_START = '{"crc":"00000000","rec":';
+const HEX_DIGITS = Buffer.from('0123456789abcdef', 'latin1');
+
+/**
+ * @internal Encodes many bodies into one buffer of lines in one UTF-8 conversion: each line is
+ * written with a placeholder CRC, then its CRC32 is computed over its body's bytes and its hex
+ * digits are put in place. Same bytes as `bodies.map(encodeLine).join('')`, without encoding each
+ * body twice (once for its CRC, once for the write). Bodies are JSON text: they hold no newline.
+ */
+export function encodeLines(bodies: readonly string[]): Buffer {
+  let text = '';
+  for (const body of bodies) text += `${LINE_START}${body}}\n`;
+  const buf = Buffer.from(text, 'utf8');
+  let pos = 0;
+  while (pos < buf.length) {
+    const nl = buf.indexOf(10, pos);
+    const crc = crc32(buf.subarray(pos + BODY_OFFSET, nl - 1));
+    for (let i = 0; i < 8; i++) buf[pos + 8 + i] = HEX_DIGITS[(crc >>> (28 - 4 * i)) & 15] as number;
+    pos = nl + 1;
+  }
+  return buf;
+}
+
 const PREFIX = Buffer.from('{"crc":"', 'latin1');
 const INFIX = Buffer.from('","rec":', 'latin1');
 
