@@ -6,10 +6,14 @@ import { fileURLToPath } from 'node:url';
 
 const src = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
 let cli;
+let tsx;
 if (existsSync(src)) {
-  const { tsImport } = await import('tsx/esm/api');
-  cli = await tsImport(src, import.meta.url);
-} else {
-  cli = await import('../dist/cli/main.js');
+  try {
+    tsx = await import('tsx/esm/api');
+  } catch {
+    // A checkout without its dev dependencies: the built files, if any.
+  }
 }
+if (tsx !== undefined) cli = await tsx.tsImport(src, import.meta.url);
+else cli = await import('../dist/cli/main.js');
 await cli.main();

@@ -73,7 +73,8 @@ class BadRequest extends Error {}
  */
 export async function startInspector(options: InspectorOptions): Promise<Inspector> {
   const model = new InspectorModel(options.file, options.definitions);
-  const require = createRequire(import.meta.url);
+  // This module is built as ESM and as CommonJS (where import.meta is empty): resolve from either.
+  const require = createRequire(typeof __filename === 'string' ? __filename : import.meta.url);
   const server = createServer((req, res) => {
     void handle(model, require, req, res);
   });

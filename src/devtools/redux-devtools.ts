@@ -1,4 +1,4 @@
-import { bufferTime, filter, Subscription } from 'rxjs';
+import { bufferTime, filter, Subject, Subscription, takeUntil } from 'rxjs';
 import { RxSliceError } from '../internal/errors';
 import type { Event } from '../events/event';
 import type { CommittedEnvelope, Session } from '../session/create-session';
@@ -176,8 +176,12 @@ class Bridge implements DevToolsConnection {
     this.base = this.current = stateOf(session);
   }
 
+  /** Completes the collected stream on disconnect, so that `bufferTime` hands over what it holds. */
+  private readonly stop$ = new Subject<void>();
+
   start(latencyMs: number): void {
     const committed = this.session.committed$.pipe(
+      takeUntil(this.stop$),
       filter((c) => {
         if (c.event.type === RESTORED && this.ownRestores > 0) {
           this.ownRestores--;
@@ -390,6 +394,7 @@ class Bridge implements DevToolsConnection {
   }
 
   disconnect(): void {
+    this.stop$.next();
     this.subscription.unsubscribe();
     this.close();
     this.send = () => {};

@@ -74,7 +74,11 @@ describe('connectDevTools with the Redux DevTools extension', () => {
     session.dispatch(CounterBumped({ by: 1 }));
     expect(ext.sent).toHaveLength(0);
     await expect.poll(() => ext.sent.length).toBe(2);
+    // What is still collected when the bridge disconnects is sent, not dropped.
+    session.dispatch(CounterBumped({ by: 1 }));
+    expect(ext.sent).toHaveLength(2);
     devtools.disconnect();
+    expect(ext.sent.map((s) => s.action.seq)).toEqual([1, 2, 3]);
     session.dispose();
   });
 
