@@ -33,6 +33,7 @@ export { onLatest, produceLatest, NoLatestItemError } from './slices/latest-redu
 export { appendAll, replaceLatest, replaceLatestBy, upsertBy } from './slices/helper-reducers';
 export { append, extend, replace, clear, none, withEffects } from './slices/slice-op';
 export type { SliceOp } from './slices/slice-op';
+export type { EventMiddleware } from './session/event-pipeline';
 export type { SliceView } from './slices/slice-view';
 export type { SliceWindowPolicy, WindowContext, WindowMemo, EvictionDecision } from './slices/window-contract';
 

@@ -19,7 +19,7 @@ import { createStore as createZustandStore, type StateCreator, type StoreMutator
 import { subscribeWithSelector } from 'zustand/middleware';
 import { BehaviorSubject, Subject, map, share, type Observable, type OperatorFunction } from 'rxjs';
 import { z } from 'zod';
-import { createSession, defineEvent, defineSlice, type Envelope, type ReducerMiddleware } from '../../src/index';
+import { createSession, defineEvent, defineSlice, type Envelope, type EventMiddleware, type ReducerMiddleware } from '../../src/index';
 
 /** Number of counter slices. */
 export const SLICES = 10;
@@ -30,7 +30,7 @@ export interface Counter {
 }
 
 /** Which pass-through middleware (workload 5) the store gets: none, or three of the given kind. */
-export type CounterMiddleware = 'none' | 'store' | 'reducer' | 'operator';
+export type CounterMiddleware = 'none' | 'store' | 'reducer' | 'operator' | 'event';
 
 /** The face every contender's counter store shows to the workloads. */
 export interface CounterStore {
@@ -91,10 +91,12 @@ const rxsliceSlices = names.map((name, i) =>
 function rxslice(middleware: CounterMiddleware): CounterStore {
   const passReducer: ReducerMiddleware = (_ctx, next) => next();
   const passOperator: OperatorFunction<Envelope, Envelope> = map((envelope) => envelope);
+  const passEvent: EventMiddleware = (envelope, next) => next(envelope);
   const session = createSession({
     slices: rxsliceSlices,
     ...(middleware === 'reducer' ? { middleware: { reducers: [passReducer, passReducer, passReducer] } } : {}),
     ...(middleware === 'operator' ? { middleware: { operators: [passOperator, passOperator, passOperator] } } : {}),
+    ...(middleware === 'event' ? { middleware: { events: [passEvent, passEvent, passEvent] } } : {}),
   });
   const handles = rxsliceSlices.map((s) => session.slice(s));
   return {

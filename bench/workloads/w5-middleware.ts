@@ -32,12 +32,13 @@ export const middlewareWorkload: Workload = {
     { key: 'overhead', label: 'overhead (with / without)', digits: 2 },
   ],
   notes: [
-    'Middleware shapes: rxslice reducer middleware `(ctx, next) => next()` (runs around each of the 10 reducer calls per event) or operator middleware `map((envelope) => envelope)` on the envelope stream; Redux/RTK store middleware `() => (next) => (action) => next(action)`; raw RxJS three `map` operators on the actions stream (plus `share()`); Zustand its documented custom-middleware wrapper around `set`; Elf has a single `preStoreUpdate` hook, so the three pass-throughs are composed in it; the plain loop wraps dispatch three times.',
+    'Middleware shapes: rxslice reducer middleware `(ctx, next) => next()` (runs around each of the 10 reducer calls per event) or operator middleware `map((envelope) => envelope)` on the envelope stream, or event middleware `(envelope, next) => next(envelope)` (once per event); Redux/RTK store middleware `() => (next) => (action) => next(action)`; raw RxJS three `map` operators on the actions stream (plus `share()`); Zustand its documented custom-middleware wrapper around `set`; Elf has a single `preStoreUpdate` hook, so the three pass-throughs are composed in it; the plain loop wraps dispatch three times.',
   ],
   contenders: {
     plain: impl('plain'),
     rxslice: impl('rxslice', 'reducer'),
     'rxslice-operator': impl('rxslice', 'operator'),
+    'rxslice-event': impl('rxslice', 'event'),
     rxjs: impl('rxjs'),
     redux: impl('redux'),
     rtk: impl('rtk'),

@@ -10,6 +10,7 @@ export const CONTENDER_LABELS: Readonly<Record<string, string>> = {
   'plain-fsync': 'plain (write + fdatasync)',
   rxslice: 'rxslice',
   'rxslice-operator': 'rxslice (operator mw)',
+  'rxslice-event': 'rxslice (event mw)',
   'rxslice-noschema': 'rxslice (no schema)',
   'rxslice-effect': 'rxslice (effect as data)',
   'rxslice-novalidation': 'rxslice (validation off)',

@@ -14,6 +14,7 @@ import { importItem } from './apply-op';
 import { InvalidSliceItemError, SessionDisposedError, UnsupportedOnSharedSessionError, type InvalidEventError, type ReducerError } from './errors';
 import type { SliceHandle, SliceRecord, SliceRuntimeConfig } from './slice-handle';
 import { SessionCore } from './session-core';
+import type { EventMiddleware } from './event-pipeline';
 import { SessionReset, SliceCleared, SliceSeeded } from './system-events';
 import { ATTACH, SESSION_INTERNALS, type Attachable, type SessionInternals } from './internals';
 import { sliceNames } from './session-snapshots';
@@ -40,6 +41,13 @@ export interface SessionOptions {
    * middleware must carry an application event (a forged `rxslice.*` type is rejected the same way).
    */
   readonly middleware?: {
+    /**
+     * Event middleware: functions `(envelope, next) => void` that see each application event once,
+     * before the operator middleware, in order (see {@link EventMiddleware}). The cheap kind for
+     * what runs once per event; a throw rejects the event as an operator failure does
+     * (`reducerName` `'event middleware'`).
+     */
+    readonly events?: readonly EventMiddleware[];
     readonly operators?: readonly OperatorFunction<Envelope, Envelope>[];
     readonly reducers?: readonly ReducerMiddleware[];
   };
@@ -255,6 +263,7 @@ export function createSession(options: SessionOptions): Session {
     freeze,
     globalMiddleware: options.middleware?.reducers ?? [],
     operators: options.middleware?.operators ?? [],
+    eventMiddleware: options.middleware?.events ?? [],
     stateStorage: (typeof options.storage === 'function' ? options.storage : options.storage?.state) ?? memory({ freeze }),
     logStorage: (typeof options.storage === 'function' ? options.storage : options.storage?.log) ?? memory({ freeze }),
     slices: options.slices,

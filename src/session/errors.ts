@@ -23,7 +23,8 @@ export class InvalidEventError extends RxSliceError {
  * Thrown by `dispatch` (and reported on `errors$`) when a reducer or reducer middleware
  * throws, or when the operator middleware fails on the event (`sliceName` `'(session)'`,
  * `reducerName` `'operator middleware'`: it threw, errored, or let through something that is
- * not an application event). `cause` is the original error; no slice changed for this event.
+ * not an application event) or the event middleware does (`reducerName` `'event middleware'`:
+ * it threw, or called `next` twice with one envelope). `cause` is the original error; no slice changed for this event.
  */
 export class ReducerError extends RxSliceError {
   override readonly name = 'ReducerError';
@@ -39,6 +40,8 @@ export class ReducerError extends RxSliceError {
         ? `The operator middleware failed on "${envelope.event.type}" (seq ${envelope.seq}): ${
             describeCause(cause)
           }. The event was not reduced; the middleware is resubscribed before the next event.`
+        : reducerName === 'event middleware' && sliceName === '(session)'
+        ? `The event middleware failed on "${envelope.event.type}" (seq ${envelope.seq}): ${describeCause(cause)}. The event was not reduced.`
         : `Reducer "${reducerName}" of slice "${sliceName}" failed on "${envelope.event.type}" (seq ${envelope.seq}): ${
             describeCause(cause)
           }. No slice was changed by this event.`,

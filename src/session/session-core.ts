@@ -12,6 +12,7 @@ import type { CommittedEnvelope, EvictedItems } from './create-session';
 import { DispatchInReducerError, InvalidEventError, ReducerError, SessionDisposedError, StorageFailedError } from './errors';
 import type { CommitListener, CommittedListener, EnvelopeDecider } from './internals';
 import { OperatorPipeline } from './operator-pipeline';
+import { EventPipeline, type EventMiddleware } from './event-pipeline';
 import { SessionRegistry } from './session-registry';
 import { SessionSnapshots } from './session-snapshots';
 import type { Route, SliceRecord } from './slice-handle';
@@ -36,6 +37,8 @@ export interface SessionCoreConfig {
   readonly freeze: boolean;
   readonly globalMiddleware: readonly ReducerMiddleware[];
   readonly operators: readonly OperatorFunction<Envelope, Envelope>[];
+  /** Event middleware, run before the operator middleware. */
+  readonly eventMiddleware: readonly EventMiddleware[];
   readonly stateStorage: StorageFactory;
   readonly logStorage: StorageFactory;
   /** The slices, in registration order (registered with their declared reducers). */
@@ -90,8 +93,8 @@ export class SessionCore {
   awaitedFailure: RxSliceError | undefined = undefined;
   batchDepth = 0;
   readonly held: HeldCommit[] = [];
-  /** The operator middleware, when the session has any. */
-  readonly pipeline: OperatorPipeline | undefined;
+  /** The event and operator middleware, when the session has any (events first). */
+  readonly pipeline: OperatorPipeline | EventPipeline | undefined;
   /** Set when a durable storage failed (fatal): every later dispatch throws it. */
   storageFailure: StorageFailedError | undefined = undefined;
   /** The last envelope that entered the pipeline. */
@@ -139,7 +142,11 @@ export class SessionCore {
       journal.setReporter((error) => this.failStorage(0, error));
     }
     // Last: an operator middleware may emit as soon as it is subscribed.
-    this.pipeline = config.operators.length > 0 ? new OperatorPipeline(this, config.operators) : undefined;
+    const operators = config.operators.length > 0 ? new OperatorPipeline(this, config.operators) : undefined;
+    this.pipeline =
+      config.eventMiddleware.length > 0
+        ? new EventPipeline(this, config.eventMiddleware, operators === undefined ? undefined : (env) => operators.feed(env))
+        : operators;
   }
 
   /**
@@ -157,10 +164,10 @@ export class SessionCore {
    * application event): the envelope being fed in is rejected (its top-level `dispatch` throws),
    * and the failure is reported on `errors$`.
    */
-  middlewareFailed(cause: unknown): void {
+  middlewareFailed(cause: unknown, kind: 'operator middleware' | 'event middleware' = 'operator middleware'): void {
     const pipeline = this.pipeline;
     const env = pipeline?.current ?? this.lastEnvelope();
-    const error = new ReducerError(env, '(session)', 'operator middleware', cause);
+    const error = new ReducerError(env, '(session)', kind, cause);
     if (pipeline?.isFeeding === true && env.seq === this.awaitedSeq) this.awaitedFailure = error;
     this.errors$.next(error);
   }
@@ -398,8 +405,12 @@ export class SessionCore {
     return (record.tx = record.storage.begin());
   }
 
-  /** Reduces `env` into every listening slice and commits all of them, or none. */
-  private reduce(env: Envelope): void {
+  /**
+   * Reduces `env` into every listening slice and commits all of them, or none.
+   * @internal Also the event middleware's fast path for the envelope it was fed, unchanged and
+   * synchronously (already known to be an application event, inside the drain).
+   */
+  reduce(env: Envelope): void {
     // Read once: an envelope from the operator middleware is user data.
     const event = env.event;
     const type = event.type;

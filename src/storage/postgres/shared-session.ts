@@ -80,8 +80,11 @@ export async function createSharedSession(options: SharedSessionOptions): Promis
   if (typeof options.sessionId !== 'string' || options.sessionId.length === 0 || options.sessionId.length > 200) {
     throw new SharedLogError(`sessionId must be a non-empty string of at most 200 characters; got ${JSON.stringify(options.sessionId)}`);
   }
-  if ((options.middleware as { operators?: unknown } | undefined)?.operators !== undefined) {
-    throw new SharedLogError('operator middleware is not available on a shared session (it could delay or drop events differently in each process); use reducer middleware');
+  const middleware = options.middleware as { operators?: unknown; events?: unknown } | undefined;
+  if (middleware?.operators !== undefined || middleware?.events !== undefined) {
+    throw new SharedLogError(
+      `${middleware.operators !== undefined ? 'operator' : 'event'} middleware is not available on a shared session (it could delay or drop events differently in each process); use reducer middleware`,
+    );
   }
   const tables = sharedTables(options.tablePrefix, options.schema);
   const conn = options.postgres;

@@ -1,0 +1,89 @@
+import type { Envelope } from '../events/envelope';
+import type { SessionCore } from './session-core';
+
+/**
+ * Event middleware: a function that sees each application event once, before reducers, and
+ * hands it on with `next` (changed or as it is), or does not (the event is dropped). The cheap
+ * kind for what runs once per event (logging, metrics, checks): no RxJS subject in between.
+ *
+ * @remarks Calls are synchronous with the dispatch. `next` may also be called later (after a
+ * delay): the event is reduced then, as a delayed operator-middleware envelope is. A middleware
+ * that throws rejects that event (`dispatch` throws a `ReducerError` with `reducerName`
+ * `'event middleware'`, reported on `errors$`); calling `next` twice with the same envelope is
+ * such a failure too. Library events (`rxslice.*`) bypass it, as they bypass operator middleware.
+ * @example
+ * ```ts
+ * const log: EventMiddleware = (env, next) => {
+ *   console.log(`#${env.seq} ${env.event.type}`);
+ *   next(env);
+ * };
+ * createSession({ slices, middleware: { events: [log] } });
+ * ```
+ */
+export type EventMiddleware = (envelope: Envelope, next: (envelope: Envelope) => void) => void;
+
+/**
+ * @internal The session's event middleware, composed once into one function that ends in
+ * `downstream` (the operator middleware when there is some, else the reduce step). Shows the
+ * same face to the core as the operator pipeline: the envelope being fed in, for error reports.
+ */
+export class EventPipeline {
+  private readonly chain: (env: Envelope) => void;
+  private feeding: Envelope | undefined = undefined;
+  private lastFed: Envelope | undefined = undefined;
+  /** The envelope last handed downstream: the same one again means `next` was called twice. */
+  private lastOut: Envelope | undefined = undefined;
+
+  /**
+   * @param downstream - The operator middleware's feed, or undefined: then the reduce step. The
+   * envelope fed in, handed on unchanged and synchronously, is reduced directly (it is an
+   * application event, and the core is inside its drain); any other goes through the core's
+   * checks for envelopes coming out of middleware.
+   */
+  constructor(
+    private readonly core: SessionCore,
+    middlewares: readonly EventMiddleware[],
+    downstream: ((env: Envelope) => void) | undefined,
+  ) {
+    const out = (env: Envelope): void => {
+      if (env === this.lastOut) {
+        this.core.middlewareFailed(new Error(`event middleware called next twice with envelope #${env.seq}`), 'event middleware');
+        return;
+      }
+      this.lastOut = env;
+      if (downstream !== undefined) downstream(env);
+      else if (env === this.feeding && this.core.busy) this.core.reduce(env);
+      else this.core.reduceEntered(env);
+    };
+    let chain = out;
+    for (let i = middlewares.length - 1; i >= 0; i--) {
+      const middleware = middlewares[i] as EventMiddleware;
+      const next = chain;
+      chain = (env) => middleware(env, next);
+    }
+    this.chain = chain;
+  }
+
+  /** The envelope an error now belongs to: the one being fed in, else the last one fed in. */
+  get current(): Envelope | undefined {
+    return this.feeding ?? this.lastFed;
+  }
+
+  /** Whether an error now belongs to the envelope being fed in (synchronous with a dispatch). */
+  get isFeeding(): boolean {
+    return this.feeding !== undefined;
+  }
+
+  /** Runs the middleware on `env`; a throw rejects it (reported by the core). */
+  feed(env: Envelope): void {
+    this.feeding = env;
+    this.lastFed = env;
+    try {
+      this.chain(env);
+    } catch (cause) {
+      this.core.middlewareFailed(cause, 'event middleware');
+    } finally {
+      this.feeding = undefined;
+    }
+  }
+}
