@@ -308,6 +308,7 @@ describe('createSharedSession', () => {
     await expect(createSharedSession({ ...base, sessionId: '' })).rejects.toMatchObject({ code: 'SHARED_LOG_FAILED', message: expect.stringMatching(/sessionId must be a non-empty string/) });
     await expect(createSharedSession({ ...base, sessionId: 's', tablePrefix: 'Bad-Name; DROP' })).rejects.toMatchObject({ code: 'SHARED_LOG_FAILED', message: expect.stringMatching(/tablePrefix must be a lower-case identifier/) });
     await expect(createSharedSession({ ...base, sessionId: 's', middleware: { operators: [] } } as unknown as SharedSessionOptions)).rejects.toMatchObject({ message: expect.stringMatching(/operator middleware is not available/) });
+    await expect(createSharedSession({ ...base, sessionId: 's', middleware: { events: [] } } as unknown as SharedSessionOptions)).rejects.toMatchObject({ message: expect.stringMatching(/event middleware is not available/) });
     await expect(createSharedSession({ ...base, sessionId: 's', postgres: { connectionString: 'postgres://nobody@127.0.0.1:1/none' } })).rejects.toMatchObject({ code: 'SHARED_LOG_FAILED', message: expect.stringMatching(/connecting to PostgreSQL failed: connect ECONNREFUSED/) });
     const id = randomUUID();
     const a = await share(id);
