@@ -217,7 +217,9 @@ describe('flight recorder snapshots', () => {
     const dir = mkdtempSync(join(tmpdir(), 'rxslice-rec-snap-'));
     try {
       const file = join(dir, 'r.jsonl');
-      const session = createSession({ slices: [Notes, Counter] });
+      // A clock that stands still: the recorder's snapshots and the ones taken here share their `at`.
+      const { VirtualTimeScheduler } = await import('rxjs');
+      const session = createSession({ slices: [Notes, Counter], scheduler: new VirtualTimeScheduler() });
       const recorder = flightRecorder(session, { file, snapshotEvery: 3 });
       const expected: unknown[] = [JSON.parse(JSON.stringify(session.snapshot({ includeLogs: true })))];
       for (let i = 1; i <= 9; i++) {
