@@ -274,7 +274,7 @@ export class InspectorModel {
         all.push(entry);
       }
       entry.events.push({ seq: env.seq, at: env.at, what });
-      if (what === 'started' || what === 'stepStarted') entry.attempts++;
+      if (isEffect ? what === 'started' : what === 'stepStarted') entry.attempts++;
       if (what === 'retrying') entry.retries++;
       if (what === 'compensated' || what === 'stepCompensated') entry.compensations++;
       const end = isEffect
