@@ -169,6 +169,27 @@ describe('rxslice inspect: the JSON API', () => {
 });
 
 describe('progress', () => {
+  it('draws a cli-progress bar (count, rate, ETA) when stderr is a terminal, once the work lasts over a second', () => {
+    vi.useFakeTimers({ now: 0 });
+    try {
+      const tty = io(true);
+      const p = progress(tty.io, 'replay', 200, 'events');
+      p.update(10);
+      expect(tty.err()).toBe('');
+      vi.setSystemTime(2000);
+      p.update(100);
+      vi.setSystemTime(4000);
+      p.update(200);
+      p.stop();
+      // The bar's last frame, without the terminal's control sequences.
+      const text = tty.err().replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '');
+      expect(text).toContain('replay [');
+      expect(text).toContain('] 200/200 events | 50/s | ETA 0s');
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('is silent for work under a second, then prints plain lines off a terminal', () => {
     vi.useFakeTimers({ now: 0 });
     try {
