@@ -86,5 +86,6 @@ export function evaluateTargets(results: Results): TargetOutcome[] {
   const recoverTarget = 'jsonl open + recover of 1,000,000 records under 2 s';
   if (Number.isFinite(recover.median)) out.push({ workload: '10o', target: recoverTarget, ...against(recover.median, 2000, (v) => `${fmt(v)} ms`) });
   else out.push({ workload: '10o', target: recoverTarget, status: 'not measured', detail: recover.unavailable ?? recover.failed ?? 'no value' });
+  ratioTarget('16m', 'rxslice bytes per item of a 1M-item log within 1.2× a plain array of the same frozen items', ['memory', 'rxslice'], ['memory', 'plain'], 1.2);
   return out;
 }

@@ -12,6 +12,7 @@ import { sagaRecoveryWorkload, sagaWorkload } from './w11-sagas';
 import { journalAppendWorkload, journalRecoverWorkload } from './w10-jsonl';
 import { checkpointGrowthWorkload } from './w13-checkpoints';
 import { sharedLogWorkload } from './w14-shared';
+import { memoryWorkload } from './w16-memory';
 import type { Workload } from './workload';
 
 /** Every workload, in report order. */
@@ -35,4 +36,5 @@ export const WORKLOADS: readonly Workload[] = [
   sagaRecoveryWorkload,
   checkpointGrowthWorkload,
   sharedLogWorkload,
+  memoryWorkload,
 ];
