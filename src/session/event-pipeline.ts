@@ -1,4 +1,5 @@
 import type { Envelope } from '../events/envelope';
+import { MiddlewareFeed } from './middleware-feed';
 import type { SessionCore } from './session-core';
 
 /**
@@ -27,10 +28,8 @@ export type EventMiddleware = (envelope: Envelope, next: (envelope: Envelope) =>
  * `downstream` (the operator middleware when there is some, else the reduce step). Shows the
  * same face to the core as the operator pipeline: the envelope being fed in, for error reports.
  */
-export class EventPipeline {
+export class EventPipeline extends MiddlewareFeed {
   private readonly chain: (env: Envelope) => void;
-  private feeding: Envelope | undefined = undefined;
-  private lastFed: Envelope | undefined = undefined;
   /** The envelope last handed downstream: the same one again means `next` was called twice. */
   private lastOut: Envelope | undefined = undefined;
 
@@ -45,6 +44,7 @@ export class EventPipeline {
     middlewares: readonly EventMiddleware[],
     downstream: ((env: Envelope) => void) | undefined,
   ) {
+    super();
     const out = (env: Envelope): void => {
       if (env === this.lastOut) {
         this.core.middlewareFailed(new Error(`event middleware called next twice with envelope #${env.seq}`), 'event middleware');
@@ -62,16 +62,6 @@ export class EventPipeline {
       chain = (env) => middleware(env, next);
     }
     this.chain = chain;
-  }
-
-  /** The envelope an error now belongs to: the one being fed in, else the last one fed in. */
-  get current(): Envelope | undefined {
-    return this.feeding ?? this.lastFed;
-  }
-
-  /** Whether an error now belongs to the envelope being fed in (synchronous with a dispatch). */
-  get isFeeding(): boolean {
-    return this.feeding !== undefined;
   }
 
   /** Runs the middleware on `env`; a throw rejects it (reported by the core). */

@@ -1,6 +1,7 @@
 import type { Observable, OperatorFunction, Subscription } from 'rxjs';
 import { Subject } from 'rxjs';
 import type { Envelope } from '../events/envelope';
+import { MiddlewareFeed } from './middleware-feed';
 import type { SessionCore } from './session-core';
 
 /**
@@ -18,35 +19,22 @@ import type { SessionCore } from './session-core';
  *   envelope is rejected the same way; nothing loops, the next envelope tries again.
  * Envelopes the chain held when it failed (delayed ones) are lost with it.
  */
-export class OperatorPipeline {
+export class OperatorPipeline extends MiddlewareFeed {
   private readonly input = new Subject<Envelope>();
   private readonly output: Observable<Envelope>;
   private subscription: Subscription | undefined = undefined;
   private connected = false;
-  /** The envelope being fed in (an error now is its failure). */
-  private feeding: Envelope | undefined = undefined;
-  /** The last envelope fed in (an asynchronous error is reported with it). */
-  private lastFed: Envelope | undefined = undefined;
 
   constructor(
     private readonly core: SessionCore,
     operators: readonly OperatorFunction<Envelope, Envelope>[],
   ) {
+    super();
     this.output = operators.reduce<Observable<Envelope>>((source, op) => source.pipe(op), this.input);
     core.subscriptions.add(() => this.subscription?.unsubscribe());
     // Eagerly, as a middleware may emit as soon as it is subscribed; a failure here is
     // reported and retried before the first envelope.
     this.connect();
-  }
-
-  /** The envelope an error now belongs to: the one being fed in, else the last one fed in. */
-  get current(): Envelope | undefined {
-    return this.feeding ?? this.lastFed;
-  }
-
-  /** Whether an error now belongs to `feeding` (synchronous with a dispatch). */
-  get isFeeding(): boolean {
-    return this.feeding !== undefined;
   }
 
   /** Feeds `env` into the middleware, resubscribing it first if it errored or completed. */

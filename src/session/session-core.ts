@@ -13,6 +13,7 @@ import { DispatchInReducerError, InvalidEventError, ReducerError, SessionDispose
 import type { CommitListener, CommittedListener, EnvelopeDecider } from './internals';
 import { OperatorPipeline } from './operator-pipeline';
 import { EventPipeline, type EventMiddleware } from './event-pipeline';
+import type { MiddlewareFeed } from './middleware-feed';
 import { SessionRegistry } from './session-registry';
 import { SessionSnapshots } from './session-snapshots';
 import type { Route, SliceRecord } from './slice-handle';
@@ -94,7 +95,7 @@ export class SessionCore {
   batchDepth = 0;
   readonly held: HeldCommit[] = [];
   /** The event and operator middleware, when the session has any (events first). */
-  readonly pipeline: OperatorPipeline | EventPipeline | undefined;
+  readonly pipeline: MiddlewareFeed | undefined;
   /** Set when a durable storage failed (fatal): every later dispatch throws it. */
   storageFailure: StorageFailedError | undefined = undefined;
   /** The last envelope that entered the pipeline. */
