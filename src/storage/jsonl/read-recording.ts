@@ -9,7 +9,7 @@ import { snapshotFromJSON } from '../../snapshots/codec';
 import type { Snapshot } from '../../snapshots/snapshot';
 import { createSession, type CommittedEnvelope, type Session } from '../../session/create-session';
 import { SESSION_INTERNALS } from '../../session/internals';
-import { BODY_OFFSET, crcOf, lineCrc, RECORDING_FORMAT, RECORDING_FORMAT_VERSION } from './recording-format';
+import { BODY_OFFSET, crcOf, lineCrc, NOT_A_RECORD, prefixSeq, RECORDING_FORMAT, RECORDING_FORMAT_VERSION } from './recording-format';
 
 /** One envelope as the flight recorder wrote it (deep-frozen). */
 export type RecordedEnvelope = CommittedEnvelope;
@@ -110,35 +110,6 @@ export class RecordingError extends RxSliceError {
 
 const KIND_ENVELOPE = 0;
 const KIND_SNAPSHOT = 1;
-/** `{"k":"` then the kind (`h`, `s` or `e`) then `"`; for `s` and `e`, `,"seq":` and digits follow. */
-const KIND_PREFIX = Buffer.from('{"k":"', 'latin1');
-const SEQ_PREFIX = Buffer.from('","seq":', 'latin1');
-const NO_SEQ = -1;
-const NOT_A_RECORD = -2;
-
-/**
- * Reads a body's prefix from its bytes (no string made): the `seq` written after the kind,
- * {@link NO_SEQ} when there is none, or {@link NOT_A_RECORD}. Bodies longer than 40 bytes are
- * read in their first 40, as the writer puts kind and seq first.
- */
-function prefixSeq(buf: Buffer, start: number, end: number): number {
-  const stop = Math.min(end, start + 40);
-  if (stop - start < 8) return NOT_A_RECORD;
-  for (let i = 0; i < 6; i++) if (buf[start + i] !== KIND_PREFIX[i]) return NOT_A_RECORD;
-  const kind = buf[start + 6];
-  if ((kind !== 0x68 && kind !== 0x73 && kind !== 0x65) || buf[start + 7] !== 0x22) return NOT_A_RECORD;
-  if (stop - start < 16) return NO_SEQ;
-  for (let i = 1; i < 8; i++) if (buf[start + 7 + i] !== SEQ_PREFIX[i]) return NO_SEQ;
-  let seq = 0;
-  let digits = 0;
-  for (let i = start + 15; i < stop; i++) {
-    const b = buf[i] as number;
-    if (b < 0x30 || b > 0x39) break;
-    seq = seq * 10 + (b - 0x30);
-    digits++;
-  }
-  return digits === 0 ? NO_SEQ : seq;
-}
 
 /**
  * The clock of a replay session: `now()` is the time of the envelope being replayed, and nothing

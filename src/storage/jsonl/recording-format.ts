@@ -75,3 +75,34 @@ export function lineCrc(buf: Buffer, start: number): number {
 
 /** @internal The CRC32 of bytes `[start, end)` of `buf`. */
 export const crcOf = (buf: Buffer, start: number, end: number): number => crc32(buf.subarray(start, end));
+
+/** `{"k":"` then the kind (`h`, `s` or `e`) then `"`; for `s` and `e`, `,"seq":` and digits follow. */
+const KIND_PREFIX = Buffer.from('{"k":"', 'latin1');
+const SEQ_PREFIX = Buffer.from('","seq":', 'latin1');
+const NO_SEQ = -1;
+/** @internal */
+export const NOT_A_RECORD = -2;
+
+/**
+ * @internal Reads a recording body's prefix from its bytes (no string made): the `seq` written after the kind,
+ * {@link NO_SEQ} when there is none, or {@link NOT_A_RECORD}. Bodies longer than 40 bytes are
+ * read in their first 40, as the writer puts kind and seq first.
+ */
+export function prefixSeq(buf: Buffer, start: number, end: number): number {
+  const stop = Math.min(end, start + 40);
+  if (stop - start < 8) return NOT_A_RECORD;
+  for (let i = 0; i < 6; i++) if (buf[start + i] !== KIND_PREFIX[i]) return NOT_A_RECORD;
+  const kind = buf[start + 6];
+  if ((kind !== 0x68 && kind !== 0x73 && kind !== 0x65) || buf[start + 7] !== 0x22) return NOT_A_RECORD;
+  if (stop - start < 16) return NO_SEQ;
+  for (let i = 1; i < 8; i++) if (buf[start + 7 + i] !== SEQ_PREFIX[i]) return NO_SEQ;
+  let seq = 0;
+  let digits = 0;
+  for (let i = start + 15; i < stop; i++) {
+    const b = buf[i] as number;
+    if (b < 0x30 || b > 0x39) break;
+    seq = seq * 10 + (b - 0x30);
+    digits++;
+  }
+  return digits === 0 ? NO_SEQ : seq;
+}
