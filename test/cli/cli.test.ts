@@ -156,6 +156,12 @@ describe('rxslice inspect: the JSON API', () => {
     expect(Object.keys(series.numbers)).toContain('tokenUsage.output');
   });
 
+  it('a bad port is a usage error, and nothing listens', async () => {
+    const c = io();
+    expect(await runCli(['inspect', recordingFile, '--port', 'abc'], c.io, { onInspector: () => expect.unreachable() })).toBe(2);
+    expect(c.err()).toContain("option '--port <n>' argument 'abc' is invalid. a port is an integer from 0 to 65535");
+  });
+
   it('answers bad requests with 400 and the error; serves the page and its libraries', async () => {
     expect(await get('/api/state?seq=abc')).toEqual({ status: 400, body: { error: { name: 'BadRequest', code: 'BAD_REQUEST', message: 'query parameter "seq" must be an integer, got "abc"' } } });
     const out = await get(`/api/state?seq=${recording.lastSeq + 1}`);

@@ -162,6 +162,8 @@ describe('flightRecorder', () => {
     ['snapshotEvery 0', { snapshotEvery: 0 }, /snapshotEvery must be an integer ≥ 1/],
     ['snapshotEvery 1.5', { snapshotEvery: 1.5 }, /snapshotEvery must be an integer ≥ 1/],
     ['an unknown fsync', { fsync: 'sometimes' as 'never' }, /fsync must be 'always', 'batch' or 'never'/],
+    ['an empty label', { label: '' }, /label must be a string of 1 to 200 characters/],
+    ['a label over 200 characters', { label: 'x'.repeat(201) }, /label must be a string of 1 to 200 characters/],
   ])('rejects %s', (_label, extra, message) => {
     const session = createSession({ slices: [Notes] });
     expect(() => flightRecorder(session, { file: join(dir, 'x.jsonl'), ...extra })).toThrow(FlightRecorderError);
