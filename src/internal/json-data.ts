@@ -34,14 +34,79 @@ function describe(value: unknown): string {
  * schema's `optional()`); an own `__proto__` key is not (it is not data, and it changes the
  * prototype of an object built by assignment).
  *
- * Iterative (no recursion, whatever the depth) and linear in the number of nodes for trees:
+ * Data that passes is confirmed by {@link isJsonDataFast} (recursion bounded by depth and by a
+ * node budget, no allocation); anything else goes to {@link jsonProblemWalk}, which finds the problem:
+ * iterative (no recursion, whatever the depth) and linear in the number of nodes for trees:
  * an object reached again through a shared (acyclic) reference is skipped, unless it is
- * reached deeper than before (then its depth there is checked too). Reads each property once with `[[Get]]`, so a
- * throwing getter or Proxy trap throws out of here: callers wrap it in their typed error.
+ * reached deeper than before (then its depth there is checked too). Reads properties with `[[Get]]`
+ * (a value the pre-check doubts is read again by the walk), so a throwing getter or Proxy trap
+ * throws out of here: callers wrap it in their typed error.
  *
  * @returns the first problem found, or `undefined` when `root` is JSON data.
  */
 export function jsonProblem(root: unknown, maxDepth: number = MAX_ITEM_DEPTH): JsonProblem | undefined {
+  return isJsonDataFast(root, maxDepth) ? undefined : jsonProblemWalk(root, maxDepth);
+}
+
+/** Nodes the recursive pre-check visits before it gives up (shared references are visited once per path). */
+const FAST_NODE_BUDGET = 10_000;
+/** Deepest `maxDepth` the recursive pre-check takes on (deeper limits go straight to the walk). */
+const FAST_MAX_DEPTH = 1_024;
+let fastBudget = 0;
+
+/**
+ * @internal The common case of {@link jsonProblem}, answered without allocating: true when
+ * `root` is certainly plain JSON data within `maxDepth`. A plain recursive descent (an object
+ * reached twice is walked twice) that gives up, returning false, at the first doubt: a
+ * value that is not data, an object deeper than `maxDepth` (a cycle ends there too), or more
+ * than {@link FAST_NODE_BUDGET} objects visited (heavy sharing cannot make it exponential).
+ * False is not a verdict: {@link jsonProblemWalk} then finds the problem, if any, and names it.
+ */
+export function isJsonDataFast(root: unknown, maxDepth: number = MAX_ITEM_DEPTH): boolean {
+  if (maxDepth > FAST_MAX_DEPTH) return false;
+  fastBudget = FAST_NODE_BUDGET;
+  return fastValue(root, 0, maxDepth);
+}
+
+function fastValue(value: unknown, depth: number, maxDepth: number): boolean {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return true;
+    case 'number':
+      return Number.isFinite(value);
+    case 'object': {
+      if (value === null) return true;
+      if (depth > maxDepth || --fastBudget < 0) return false;
+      if (Array.isArray(value)) {
+        if (Object.getPrototypeOf(value) !== arrayProto) return false;
+        for (let i = 0; i < value.length; i++) {
+          if (!(i in value)) return false;
+          const child: unknown = value[i];
+          if (child === undefined || !fastValue(child, depth + 1, maxDepth)) return false;
+        }
+        return true;
+      }
+      if (!isPlainObject(value)) return false;
+      const names = Object.keys(value);
+      for (let i = 0; i < names.length; i++) {
+        const name = names[i] as string;
+        if (name === '__proto__') return false;
+        const child: unknown = (value as Record<string, unknown>)[name];
+        if (child !== undefined && !fastValue(child, depth + 1, maxDepth)) return false;
+      }
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+/**
+ * @internal {@link jsonProblem} without its recursive pre-check: the iterative walk that
+ * finds and names the first problem.
+ */
+export function jsonProblemWalk(root: unknown, maxDepth: number = MAX_ITEM_DEPTH): JsonProblem | undefined {
   const rootProblem = leafProblem(root);
   if (rootProblem !== undefined) return { path: [], message: rootProblem };
   if (root === null || typeof root !== 'object') return undefined;
