@@ -417,8 +417,8 @@ export class SessionCore {
     const type = event.type;
     const registry = this.registry;
     let effects: Event[] | undefined;
-    let failedSlice = '(session)';
-    let failedReducer = type;
+    // The route being run (none yet: the session's own step): a failure names its slice and reducer.
+    let failed: Route | undefined;
     try {
       const system = isLibraryType(type);
       if (system) this.reduceSystem(env);
@@ -432,8 +432,7 @@ export class SessionCore {
       for (let i = 0; i < n + all; i++) {
         const route = (i < n ? (list as Route[])[i] : catchAll[i - n]) as Route;
         const record = route.record;
-        failedSlice = record.def.name;
-        failedReducer = route.entry.name;
+        failed = route;
         // The first reducer of a slice for this envelope reads the committed view; a
         // transaction opens only when an op actually changes something.
         const ctx = route.ctx;
@@ -459,7 +458,7 @@ export class SessionCore {
     } catch (cause) {
       this.inReducer = false;
       this.rollbackPending();
-      const error = new ReducerError(env, failedSlice, failedReducer, cause);
+      const error = failed === undefined ? new ReducerError(env, '(session)', type, cause) : new ReducerError(env, failed.record.def.name, failed.entry.name, cause);
       if (env.seq === this.awaitedSeq) this.awaitedFailure = error;
       this.errors$.next(error);
       return;
