@@ -429,6 +429,13 @@ export class SessionCore {
       // Reducers, their middleware and windows run with dispatch forbidden (DispatchInReducerError).
       this.inReducer = true;
       if (!system && this.deciders.length > 0 && this.rejected(env)) return;
+      // What every reducer context reads (the envelope as read here, once).
+      const reducing = registry.reducing;
+      reducing.event = event;
+      reducing.type = type;
+      reducing.meta = env.meta;
+      reducing.seq = env.seq;
+      reducing.at = env.at;
       for (let i = 0; i < n + all; i++) {
         const route = (i < n ? (list as Route[])[i] : catchAll[i - n]) as Route;
         const record = route.record;
@@ -437,14 +444,9 @@ export class SessionCore {
         // transaction opens only when an op actually changes something.
         const ctx = route.ctx;
         ctx.previous = record.tx === undefined ? record.storage.view() : record.tx.view();
-        ctx.event = event;
-        ctx.eventType = type;
-        ctx.metadata = env.meta;
-        ctx.seq = env.seq;
-        ctx.at = env.at;
         // Without middleware the reducer is called directly (one call frame fewer per route).
         const invoke = route.invoke;
-        const op = invoke === undefined ? route.reducer(ctx.previous, ctx.event, ctx) : invoke();
+        const op = invoke === undefined ? route.reducer(ctx.previous, event, ctx) : invoke();
         if (op !== null && typeof op === 'object' && op.kind === 'none') {
           if (op.effects !== undefined) (effects ??= []).push(...op.effects);
           continue;

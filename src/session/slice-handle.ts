@@ -151,8 +151,8 @@ export class SliceRecord<TItem> {
 export interface Route {
   readonly record: SliceRecord<any>;
   readonly entry: ReducerEntry<any>;
-  /** The context handed to this route's reducer and middleware, refilled for every call. */
-  readonly ctx: { -readonly [K in keyof ReducerContext<any>]: ReducerContext<any>[K] };
+  /** The context handed to this route's reducer and middleware (`previous` set for every call). */
+  readonly ctx: ReducerContext<any> & { previous: ReducerContext<any>['previous'] };
   /** The reducer itself. */
   readonly reducer: Reducer<any>;
   /** The reducer wrapped in the slice's middleware chain, composed once; `undefined` without middleware. */

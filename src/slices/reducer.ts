@@ -9,8 +9,10 @@ import type { SliceView } from './slice-view';
  * the reducer is called with (the pending state of the slice for this event), `session` a
  * read-only accessor for other slices, `metadata` the envelope's metadata.
  *
- * @remarks Valid during the call only: the session refills one context object per reducer
- * for each call (no allocation on the hot path), so copy the fields you want to keep.
+ * @remarks Valid during the call only: the session keeps one context object per reducer and
+ * points it at the envelope being reduced (no allocation on the hot path), so copy the fields
+ * you want to keep. `event`, `eventType`, `metadata`, `seq` and `at` are accessors shared by
+ * the session's contexts: read them (or spread them by name), `{ ...ctx }` does not copy them.
  */
 export interface ReducerContext<TItem = unknown, TEvent extends Event = Event> {
   readonly event: TEvent;

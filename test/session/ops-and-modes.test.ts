@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { VirtualTimeScheduler } from 'rxjs';
 import { z } from 'zod';
 import {
   append,
@@ -87,6 +88,45 @@ describe('reducer context', () => {
       [NoteAdded({ id: 1, text: 'a' }), 1, 'number'],
       [NoteAdded({ id: 2, text: 'b' }), 2, 'number'],
     ]);
+  });
+});
+
+describe('reducer context: the envelope fields every context shares', () => {
+  it('each reducer and its middleware read the envelope being reduced, also for envelopes queued by a subscriber', () => {
+    const seen: string[] = [];
+    const note = (who: string, ctx: ReducerContext<unknown>): void => {
+      const { eventType, seq, metadata } = ctx;
+      seen.push(`${who}:${eventType}:${seq}:${String(metadata['by'])}:${ctx.at}:${(ctx.event.payload as { id: number }).id}:${ctx.slice}`);
+    };
+    const A = defineSlice<number>('a', { policy: 'log', reducers: ({ on }) => [on(NoteAdded, (_v, e, ctx) => (note('a', ctx), append(e.payload.id)))] });
+    const B = defineSlice<number>('b', { policy: 'log', reducers: ({ on }) => [on(NoteAdded, (_v, e, ctx) => (note('b', ctx), append(e.payload.id * 10)))] });
+    const scheduler = new VirtualTimeScheduler();
+    const s = createSession({
+      slices: [A, B],
+      scheduler,
+      middleware: { reducers: [(ctx, next) => (note('mw', ctx), next())] },
+    });
+    let follow = true;
+    s.slice(A).latest$.subscribe((latest) => {
+      // Re-entrant: queued behind the envelope being published, reduced after it.
+      if (latest === 1 && follow) {
+        follow = false;
+        s.dispatch(NoteAdded({ id: 2, text: 'queued' }), { by: 'subscriber' });
+      }
+    });
+    scheduler.frame = 7;
+    s.dispatch(NoteAdded({ id: 1, text: 'first' }), { by: 'caller' });
+    expect(seen).toEqual([
+      'mw:notes/added:1:caller:7:1:a',
+      'a:notes/added:1:caller:7:1:a',
+      'mw:notes/added:1:caller:7:1:b',
+      'b:notes/added:1:caller:7:1:b',
+      'mw:notes/added:2:subscriber:7:2:a',
+      'a:notes/added:2:subscriber:7:2:a',
+      'mw:notes/added:2:subscriber:7:2:b',
+      'b:notes/added:2:subscriber:7:2:b',
+    ]);
+    expect(s.slice(B).all()).toEqual([10, 20]);
   });
 });
 
