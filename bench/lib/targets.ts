@@ -86,6 +86,27 @@ export function evaluateTargets(results: Results): TargetOutcome[] {
   const recoverTarget = 'jsonl open + recover of 1,000,000 records under 2 s';
   if (Number.isFinite(recover.median)) out.push({ workload: '10o', target: recoverTarget, ...against(recover.median, 2000, (v) => `${fmt(v)} ms`) });
   else out.push({ workload: '10o', target: recoverTarget, status: 'not measured', detail: recover.unavailable ?? recover.failed ?? 'no value' });
+  // Issue 16's goals against the peers (the fastest one where the goal says so), in the same run.
+  const peerTarget = (workload: string, id: string, target: string, peers: readonly string[], limit: number): void => {
+    const a = results.median(id, 'rxslice');
+    const measured = peers.map((peer) => [peer, results.median(id, peer)] as const).filter(([, v]) => Number.isFinite(v));
+    if (!Number.isFinite(a) || measured.length === 0) {
+      const cell = results.cell(id, Number.isFinite(a) ? (peers[0] as string) : 'rxslice');
+      out.push({ workload, target, status: 'not measured', detail: cell.unavailable ?? cell.failed ?? (cell.timedOut ? 'timed out' : 'no value') });
+      return;
+    }
+    const [peer, best] = measured.reduce((x, y) => (y[1] < x[1] ? y : x));
+    const outcome = against(a / best, limit, fmtRatio);
+    out.push({ workload, target, status: outcome.status, detail: `${outcome.detail}; peer: ${peer}` });
+  };
+  peerTarget('1', 'dispatch', 'issue 16: dispatch at or below the fastest of Elf and raw RxJS', ['elf', 'rxjs'], 1);
+  peerTarget('3', 'diamond', "issue 16: glitch-free diamond at or below Zustand's update of one object", ['zustand'], 1);
+  peerTarget('6', 'effect', "issue 16: effect round trip within 1.5× of the fastest peer's", ['rxjs', 'redux', 'rtk', 'elf', 'zustand'], 1.5);
+  peerTarget('7m', 'snapshot', "issue 16: snapshot + restore within 2× of Redux's root swap", ['redux'], 2);
+  const replay = results.cell('replay', 'rxslice');
+  const replayTarget = 'issue 16: transcript replay, validation on, at ≥ 250,000 events/s (≤ 4,000 ns/event)';
+  if (Number.isFinite(replay.median)) out.push({ workload: '8', target: replayTarget, ...against(replay.median, 4000, (v) => `${fmt(v)} ns/event`) });
+  else out.push({ workload: '8', target: replayTarget, status: 'not measured', detail: replay.unavailable ?? replay.failed ?? 'no value' });
   ratioTarget('16m', 'rxslice bytes per item of a 1M-item log within 1.2× a plain array of the same frozen items', ['memory', 'rxslice'], ['memory', 'plain'], 1.2);
   return out;
 }
