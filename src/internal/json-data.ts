@@ -61,11 +61,18 @@ let fastBudget = 0;
  * value that is not data, an object deeper than `maxDepth` (a cycle ends there too), or more
  * than {@link FAST_NODE_BUDGET} objects visited (heavy sharing cannot make it exponential).
  * False is not a verdict: {@link jsonProblemWalk} then finds the problem, if any, and names it.
+ * Never throws: a throwing getter or a stack overflow is a doubt too.
  */
 export function isJsonDataFast(root: unknown, maxDepth: number = MAX_ITEM_DEPTH): boolean {
   if (maxDepth > FAST_MAX_DEPTH) return false;
   fastBudget = FAST_NODE_BUDGET;
-  return fastValue(root, 0, maxDepth);
+  try {
+    return fastValue(root, 0, maxDepth);
+  } catch {
+    // A getter or trap that throws (the walk reads it again and reports it), or a call stack
+    // already too deep for the recursion (the walk needs none).
+    return false;
+  }
 }
 
 function fastValue(value: unknown, depth: number, maxDepth: number): boolean {

@@ -74,6 +74,38 @@ describe('jsonProblem: the recursive pre-check and the walk', () => {
     expect(jsonProblem(nest(3), 5_000)).toBeUndefined();
   });
 
+  it('a stack too deep for the recursion falls back to the walk instead of rejecting good data', () => {
+    const nest = (levels: number): unknown => {
+      let v: unknown = 1;
+      for (let i = 0; i < levels; i++) v = { v };
+      return v;
+    };
+    const item = nest(MAX_ITEM_DEPTH);
+    // Recurse until little stack is left, then check the item there.
+    let answer: ReturnType<typeof jsonProblem> | 'not reached' = 'not reached';
+    let fastThere: boolean | undefined;
+    const descend = (n: number): void => {
+      try {
+        descend(n + 1);
+      } catch {
+        // The stack is nearly exhausted here: the pre-check overflows, the walk does not.
+        if (answer === 'not reached') {
+          fastThere = isJsonDataFast(item);
+          answer = jsonProblem(item);
+        }
+      }
+    };
+    descend(0);
+    expect(fastThere).toBe(false);
+    expect(answer).toBeUndefined();
+  });
+
+  it('a getter that throws makes jsonProblem throw (callers report it), not the pre-check', () => {
+    const hostile = Object.defineProperty({}, 'x', { enumerable: true, get: () => { throw new Error('boom'); } });
+    expect(isJsonDataFast(hostile)).toBe(false);
+    expect(() => jsonProblem(hostile)).toThrow('boom');
+  });
+
   it('a cycle fails the pre-check and the walk names it', () => {
     const a: Record<string, unknown> = { x: 1 };
     a['self'] = { back: a };
