@@ -88,14 +88,9 @@ export interface Series {
   readonly phases: Readonly<Record<string, readonly string[]>>;
 }
 
-/** What the inspector shows first. */
-export interface RecordingSummary {
-  readonly file: string;
-  readonly label: string | undefined;
-  readonly firstSeq: number;
-  readonly lastSeq: number;
-  readonly size: number;
-  readonly snapshotSeqs: readonly number[];
+/** What the inspector shows first: the recording's figures (see {@link Recording}) and what it holds. */
+export interface RecordingSummary extends Pick<Recording, 'file' | 'label' | 'firstSeq' | 'lastSeq' | 'size' | 'snapshotSeqs'> {
+  /** Whether a torn last line was dropped. */
   readonly tornTail: boolean;
   readonly slices: readonly { readonly name: string; readonly policy: string }[];
   readonly machines: readonly string[];

@@ -122,13 +122,31 @@ async function startMonitoring(m: Awaited<ReturnType<typeof monitor>>, name: str
   return m.next((x) => x.type === 'STATE' && x.name === name);
 }
 
+/**
+ * A session of Notes and Counter (prepared by `prepare` before the bridge connects), bridged to
+ * the server as `name`, with a monitor watching it; `close` tears all three down.
+ */
+async function bridged(name: string, options: { maxAge?: number } = {}, prepare: (session: ReturnType<typeof createSession>) => void = () => {}) {
+  const m = await monitor();
+  const session = createSession({ slices: [Notes, Counter] });
+  const errors: RxSliceError[] = [];
+  session.errors$.subscribe((e) => errors.push(e));
+  prepare(session);
+  const devtools = await connectDevTools(session, { name, latencyMs: 0, ...options, remote: { hostname: '127.0.0.1', port } });
+  await startMonitoring(m, name);
+  const close = (): void => {
+    devtools.disconnect();
+    session.dispose();
+    m.close();
+  };
+  return { m, session, errors, devtools, close };
+}
+
 describe('connectDevTools through @redux-devtools/remote to a @redux-devtools/cli server', () => {
   it('sends each committed event as an action with only the slices it changed', async () => {
-    const m = await monitor();
-    const session = createSession({ slices: [Notes, Counter] });
-    for (let i = 0; i < 500; i++) session.dispatch(NoteAdded({ id: i, text: `note ${i} `.repeat(10) }));
-    const devtools = await connectDevTools(session, { name: 'test-changed', latencyMs: 0, remote: { hostname: '127.0.0.1', port } });
-    await startMonitoring(m, 'test-changed');
+    const { m, session, devtools, close } = await bridged('test-changed', {}, (s) => {
+      for (let i = 0; i < 500; i++) s.dispatch(NoteAdded({ id: i, text: `note ${i} `.repeat(10) }));
+    });
     const from = m.received.length;
     session.dispatch(CounterBumped({ by: 5 }));
     session.dispatch(CounterBumped({ by: 1 }));
@@ -140,18 +158,14 @@ describe('connectDevTools through @redux-devtools/remote to a @redux-devtools/cl
     const second = await m.next((x) => x.type === 'ACTION' && x.name === 'test-changed' && x !== first, from);
     expect(parse(second.payload)).toEqual({ counter: [{ n: 506 }] });
     expect(devtools.sent).toBe(2);
-    devtools.disconnect();
-    session.dispose();
-    m.close();
+    close();
   });
 
   it('jump and skip restore the session through one audited restore, re-running nothing', async () => {
-    const m = await monitor();
-    const session = createSession({ slices: [Notes, Counter] });
     let handled = 0;
-    const counting = session.events$.subscribe((e) => CounterBumped.match(e.event) && handled++);
-    const devtools = await connectDevTools(session, { name: 'test-jump', latencyMs: 0, maxAge: 10, remote: { hostname: '127.0.0.1', port } });
-    await startMonitoring(m, 'test-jump');
+    const { m, session, devtools, close } = await bridged('test-jump', { maxAge: 10 }, (s) => {
+      s.events$.subscribe((e) => CounterBumped.match(e.event) && handled++);
+    });
     session.dispatch(CounterBumped({ by: 1 })); // action 1: n = 1
     session.dispatch(CounterBumped({ by: 10 })); // action 2: n = 11
     session.dispatch(NoteAdded({ id: 1, text: 'a' })); // action 3: n = 12, one note
@@ -175,23 +189,17 @@ describe('connectDevTools through @redux-devtools/remote to a @redux-devtools/cl
     expect(restored).toHaveLength(3);
     // Nothing was re-dispatched: the reducers saw the three events once.
     expect(handled).toBe(2);
-    // The bridge's own restores are not sent back as actions.
-    await new Promise((r) => setTimeout(r, 100));
+    // The bridge's own restores are not sent back as actions: a marker event dispatched after
+    // them arrives, and nothing before it was a restore (actions arrive in commit order).
+    session.dispatch(NoteAdded({ id: 2, text: 'marker' }));
+    await m.next((x) => x.type === 'ACTION' && x.name === 'test-jump' && parse(x.action).type === 'notes/added' && parse(x.action).payload.id === 2);
     expect(m.received.filter((x) => x.type === 'ACTION' && x.name === 'test-jump').map((x) => parse(x.action).type)).not.toContain('rxslice.session.restored');
     audit.unsubscribe();
-    counting.unsubscribe();
-    devtools.disconnect();
-    session.dispose();
-    m.close();
+    close();
   });
 
   it('dispatch from the DevTools goes through validation; an invalid action changes nothing', async () => {
-    const m = await monitor();
-    const session = createSession({ slices: [Notes, Counter] });
-    const errors: RxSliceError[] = [];
-    session.errors$.subscribe((e) => errors.push(e));
-    const devtools = await connectDevTools(session, { name: 'test-dispatch', latencyMs: 0, remote: { hostname: '127.0.0.1', port } });
-    await startMonitoring(m, 'test-dispatch');
+    const { m, session, errors, devtools, close } = await bridged('test-dispatch');
     m.send({ type: 'ACTION', action: "{ type: 'counter/bumped', payload: { by: 7 } }" });
     await expect.poll(() => session.slice(Counter).latest()).toEqual({ n: 7 });
     m.send({ type: 'ACTION', action: "{ type: 'counter/bumped', payload: { by: 'seven' } }" });
@@ -199,18 +207,11 @@ describe('connectDevTools through @redux-devtools/remote to a @redux-devtools/cl
     expect(errors[0]?.code).toBe('INVALID_EVENT');
     expect(session.slice(Counter).latest()).toEqual({ n: 7 });
     expect(devtools.dispatched).toBe(1);
-    devtools.disconnect();
-    session.dispose();
-    m.close();
+    close();
   });
 
   it('import restores the imported state; invalid items are refused and change nothing', async () => {
-    const m = await monitor();
-    const session = createSession({ slices: [Notes, Counter] });
-    const errors: RxSliceError[] = [];
-    session.errors$.subscribe((e) => errors.push(e));
-    const devtools = await connectDevTools(session, { name: 'test-import', latencyMs: 0, remote: { hostname: '127.0.0.1', port } });
-    await startMonitoring(m, 'test-import');
+    const { m, session, errors, close } = await bridged('test-import');
     session.dispatch(CounterBumped({ by: 2 }));
     const lifted = (counter: unknown) =>
       jsan.stringify({
@@ -229,9 +230,7 @@ describe('connectDevTools through @redux-devtools/remote to a @redux-devtools/cl
     m.send({ type: 'IMPORT', state: lifted([{ n: 42 }]) });
     await expect.poll(() => session.slice(Counter).latest()).toEqual({ n: 42 });
     expect(session.slice(Notes).all()).toEqual([{ id: 9, text: 'imported' }]);
-    devtools.disconnect();
-    session.dispose();
-    m.close();
+    close();
   });
 
   it('refuses bad options and a missing extension clearly', async () => {

@@ -84,8 +84,7 @@ describe('event middleware', () => {
     const session = createSession({ slices: [Counter], middleware: { events: [later] } });
     session.dispatch(CounterBumped({ by: 4 }));
     expect(session.slice(Counter).latest()).toEqual({ n: 0 });
-    await new Promise((r) => setTimeout(r, 20));
-    expect(session.slice(Counter).latest()).toEqual({ n: 4 });
+    await expect.poll(() => session.slice(Counter).latest()).toEqual({ n: 4 });
 
     const forge: EventMiddleware = (env, next) => next({ ...env, event: { type: 'rxslice.session.reset', payload: undefined } });
     const forged = createSession({ slices: [Counter], middleware: { events: [forge] } });
