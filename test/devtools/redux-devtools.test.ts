@@ -8,15 +8,14 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import jsan from 'jsan';
 import socketClusterClient from 'socketcluster-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSession, type RxSliceError } from '../../src/index';
 import { connectDevTools, DevToolsError } from '../../src/devtools/index';
 import { Counter, CounterBumped, NoteAdded, Notes } from '../fixtures';
+import { reduxDevToolsServer } from '../../scripts/redux-devtools-server';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const tmp = mkdtempSync(path.join(tmpdir(), 'rxslice-devtools-'));
 
 const freePort = (): Promise<number> =>
@@ -48,7 +47,7 @@ beforeAll(async () => {
   // default, sqlite3, is a native addon this project does not build).
   const dbOptions = path.join(tmp, 'db.json');
   writeFileSync(dbOptions, JSON.stringify({ client: 'pg', connection: process.env['DATABASE_URL'], migrate: true }));
-  server = spawn(process.execPath, [path.join(ROOT, 'node_modules/@redux-devtools/cli/bin/redux-devtools.js'), '--hostname=127.0.0.1', `--port=${port}`, `--dbOptions=${dbOptions}`], {
+  server = spawn(process.execPath, [reduxDevToolsServer(), '--hostname=127.0.0.1', `--port=${port}`, `--dbOptions=${dbOptions}`], {
     cwd: tmp,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -66,7 +65,7 @@ beforeAll(async () => {
       await new Promise((r) => setTimeout(r, 200));
     }
   }
-}, 60_000);
+}, 360_000);
 
 afterAll(() => {
   server?.kill('SIGKILL');
