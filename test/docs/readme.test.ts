@@ -4,7 +4,8 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 /**
- * Runs every ```ts block of the README. The blocks of one `## ` section form one program, in
+ * Runs every ```ts block of the README and of the guide pages (docs/guide/*.md). The blocks of
+ * one `## ` section of one page form one program, in
  * order: their imports are merged and hoisted (`rxslice` and its subpaths mapped to the sources),
  * the program is type-checked with the repository's tsconfig, then run with tsx, and what it
  * prints must match the section's `// →` lines, in order. A block written as a vitest test
@@ -14,6 +15,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
  */
 const root = resolve(__dirname, '../..');
 const readme = readFileSync(join(root, 'README.md'), 'utf8');
+const guideDir = join(root, 'docs/guide');
+/** The pages whose blocks run: the README, then every guide page. */
+const pages = [
+  { name: 'README', text: readme },
+  ...readdirSync(guideDir)
+    .filter((f) => f.endsWith('.md'))
+    .sort()
+    .map((f) => ({ name: `docs/guide/${f}`, text: readFileSync(join(guideDir, f), 'utf8') })),
+];
 
 interface Block {
   readonly code: string;
@@ -21,17 +31,18 @@ interface Block {
   readonly noRun: string | undefined;
 }
 interface Section {
+  /** `<page>: <## title>`. */
   readonly title: string;
   readonly blocks: readonly Block[];
 }
 
 /** The README's `## ` sections with their TypeScript blocks. */
-function sections(text: string): Section[] {
+function sections(page: string, text: string): Section[] {
   return text
     .split(/^## /m)
     .slice(1)
     .map((chunk) => ({
-      title: chunk.slice(0, chunk.indexOf('\n')).trim(),
+      title: `${page}: ${chunk.slice(0, chunk.indexOf('\n')).trim()}`,
       blocks: [...chunk.matchAll(/^```(?:ts|typescript)\b([^\n]*)\n([\s\S]*?)^```/gm)].map((m) => {
         const info = (m[1] as string).trim();
         const noRun = /^no-run\b:?\s*(.*)$/.exec(info);
@@ -98,10 +109,10 @@ function program(section: Section): { source: string; expected: string[] } {
 }
 
 const slug = (title: string) => title.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
-const all = sections(readme);
+const all = pages.flatMap((p) => sections(p.name, p.text));
 let dir: string;
 
-describe('README', () => {
+describe('README and guide', () => {
   beforeAll(() => {
     // Inside node_modules, so the programs resolve rxjs, zod, vitest, ... from the repository;
     // .mts, because package.json's "type" does not reach into node_modules (top-level await needs ESM).
@@ -116,7 +127,7 @@ describe('README', () => {
 
   it('runs every ts block: the tour and the Effects and epics section among them, no-run blocks rare and explained', () => {
     const titles = all.map((s) => s.title);
-    expect(titles).toEqual(expect.arrayContaining(['API tour', 'Effects and epics']));
+    expect(titles).toEqual(expect.arrayContaining(['README: API tour', 'docs/guide/effects-and-sagas.md: Effects and epics']));
     const noRun = all.flatMap((s) => s.blocks.filter((b) => b.noRun !== undefined).map((b) => ({ section: s.title, reason: b.noRun })));
     for (const b of noRun) expect(b.reason, `a no-run block in "${b.section}" must say why`).not.toBe('');
     expect(noRun.length).toBeLessThanOrEqual(2);
