@@ -21,9 +21,9 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { append, createSession, defineEvent, defineSlice, type Event, type Snapshot } from '../../src/index';
 import { flightRecorder, loadSnapshot, readRecording, saveSnapshotSync } from '../../src/storage/jsonl/index';
-import { TranscriptClock, timestampOf } from '../../examples/agent-transcript/clock';
-import { parseTranscript, splitLines } from '../../examples/agent-transcript/parse';
-import { createTranscriptSession } from '../../examples/agent-transcript/replay';
+import { TranscriptClock, timestampOf } from '../../src/transcripts/clock';
+import { parseTranscript, splitLines } from '../../src/transcripts/parse';
+import { createTranscriptSession } from '../../src/transcripts/replay';
 import { check, checkEqual, measure, measurePaired, nowMs, type Impl, type RunResult } from '../lib/measure';
 import type { Workload } from './workload';
 

@@ -17,12 +17,12 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import type { Event } from '../../src/index';
-import { createTranscriptSession } from '../../examples/agent-transcript/replay';
-import { parseTranscript, splitLines } from '../../examples/agent-transcript/parse';
-import { TaskSummary, TokenSummary, ToolCallTotals } from '../../examples/agent-transcript/computed';
-import { TranscriptClock, timestampOf } from '../../examples/agent-transcript/clock';
-import type { PlanItem, TokenTotals } from '../../examples/agent-transcript/slices';
-import type { Todo, TokenUsage as Usage } from '../../examples/agent-transcript/events';
+import { createTranscriptSession } from '../../src/transcripts/replay';
+import { parseTranscript, splitLines } from '../../src/transcripts/parse';
+import { TaskSummary, TokenSummary, ToolCallTotals } from '../../src/transcripts/computed';
+import { TranscriptClock, timestampOf } from '../../src/transcripts/clock';
+import type { PlanItem, TokenTotals } from '../../src/transcripts/slices';
+import type { Todo, TokenUsage as Usage } from '../../src/transcripts/events';
 import { check, checkEqual, measure, nowMs, type Impl, type RunResult } from '../lib/measure';
 import type { Workload } from './workload';
 

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { createSession } from '../../src/index';
-import { parseTranscript, splitLines } from '../agent-transcript/parse';
-import { ToolCalled, ToolFailed, ToolSucceeded } from '../agent-transcript/events';
+import { parseTranscript, splitLines } from '../../src/transcripts/parse';
+import { ToolCalled, ToolFailed, ToolSucceeded } from '../../src/transcripts/events';
 import { Execution, executionCompleted, executionFailed, fromTranscript, type ExecutionUpdate } from './execution';
 
 const data = join(fileURLToPath(new URL('.', import.meta.url)), '..', 'data');

@@ -2,12 +2,12 @@
  * The seed's execution state ("Stateless Reducer Pattern Design"): a frozen state changed only by
  * partial updates, with per-field reducers so that parallel writers never lose an update, and
  * the seed's helper functions that build those updates. `fromTranscript` maps a Claude Code
- * transcript's events (examples/agent-transcript) to updates, so a real session replays through it.
+ * transcript's events (src/transcripts) to updates, so a real session replays through it.
  */
 import { z } from 'zod';
 import { add, defineState, dictMerge, field, setUnion, type StateUpdate } from '../../src/index';
 import type { Event } from '../../src/index';
-import { AssistantMessageAdded, ToolCalled, ToolFailed, ToolSucceeded, SubagentStarted } from '../agent-transcript/events';
+import { AssistantMessageAdded, ToolCalled, ToolFailed, ToolSucceeded, SubagentStarted } from '../../src/transcripts/events';
 
 export const ToolCall = z.object({ id: z.string(), tool: z.string(), at: z.string().nullable() });
 export const DriverSession = z.object({ subagentType: z.string(), description: z.string() });

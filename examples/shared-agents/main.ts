@@ -17,8 +17,8 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { findServer } from '../../scripts/postgres-server';
 import { createSharedSession } from '../../src/storage/postgres/index';
-import { parseTranscript, splitLines } from '../agent-transcript/parse';
-import { ToolCalled } from '../agent-transcript/events';
+import { parseTranscript, splitLines } from '../../src/transcripts/parse';
+import { ToolCalled } from '../../src/transcripts/events';
 import { Plan, StepPlanned, ToolLog } from './plan';
 
 export interface AgentReport {

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { readRecordingHeader } from '../storage/jsonl/read-recording';
 import type { InspectorDefinitions } from '../devtools/inspector-model';
-import { TRANSCRIPT_LABEL, transcriptDefinitions } from '../../examples/agent-transcript/durable';
+import { TRANSCRIPT_LABEL, transcriptDefinitions } from '../transcripts/durable';
 
 /** A recording the command line cannot read without being told its slice definitions. */
 export class DefinitionsError extends Error {

@@ -2,11 +2,11 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { isRxSliceError } from '../internal/errors';
 import { toMermaid } from '../machines/to-mermaid';
-import { splitLines } from '../../examples/agent-transcript/parse';
-import { AgentPhases } from '../../examples/agent-transcript/phases';
-import { formatReport } from '../../examples/agent-transcript/report';
-import { createTranscriptSession, replayTranscript, type TranscriptSession } from '../../examples/agent-transcript/replay';
-import { describeRecording, openStored, recordingFileOf, saveStored, startRecording } from '../../examples/agent-transcript/durable';
+import { splitLines } from '../transcripts/parse';
+import { AgentPhases } from '../transcripts/phases';
+import { formatReport } from '../transcripts/report';
+import { createTranscriptSession, replayTranscript, type TranscriptSession } from '../transcripts/replay';
+import { describeRecording, openStored, recordingFileOf, saveStored, startRecording } from '../transcripts/durable';
 import { progress, type CliIO, type Progress } from './progress';
 
 /** Options of `rxslice replay`. */

@@ -12,7 +12,7 @@ import { runCli } from '../../src/cli/main';
 import { progress, type CliIO } from '../../src/cli/progress';
 import type { Inspector } from '../../src/devtools/index';
 import { flightRecorder, readRecording, readRecordingHeader, type Recording } from '../../src/storage/jsonl/index';
-import { transcriptDefinitions } from '../../examples/agent-transcript/durable';
+import { transcriptDefinitions } from '../../src/transcripts/durable';
 import { Counter, CounterBumped, NoteAdded, Notes } from '../fixtures';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));

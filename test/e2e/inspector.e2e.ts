@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readRecording, type Recording } from '../../src/storage/jsonl/index';
-import { transcriptDefinitions } from '../../examples/agent-transcript/durable';
+import { transcriptDefinitions } from '../../src/transcripts/durable';
 import { onLines } from '../child-lines';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));

@@ -94,6 +94,42 @@ async function checkEntries(load, { format, withOptionalPeers, entries, optional
       session.dispose();
     });
   }
+  // 4. rxslice/transcripts: a replay recorded with its helpers reads back through rxslice/storage/jsonl
+  //    with transcriptDefinitions(), and the state at the last seq is the live session's.
+  const transcripts = loaded.get('./transcripts');
+  const jsonl = loaded.get('./storage/jsonl');
+  if (transcripts && jsonl) {
+    await attempt('rxslice/transcripts: readRecording(file, transcriptDefinitions())', async () => {
+      const fs = await load('node:fs');
+      const os = await load('node:os');
+      const path = await load('node:path');
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rxslice-transcripts-'));
+      try {
+        const file = path.join(dir, 'run.jsonl');
+        const lines = [
+          JSON.stringify({ type: 'user', uuid: 'u1', timestamp: '2025-01-01T00:00:00.000Z', message: { role: 'user', content: 'hi' } }),
+          JSON.stringify({
+            type: 'assistant',
+            uuid: 'a1',
+            timestamp: '2025-01-01T00:00:02.000Z',
+            message: { id: 'm1', role: 'assistant', model: 'm', content: [{ type: 'text', text: 'hello' }], usage: { input_tokens: 1, output_tokens: 2 } },
+          }),
+        ];
+        const session = transcripts.createTranscriptSession();
+        const recorder = transcripts.startRecording(session, file);
+        const report = transcripts.replayTranscript(lines, { source: 'entry-check', session });
+        recorder.close();
+        if (report.events !== 2) throw new Error(`replayTranscript dispatched ${report.events} events of 2 lines`);
+        const recording = jsonl.readRecording(file, transcripts.transcriptDefinitions());
+        const live = JSON.stringify(session.snapshot({ includeLogs: true }).toJSON().slices);
+        const last = JSON.stringify(recording.stateAt(recording.lastSeq).toJSON().slices);
+        session.dispose();
+        if (live !== last) throw new Error('the recording read with transcriptDefinitions() does not end in the live state');
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  }
   return failures;
 }
 

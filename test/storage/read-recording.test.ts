@@ -9,10 +9,10 @@ import { z } from 'zod';
 import { append, createSession, defineEvent, defineSlice, SliceWindow, type Snapshot } from '../../src/index';
 import { createSession as createFullSession } from '../../src/store/create-session';
 import { flightRecorder, readRecording, RecordingError } from '../../src/storage/jsonl/index';
-import { splitLines } from '../../examples/agent-transcript/parse';
-import { AgentPhases } from '../../examples/agent-transcript/phases';
-import { createTranscriptSession, replayTranscript } from '../../examples/agent-transcript/replay';
-import { transcriptSlices } from '../../examples/agent-transcript/slices';
+import { splitLines } from '../../src/transcripts/parse';
+import { AgentPhases } from '../../src/transcripts/phases';
+import { createTranscriptSession, replayTranscript } from '../../src/transcripts/replay';
+import { transcriptSlices } from '../../src/transcripts/slices';
 
 const Noted = defineEvent('notes/noted', z.object({ text: z.string() }));
 const Boom = defineEvent('notes/boom', z.object({}));

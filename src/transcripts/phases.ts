@@ -35,9 +35,9 @@
  * `clockMs - firstMs`: the latest timestamp minus the first one, over every timestamped event
  * (see {@link phaseDurations}, which closes the current phase at `clockMs`).
  */
-import { assign, defineMachine, type ActionArgs, type MachineSnapshot } from '../../src/index';
+import { assign, defineMachine, type ActionArgs, type MachineSnapshot } from '../index';
 import { timestampOf } from './clock';
-import type { Event } from '../../src/index';
+import type { Event } from '../index';
 
 /** The atomic phases, in chart order. */
 export const PHASES = ['idle', 'thinking', 'responding', 'planning', 'executing', 'waitingForUser'] as const;

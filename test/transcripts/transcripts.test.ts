@@ -18,10 +18,10 @@ import {
   ToolFailed,
   ToolSucceeded,
   UserMessageAdded,
-} from '../../examples/agent-transcript/events';
-import { parseLine, parseTranscript, splitLines } from '../../examples/agent-transcript/parse';
-import { createTranscriptSession, replayTranscript } from '../../examples/agent-transcript/replay';
-import { Messages, Plan, TokenUsage, ToolCalls, UNMATCHED_TOOL } from '../../examples/agent-transcript/slices';
+} from '../../src/transcripts/events';
+import { parseLine, parseTranscript, splitLines } from '../../src/transcripts/parse';
+import { createTranscriptSession, replayTranscript } from '../../src/transcripts/replay';
+import { Messages, Plan, TokenUsage, ToolCalls, UNMATCHED_TOOL } from '../../src/transcripts/slices';
 import { scanTranscript } from './transcript-scan';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));

@@ -9,7 +9,7 @@
  * timestamps are the ISO-8601 strings written by Claude Code (`null` where the line has none).
  */
 import { z } from 'zod';
-import { defineEvent, type AnyEventCreator } from '../../src/index';
+import { defineEvent, type AnyEventCreator } from '../index';
 
 /** Token counts of one API response, from `message.usage` (all in tokens). */
 export const TokenUsage = z.object({

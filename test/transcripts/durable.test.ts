@@ -5,10 +5,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createTranscriptSession } from '../../examples/agent-transcript/replay';
-import { AgentPhases } from '../../examples/agent-transcript/phases';
-import { Messages, transcriptSlices } from '../../examples/agent-transcript/slices';
-import { storeFileOf } from '../../examples/agent-transcript/durable';
+import { createTranscriptSession } from '../../src/transcripts/replay';
+import { AgentPhases } from '../../src/transcripts/phases';
+import { Messages, transcriptSlices } from '../../src/transcripts/slices';
+import { storeFileOf } from '../../src/transcripts/durable';
 import { loadSnapshot, readRecording } from '../../src/storage/jsonl/index';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));

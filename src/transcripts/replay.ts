@@ -3,7 +3,7 @@
  * Pure: no printing, no file access (the CLI in `main.ts` reads files, `report.ts` formats).
  */
 import { performance } from 'node:perf_hooks';
-import { createSession, isRxSliceError, type Event, type Session, type SessionOptions, type SliceDef } from '../../src/index';
+import { createSession, isRxSliceError, type Event, type Session, type SessionOptions, type SliceDef } from '../index';
 import { TranscriptClock, timestampOf } from './clock';
 import { TaskSummary, TokenSummary, ToolCallTotals, ToolNames, ToolStatsOf, type ToolStatistics } from './computed';
 import { transcriptEvents } from './events';

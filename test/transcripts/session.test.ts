@@ -8,9 +8,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { EffectCompensated, EffectRetrying, type Effect } from '../../src/index';
-import { TranscriptClock } from '../../examples/agent-transcript/clock';
-import { TaskSummary, TokenSummary, ToolCallTotals, ToolNames, ToolStatsOf } from '../../examples/agent-transcript/computed';
-import { TodosUpdated, ToolCalled, ToolFailed, ToolSucceeded } from '../../examples/agent-transcript/events';
+import { TranscriptClock } from '../../src/transcripts/clock';
+import { TaskSummary, TokenSummary, ToolCallTotals, ToolNames, ToolStatsOf } from '../../src/transcripts/computed';
+import { TodosUpdated, ToolCalled, ToolFailed, ToolSucceeded } from '../../src/transcripts/events';
 import {
   DEAD_BUCKET,
   fnv1a,
@@ -19,11 +19,11 @@ import {
   NotificationDelivered,
   Notifications,
   rejectionsFor,
-} from '../../examples/agent-transcript/notifications';
-import { splitLines } from '../../examples/agent-transcript/parse';
-import { AgentPhases, phaseDurations, PHASES } from '../../examples/agent-transcript/phases';
-import { createTranscriptSession, replayTranscript, type TranscriptSession } from '../../examples/agent-transcript/replay';
-import { FAILED_CALLS_KEPT, MESSAGES_KEPT, Messages, RECENT_CALLS_KEPT, ToolCalls, ToolStats } from '../../examples/agent-transcript/slices';
+} from '../../src/transcripts/notifications';
+import { splitLines } from '../../src/transcripts/parse';
+import { AgentPhases, phaseDurations, PHASES } from '../../src/transcripts/phases';
+import { createTranscriptSession, replayTranscript, type TranscriptSession } from '../../src/transcripts/replay';
+import { FAILED_CALLS_KEPT, MESSAGES_KEPT, Messages, RECENT_CALLS_KEPT, ToolCalls, ToolStats } from '../../src/transcripts/slices';
 import { scanTranscript } from './transcript-scan';
 
 const DATA = fileURLToPath(new URL('../../examples/data/', import.meta.url));

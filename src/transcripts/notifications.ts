@@ -13,7 +13,7 @@
  */
 import { defer, of } from 'rxjs';
 import { z } from 'zod';
-import { defineEffect, defineEvent, defineSlice, append, RetryPolicy, type EffectHandler, type InferEffect } from '../../src/index';
+import { defineEffect, defineEvent, defineSlice, append, RetryPolicy, type EffectHandler, type InferEffect } from '../index';
 
 /** What a notification says: which call failed, with the first line of its error. */
 export const Notification = z.object({

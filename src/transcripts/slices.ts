@@ -5,7 +5,7 @@
  * passing them to `createTranscriptSession({ slices })` in `replay.ts`.
  */
 import { z } from 'zod';
-import { append, defineSlice, none, replace, SliceWindow, withEffects, type SliceOp, type SliceView } from '../../src/index';
+import { append, defineSlice, none, replace, SliceWindow, withEffects, type SliceOp, type SliceView } from '../index';
 import { Notifications, Notify } from './notifications';
 import {
   AssistantMessageAdded,

@@ -7,7 +7,7 @@
  * They derive from the state slices (`plan`, `toolStats`, `tokenUsage`), never from the
  * windowed logs, so they stay exact over the whole transcript however much the logs evicted.
  */
-import { defineComputed, defineComputedFamily } from '../../src/index';
+import { defineComputed, defineComputedFamily } from '../index';
 import type { Todo } from './events';
 import { Plan, TokenUsage, ToolStats, type ToolCounter, type ToolStatsItem } from './slices';
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Event } from '../../src/index';
-import { timestampOf } from '../../examples/agent-transcript/clock';
+import { timestampOf } from '../../src/transcripts/clock';
 
 const at = (timestamp: unknown): Event => ({ type: 'transcript/test', payload: { timestamp } });
 const dateParse = (text: string): number | undefined => {

@@ -4,7 +4,7 @@
  * the transcript's own time, and a replay is synchronous and deterministic.
  */
 import { VirtualTimeScheduler } from 'rxjs';
-import type { Event } from '../../src/index';
+import type { Event } from '../index';
 
 /**
  * The time of an event, in ms since the epoch: its payload's ISO-8601 `timestamp`, or

@@ -8,7 +8,7 @@
  * its other parts plus one skip reason per unknown part.
  */
 import type { z } from 'zod';
-import type { Event } from '../../src/index';
+import type { Event } from '../index';
 import {
   AssistantMessageAdded,
   FileHistorySnapshotted,
