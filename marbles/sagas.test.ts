@@ -2,7 +2,7 @@ import { filter, map, type Observable } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createSession, defineEvent, defineSaga, RetryPolicy, step, type Session } from '../src/index';
+import { createSession, defineEvent, defineSaga, RetryPolicy, SagaStepRetrying, step, type Session } from '../src/index';
 
 let scheduler: TestScheduler;
 beforeEach(() => {
@@ -17,8 +17,9 @@ function trace$(session: Session): Observable<string> {
     filter((c) => c.event.type.startsWith('rxslice.saga.')),
     map((c) => {
       const kind = c.event.type.slice('rxslice.saga.'.length);
-      const p = c.event.payload as { step?: string; attempt?: number; attempts?: number; reason?: string; steps?: string[] };
+      const p = c.event.payload as { step?: string; attempt?: number; attempts?: number; reason?: string; steps?: string[]; delayMs?: number; error?: { message: string; code?: string } };
       if (kind === 'stepStarted' || kind === 'stepSucceeded') return `${kind} ${p.step} ${p.attempt}`;
+      if (kind === 'stepRetrying' || kind === 'compensationRetrying') return `${kind} ${p.step} ${p.attempt} in ${p.delayMs}ms (${p.error?.code ?? p.error?.message})`;
       if (kind === 'stepFailed') return `${kind} ${p.step} after ${p.attempts}`;
       if (kind === 'compensating') return `${kind} ${p.reason} [${(p.steps ?? []).join(',')}]`;
       if (kind === 'stepCompensated' || kind === 'compensationFailed') return `${kind} ${p.step}`;
@@ -111,6 +112,7 @@ describe('sagas in virtual time', () => {
         '0 stepStarted a 1',
         '0 stepSucceeded a 1',
         '0 stepStarted b 1',
+        '5 stepRetrying b 2 in 3ms (SAGA_STEP_TIMEOUT)',
         '8 stepStarted b 2',
         '13 stepFailed b after 2',
         '13 compensating failed [a]',
@@ -146,8 +148,102 @@ describe('sagas in virtual time', () => {
       expectSubscriptions(fail$.subscriptions).toBe(['^!', '11ms ^!']);
       expectSubscriptions(ok$.subscriptions).toBe('32ms ^!');
       scheduler.flush();
-      expect(log).toEqual(['0 started', '0 stepStarted flaky 1', '11 stepStarted flaky 2', '32 stepStarted flaky 3', '33 stepSucceeded flaky 3', '33 completed']);
+      expect(log).toEqual([
+        '0 started',
+        '0 stepStarted flaky 1',
+        '1 stepRetrying flaky 2 in 10ms (503)',
+        '11 stepStarted flaky 2',
+        '12 stepRetrying flaky 3 in 20ms (503)',
+        '32 stepStarted flaky 3',
+        '33 stepSucceeded flaky 3',
+        '33 completed',
+      ]);
       expect(keys).toEqual(['s1/flaky#1', 's1/flaky#2', 's1/flaky#3']);
+    });
+  });
+
+  it('leaves a trace between the two stepStarted of a retried step: stepRetrying with the attempt, the delay and the error, as plain data', () => {
+    scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+      const session = createSession({ slices: [], scheduler });
+      const fail$ = cold('--#', undefined, Object.assign(new Error('busy'), { code: 'E_BUSY' }));
+      const ok$ = cold('-v|', { v: 'charged' });
+      const Saga = defineSaga('checkout', {
+        input: Input,
+        steps: [step('charge', { retry: RetryPolicy.fixed(5, 1), run: (_input, ctx) => (ctx.attempt === 1 ? fail$ : ok$) })],
+      });
+      const events$ = session.committed$.pipe(
+        filter((c) => c.event.type === 'rxslice.saga.stepStarted' || c.event.type === 'rxslice.saga.stepRetrying'),
+        map((c) => c.event),
+      );
+      // attempt 1 at 0 fails at 2 (stepRetrying at 2), attempt 2 starts 5 ms later at 7 and succeeds at 8.
+      expectObservable(events$).toBe('s-r----t', {
+        s: { type: 'rxslice.saga.stepStarted', payload: { sagaId: 'c1', saga: 'checkout', step: 'charge', attempt: 1 } },
+        r: {
+          type: 'rxslice.saga.stepRetrying',
+          payload: { sagaId: 'c1', saga: 'checkout', step: 'charge', attempt: 2, delayMs: 5, error: { name: 'Error', message: 'busy', code: 'E_BUSY' } },
+        },
+        t: { type: 'rxslice.saga.stepStarted', payload: { sagaId: 'c1', saga: 'checkout', step: 'charge', attempt: 2 } },
+      });
+      expectObservable(session.runSaga(Saga, { app: 'shop' }, { sagaId: 'c1' })).toBe('8ms (r|)', { r: { charge: 'charged' } });
+      expectSubscriptions(fail$.subscriptions).toBe('^-!');
+      expectSubscriptions(ok$.subscriptions).toBe('7ms ^!');
+    });
+  });
+
+  it('chains stepRetrying into the saga log: correlated by saga id, caused by the stepStarted before it, and SagaStepRetrying.match narrows it', () => {
+    scheduler.run(({ cold }) => {
+      const session = createSession({ slices: [], scheduler });
+      const Saga = defineSaga('checkout', {
+        input: Input,
+        steps: [step('charge', { retry: RetryPolicy.fixed(1, 1), run: (_input, ctx) => (ctx.attempt === 1 ? cold<number>('-#', undefined, new Error('busy')) : cold('-v|', { v: 1 })) })],
+      });
+      const seen: { seq: number; type: string; causationId: number | undefined; correlationId: string | undefined }[] = [];
+      const retries: number[] = [];
+      session.committed$.subscribe((c) => {
+        if (c.event.type.startsWith('rxslice.saga.')) seen.push({ seq: c.seq, type: c.event.type, causationId: c.meta.causationId, correlationId: c.meta.correlationId });
+        if (SagaStepRetrying.match(c.event)) retries.push(c.event.payload.delayMs);
+      });
+      session.runSaga(Saga, { app: 'shop' }, { sagaId: 'c2' }).subscribe();
+      scheduler.flush();
+      const started = seen.find((e) => e.type === 'rxslice.saga.stepStarted');
+      const retrying = seen.find((e) => e.type === 'rxslice.saga.stepRetrying');
+      expect(retrying).toEqual({ seq: (started?.seq ?? 0) + 1, type: 'rxslice.saga.stepRetrying', causationId: started?.seq, correlationId: 'c2' });
+      expect(seen.filter((e) => e.type === 'rxslice.saga.stepStarted')[1]?.causationId).toBe(retrying?.seq);
+      expect(retries).toEqual([1]);
+    });
+  });
+
+  it('retries a failing compensation under the step policy and leaves compensationRetrying between its attempts', () => {
+    scheduler.run(({ cold, expectSubscriptions }) => {
+      const session = createSession({ slices: [], scheduler });
+      const undoFails$ = cold('-#', undefined, new Error('locked'));
+      const undoOk$ = cold('-u|', { u: true });
+      let undoAttempts = 0;
+      const Saga = defineSaga('checkout', {
+        input: Input,
+        steps: [
+          step('reserve', {
+            retry: RetryPolicy.fixed(4, 2),
+            run: () => cold('-r|', { r: 'room 1' }),
+            compensate: () => (++undoAttempts === 1 ? undoFails$ : undoOk$),
+          }),
+          step('pay', { run: () => cold('-#', undefined, new Error('declined')) }),
+        ],
+      });
+      const log = timeline(session);
+      session.runSaga(Saga, { app: 'shop' }, { sagaId: 'c3' }).subscribe({ error: () => undefined });
+      scheduler.flush();
+      // reserve 0-1, pay 1-2 fails, undo attempt 1 at 2 fails at 3, +4 → attempt 2 at 7 succeeds at 8
+      expectSubscriptions(undoFails$.subscriptions).toBe('--^!');
+      expectSubscriptions(undoOk$.subscriptions).toBe('7ms ^!');
+      expect(log.filter((t) => !/stepStarted|stepSucceeded/.test(t))).toEqual([
+        '0 started',
+        '2 stepFailed pay after 1',
+        '2 compensating failed [reserve]',
+        '3 compensationRetrying reserve 2 in 4ms (locked)',
+        '8 stepCompensated reserve',
+        '8 failed pay',
+      ]);
     });
   });
 

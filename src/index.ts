@@ -207,11 +207,13 @@ export type { SagaProgress, CompletedStep } from './sagas/saga-progress';
 export {
   SagaStarted,
   SagaStepStarted,
+  SagaStepRetrying,
   SagaStepSucceeded,
   SagaStepFailed,
   SagaCompensating,
   SagaStepCompensated,
   SagaCompensationFailed,
+  SagaCompensationRetrying,
   SagaCompleted,
   SagaFailed,
 } from './sagas/saga-events';

@@ -270,7 +270,7 @@ export class InspectorModel {
       }
       entry.events.push({ seq: env.seq, at: env.at, what });
       if (isEffect ? what === 'started' : what === 'stepStarted') entry.attempts++;
-      if (what === 'retrying') entry.retries++;
+      if (what === 'retrying' || what === 'stepRetrying' || what === 'compensationRetrying') entry.retries++;
       if (what === 'compensated' || what === 'stepCompensated') entry.compensations++;
       const end = isEffect
         ? ['succeeded', 'failed', 'cancelled', 'compensated'].includes(what)

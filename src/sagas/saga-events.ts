@@ -13,8 +13,11 @@ export interface SagaRef {
  * `meta.causationId` = the `seq` of the saga's previous transition (for `started`: the event that
  * started it, if any). The state slice `rxslice/sagas` is reduced from them.
  *
- * `started` → (`stepStarted` → `stepSucceeded`)* → `completed`, or
- * … `stepStarted` → `stepFailed` → `compensating` → (`stepCompensated` | `compensationFailed`)* → `failed`.
+ * `started` → (`stepStarted` → (`stepRetrying` → `stepStarted`)* → `stepSucceeded`)* → `completed`, or
+ * … `stepStarted` → `stepFailed` → `compensating` → (`compensationRetrying`* → `stepCompensated` | `compensationFailed`)* → `failed`.
+ * A retried attempt leaves a trace between its two `stepStarted`: `stepRetrying` with the attempt
+ * about to start, the delay before it and the error of the attempt that failed (as effects emit
+ * `rxslice.effect.retrying`).
  * A cancelled saga goes `compensating` (`reason: 'cancelled'`) → … → `failed`.
  * @example
  * ```ts
@@ -26,6 +29,26 @@ export const SagaStarted = defineEventUnchecked<SagaRef & { readonly input: unkn
 export const SagaStepStarted = defineEventUnchecked<SagaRef & { readonly step: string; readonly attempt: number; readonly resumed?: boolean }>(
   'rxslice.saga.stepStarted',
 );
+/**
+ * See {@link SagaStarted}: an attempt of a step failed and the step's retry policy allows another.
+ * `attempt` is the attempt that will start (2 for the first retry) after `delayMs` milliseconds
+ * on the session scheduler (from the policy, jitter included); `error` is the failed attempt's.
+ *
+ * @remarks Dispatched when the attempt failed, before the delay runs; the next `stepStarted`
+ * follows `delayMs` later. The saga log records it but the saga's progress does not change: after a
+ * crash, the step in flight runs again (with the same idempotency key), whatever its attempt was.
+ * Named after the effects' `rxslice.effect.retrying`, with the same `attempt`, `delayMs`, `error`.
+ * @example
+ * ```ts
+ * session.committed$.pipe(filter((c) => SagaStepRetrying.match(c.event))).subscribe((c) => {
+ *   const { step, attempt, delayMs, error } = (c.event as InferEvent<typeof SagaStepRetrying>).payload;
+ *   console.log(`${step}: attempt ${attempt} in ${delayMs} ms after "${error.message}"`); // Logs: charge: attempt 2 in 10 ms after "busy"
+ * });
+ * ```
+ */
+export const SagaStepRetrying = defineEventUnchecked<
+  SagaRef & { readonly step: string; readonly attempt: number; readonly delayMs: number; readonly error: ErrorInfo }
+>('rxslice.saga.stepRetrying');
 /** See {@link SagaStarted}: a step completed; `result` is stored in the saga's progress. */
 export const SagaStepSucceeded = defineEventUnchecked<SagaRef & { readonly step: string; readonly attempt: number; readonly result: unknown }>(
   'rxslice.saga.stepSucceeded',
@@ -38,6 +61,14 @@ export const SagaStepFailed = defineEventUnchecked<SagaRef & { readonly step: st
 export const SagaCompensating = defineEventUnchecked<
   SagaRef & { readonly reason: 'failed' | 'cancelled'; readonly step?: string; readonly steps: readonly string[] }
 >('rxslice.saga.compensating');
+/**
+ * See {@link SagaStarted} and {@link SagaStepRetrying}: an attempt of a step's compensation failed
+ * and the step's retry policy allows another (`attempt` is the one that starts after `delayMs`).
+ * @example `SagaCompensationRetrying.match(e) && e.payload.attempt` // 2 for the first retry of the compensation
+ */
+export const SagaCompensationRetrying = defineEventUnchecked<
+  SagaRef & { readonly step: string; readonly attempt: number; readonly delayMs: number; readonly error: ErrorInfo }
+>('rxslice.saga.compensationRetrying');
 /** See {@link SagaStarted}: a step's compensation succeeded. */
 export const SagaStepCompensated = defineEventUnchecked<SagaRef & { readonly step: string }>('rxslice.saga.stepCompensated');
 /** See {@link SagaStarted}: a step's compensation failed (also reported on `errors$`); the rollback goes on. */

@@ -10,11 +10,13 @@ import { SagaCancelledError, SagaCompensationFailedError, SagaFailedError, SagaS
 import {
   SagaCompensating,
   SagaCompensationFailed,
+  SagaCompensationRetrying,
   SagaCompleted,
   SagaFailed,
   SagaStarted,
   SagaStepCompensated,
   SagaStepFailed,
+  SagaStepRetrying,
   SagaStepStarted,
   SagaStepSucceeded,
 } from './saga-events';
@@ -162,10 +164,16 @@ export class SagaExecution {
     }
     let attempts = 0;
     const key = `${this.sagaId}/${current.name}`;
-    const work = this.attempts(current, key, (ctx) => current.run(this.input, ctx), (attempt) => {
-      attempts = attempt;
-      this.emit(SagaStepStarted, resumed ? { step: current.name, attempt, resumed: true } : { step: current.name, attempt });
-    }).subscribe({
+    const work = this.attempts(
+      current,
+      key,
+      (ctx) => current.run(this.input, ctx),
+      (attempt) => {
+        attempts = attempt;
+        this.emit(SagaStepStarted, resumed ? { step: current.name, attempt, resumed: true } : { step: current.name, attempt });
+      },
+      (attempt, delayMs, error) => this.emit(SagaStepRetrying, { step: current.name, attempt, delayMs, error: errorInfo(error) }),
+    ).subscribe({
       next: (result) => {
         this.work = undefined;
         this.completed.push({ step: current.name, result });
@@ -204,7 +212,13 @@ export class SagaExecution {
     if (next === undefined) return this.finishFailed();
     const s = this.def.steps.find((x) => x.name === next.step) as AnySagaStep;
     const compensate = s.compensate as NonNullable<AnySagaStep['compensate']>;
-    const work = this.attempts(s, `${this.sagaId}/${s.name}/compensate`, (ctx) => compensate(next.result, ctx), () => undefined).subscribe({
+    const work = this.attempts(
+      s,
+      `${this.sagaId}/${s.name}/compensate`,
+      (ctx) => compensate(next.result, ctx),
+      () => undefined,
+      (attempt, delayMs, error) => this.emit(SagaCompensationRetrying, { step: s.name, attempt, delayMs, error: errorInfo(error) }),
+    ).subscribe({
       next: () => {
         this.work = undefined;
         this.compensated.add(s.name);
@@ -236,13 +250,15 @@ export class SagaExecution {
   /**
    * Attempts of `fn` under the step's timeout and retry policy, on the session scheduler. Each
    * attempt gets its own context and abort signal; emits the single result, or errors with the
-   * last attempt's error.
+   * last attempt's error. `onRetry` is told each failed attempt that will be retried (the next
+   * attempt's number, the delay before it in ms, the error), before the delay runs.
    */
   private attempts(
     s: AnySagaStep,
     idempotencyKey: string,
     fn: (ctx: SagaStepContext) => unknown,
     onAttempt: (attempt: number) => void,
+    onRetry: (attempt: number, delayMs: number, error: unknown) => void,
   ): Observable<unknown> {
     const policy = s.retry ?? RetryPolicy.none;
     const { scheduler } = this.host;
@@ -315,7 +331,16 @@ export class SagaExecution {
     });
     return policy.maxAttempts <= 1
       ? one
-      : one.pipe(retry({ count: policy.maxAttempts - 1, delay: (_error, retryCount) => timer(policy.delayMs(retryCount, this.randomOf(policy)), scheduler) }));
+      : one.pipe(
+          retry({
+            count: policy.maxAttempts - 1,
+            delay: (error: unknown, retryCount: number) => {
+              const delayMs = policy.delayMs(retryCount, this.randomOf(policy));
+              onRetry(retryCount + 1, delayMs, error);
+              return timer(delayMs, scheduler);
+            },
+          }),
+        );
   }
 
   private randomOf(policy: RetryPolicy): RandomSource {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { lastValueFrom } from 'rxjs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createSession, defineEvent, defineMachine, defineSaga, SagaProgressSlice, toMermaid } from '../../src/index';
+import { createSession, defineEvent, defineMachine, defineSaga, RetryPolicy, SagaProgressSlice, toMermaid } from '../../src/index';
 import { InspectorModel } from '../../src/devtools/index';
 import { flightRecorder } from '../../src/storage/jsonl/index';
 import { Counter, CounterBumped, NoteAdded, Notes } from '../fixtures';
@@ -24,6 +24,13 @@ const Broken = defineSaga('broken', { input: Input })
       throw new Error('migration failed');
     },
   });
+const Flaky = defineSaga('flaky', { input: Input }).step('charge', {
+  retry: RetryPolicy.fixed(0, 1),
+  run: (_input, ctx) => {
+    if (ctx.attempt === 1) throw new Error('busy');
+    return 'charged';
+  },
+});
 const Toggled = defineEvent('light/toggled');
 const Light = defineMachine('light', {
   initial: 'off',
@@ -31,13 +38,14 @@ const Light = defineMachine('light', {
 });
 
 async function record(file: string) {
-  const session = createSession({ slices: [Notes, Counter], sagas: [Deploy, Broken], events: [Toggled] });
+  const session = createSession({ slices: [Notes, Counter], sagas: [Deploy, Broken, Flaky], events: [Toggled] });
   const machineSlice = session.install(Light).slice;
   const recorder = flightRecorder(session, { file, snapshotEvery: 4 });
   session.dispatch(NoteAdded({ id: 1, text: 'a' }));
   session.dispatch(Toggled());
   await lastValueFrom(session.runSaga(Deploy, { app: 'web' }));
   await lastValueFrom(session.runSaga(Broken, { app: 'db' })).catch(() => undefined);
+  await lastValueFrom(session.runSaga(Flaky, { app: 'shop' }));
   session.dispatch(CounterBumped({ by: 2 }));
   recorder.close();
   const live = session.snapshot({ includeLogs: true });
@@ -55,7 +63,7 @@ describe('InspectorModel', () => {
     const model = new InspectorModel(file, {
       slices: [Notes, Counter, machineSlice, SagaProgressSlice],
       session: (scheduler) => {
-        const s = createSession({ slices: [Notes, Counter], sagas: [Deploy, Broken], events: [Toggled], scheduler });
+        const s = createSession({ slices: [Notes, Counter], sagas: [Deploy, Broken, Flaky], events: [Toggled], scheduler });
         s.install(Light);
         return s;
       },
@@ -66,10 +74,12 @@ describe('InspectorModel', () => {
     expect(itemsOf(model.state(last).slices)).toEqual(itemsOf(JSON.parse(JSON.stringify(live.toJSON().slices))));
 
     const sagas = model.timeline().filter((e) => e.kind === 'saga');
-    expect(sagas.map((s) => [s.name, s.outcome, s.attempts, s.compensations])).toEqual([
-      ['deploy', 'completed', 2, 0],
-      ['broken', 'failed', 2, 1],
+    expect(sagas.map((s) => [s.name, s.outcome, s.attempts, s.retries, s.compensations])).toEqual([
+      ['deploy', 'completed', 2, 0, 0],
+      ['broken', 'failed', 2, 0, 1],
+      ['flaky', 'completed', 2, 1, 0],
     ]);
+    expect(sagas[2]?.events.map((e) => e.what)).toEqual(['started', 'stepStarted', 'stepRetrying', 'stepStarted', 'stepSucceeded', 'completed']);
     expect(sagas[1]?.events.map((e) => e.what)).toEqual(['started', 'stepStarted', 'stepSucceeded', 'stepStarted', 'stepFailed', 'compensating', 'stepCompensated', 'failed']);
 
     const toggledAt = [...model.recording.envelopes()].find((e) => e.event.type === 'light/toggled')?.seq as number;

@@ -1,7 +1,7 @@
 import { map, timer, VirtualTimeScheduler } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createSession, defineSaga, step, UnknownSagaError, type Session, type Snapshot } from '../../src/index';
+import { createSession, defineSaga, RetryPolicy, step, UnknownSagaError, type Session, type Snapshot } from '../../src/index';
 
 /**
  * Crash recovery with memory storage: a run in session A is snapshotted after each of its saga
@@ -180,5 +180,82 @@ describe('saga crash recovery (memory storage: snapshot, new session, restore, r
     expect(() => b.resumeSagas()).toThrow(UnknownSagaError);
     expect(b.read('rxslice/sagas')).toHaveLength(1);
     expect(b.lastSeq).toBe(1); // only the restore event
+  });
+
+  describe('with a retried step (stepRetrying in the log)', () => {
+    /** `configure` fails on its first call in the world (whichever session makes it), then succeeds; retried 2 ms later. */
+    function retrySaga(world: () => World, scheduler: VirtualTimeScheduler) {
+      const run = (name: string, key: string) => {
+        const w = world();
+        const first = !w.calls.some((c) => c.step === name);
+        w.calls.push({ kind: 'run', step: name, key, after: w.recorded });
+        return timer(1, scheduler).pipe(
+          map(() => {
+            if (name === 'configure' && first) throw new Error('busy');
+            return `${name}-result`;
+          }),
+        );
+      };
+      return defineSaga('retried', {
+        input: Input,
+        steps: [
+          step('create', { run: (_i, ctx) => run('create', ctx.idempotencyKey) }),
+          step('configure', { retry: RetryPolicy.fixed(2, 2), run: (_i, ctx) => run('configure', ctx.idempotencyKey) }),
+        ],
+      });
+    }
+
+    function first() {
+      const scheduler = new VirtualTimeScheduler();
+      const world = new World(undefined);
+      const def = retrySaga(() => world, scheduler);
+      const session = createSession({ slices: [], scheduler, sagas: [def] });
+      const log: Trace[] = [];
+      const snapshots: Snapshot[] = [];
+      record(session, world, log, (n) => (snapshots[n] = session.snapshot()));
+      session.runSaga(def, { app: 'web' }, { sagaId: 'R' }).subscribe();
+      scheduler.flush();
+      return { world, log, snapshots };
+    }
+
+    it('records stepRetrying between the two stepStarted of the retried step', () => {
+      expect(first().log.map((t) => `${t.type} ${t.step ?? ''}`.trim())).toEqual([
+        'started',
+        'stepStarted create',
+        'stepSucceeded create',
+        'stepStarted configure',
+        'stepRetrying configure',
+        'stepStarted configure',
+        'stepSucceeded configure',
+        'completed',
+      ]);
+    });
+
+    it('resumes after a crash at every record boundary, the ones around stepRetrying included: each step succeeds once, with one idempotency key', () => {
+      const a = first();
+      for (let k = 1; k < a.log.length - 1; k++) {
+        for (const inFlightDone of [true, false]) {
+          const scheduler = new VirtualTimeScheduler();
+          const world = new World(undefined);
+          world.calls.push(...a.world.calls.filter((c) => c.after < k || (inFlightDone && c.after === k)));
+          const def = retrySaga(() => world, scheduler);
+          const b = createSession({ slices: [], scheduler, sagas: [def] });
+          b.restore(a.snapshots[k] as Snapshot);
+          const log: Trace[] = a.log.slice(0, k);
+          world.recorded = k;
+          record(b, world, log);
+          const outcomes: string[] = [];
+          for (const resumed of b.resumeSagas()) resumed.result$.subscribe({ next: () => outcomes.push('completed'), error: () => outcomes.push('failed') });
+          scheduler.flush();
+          const label = `crash after event ${k} (${a.log[k - 1]?.type}), in-flight work ${inFlightDone ? 'done' : 'lost'}`;
+          expect(log.at(-1)?.type, label).toBe('completed');
+          expect(outcomes, label).toEqual(['completed']);
+          expect(b.read('rxslice/sagas'), label).toEqual([]);
+          const succeeded = log.filter((t) => t.type === 'stepSucceeded').map((t) => t.step);
+          expect(succeeded, label).toEqual(['create', 'configure']);
+          for (const c of world.calls) expect(c.key, label).toBe(`R/${c.step}`);
+        }
+      }
+    });
   });
 });
