@@ -88,9 +88,9 @@ export type { ComputedFamily } from './computed/computed-family';
 export { ComputedReadOnlyError, ComputedError, InvalidComputedError } from './computed/computed-errors';
 
 export { defineEffect } from './effects/define-effect';
-export type { Effect, EffectDef, AnyEffectDef, EffectOptions, Concurrency, InferEffect, InferEffectResult } from './effects/define-effect';
+export type { Effect, EffectDef, AnyEffectDef, EffectOptions, EffectInstanceOptions, EffectRunOptions, Concurrency, InferEffect, InferEffectResult } from './effects/define-effect';
 export { RetryPolicy, InvalidRetryPolicyError } from './effects/retry-policy';
-export type { ExponentialRetryOptions, Jitter } from './effects/retry-policy';
+export type { ExponentialRetryOptions, Jitter, RetrySpec } from './effects/retry-policy';
 export { seededRandom } from './effects/seeded-random';
 export type { RandomSource } from './effects/seeded-random';
 export type { EffectContext, EffectHandler } from './effects/effect-handler';
@@ -121,6 +121,7 @@ export {
   EpicFailedError,
   InvalidEpicOutputError,
   InvalidEffectDefinitionError,
+  InvalidEffectOptionsError,
 } from './effects/errors';
 export type { EffectFailureStage } from './effects/errors';
 

@@ -1,11 +1,38 @@
 import type { z } from 'zod';
 import { defineEvent } from '../events/define-event';
 import type { Event, EventCreator } from '../events/event';
-import { InvalidEffectDefinitionError } from './errors';
-import type { RetryPolicy } from './retry-policy';
+import { InvalidEffectDefinitionError, InvalidEffectOptionsError } from './errors';
+import { InvalidRetryPolicyError, RetryPolicy, type RetrySpec } from './retry-policy';
 
-/** An effect request: plain data `{ type, payload }`, like an event, produced by reducers with `withEffects`. */
-export type Effect<TType extends string = string, TPayload = unknown> = Event<TType, TPayload>;
+/**
+ * An effect request: plain data `{ type, payload }`, like an event, produced by reducers with
+ * `withEffects`; `options`, when the creator was given some (`Fx(payload, { retry, timeoutMs })`),
+ * are this instance's own run options, as plain data too.
+ */
+export interface Effect<TType extends string = string, TPayload = unknown> extends Event<TType, TPayload> {
+  readonly options?: EffectInstanceOptions;
+}
+
+/**
+ * The run options an effect instance carries (see {@link EffectDef}'s call): plain JSON data, so
+ * the effect stays serializable (flight recordings, devtools, shared logs keep it as it is). Each
+ * one given replaces the effect type's (`defineEffect` options) for this instance only; each one
+ * left out falls back to it.
+ */
+export interface EffectInstanceOptions {
+  /** The retry policy of this instance, as data ({@link RetryPolicy.from} reads it). */
+  readonly retry?: RetrySpec;
+  /** Per attempt, in ms of the session's scheduler (> 0). */
+  readonly timeoutMs?: number;
+}
+
+/** What an effect creator takes as its second argument: {@link EffectInstanceOptions}, with `retry` as a policy or its spec. */
+export interface EffectRunOptions {
+  /** A policy made by `RetryPolicy.exponential` (with a `seed` rather than a `random` function), `.fixed` or `.none`, or its {@link RetrySpec}. */
+  readonly retry?: RetryPolicy | RetrySpec;
+  /** Per attempt, in ms of the session's scheduler (> 0); a late attempt fails with `EffectTimeoutError`. */
+  readonly timeoutMs?: number;
+}
 
 /**
  * What happens when an effect arrives while earlier effects of the same type still run
@@ -37,6 +64,18 @@ export interface EffectOptions<TType extends string, TPayload, TResult> {
  */
 export interface EffectDef<TType extends string = string, TPayload = unknown, TResult = unknown>
   extends EventCreator<TType, TPayload> {
+  /**
+   * Makes an effect request; with `options`, one that carries its own retry and timeout (plain
+   * data), which replace the type's for this instance (see {@link EffectRunOptions}).
+   * @throws {@link InvalidEffectOptionsError} for a `timeoutMs` ≤ 0, or a `retry` that is not a
+   * valid policy or spec (a policy built with a `random` function cannot travel as data: give it a `seed`).
+   */
+  (
+    ...args: undefined extends TPayload
+      ? [payload?: TPayload, options?: EffectRunOptions]
+      : [payload: TPayload, options?: EffectRunOptions]
+  ): Effect<TType, TPayload>;
+  /** The effect type's run options; an instance's own `options` take precedence over `retry` and `timeoutMs`. */
   readonly options: EffectOptions<TType, TPayload, TResult>;
   /** Phantom field carrying the handler's result type. Always `undefined` at run time. */
   readonly Result: TResult;
@@ -60,6 +99,8 @@ export type InferEffectResult<TDef> = TDef extends { readonly Result: infer TRes
  * `handleEffect(session, def, handler)`. The payload is validated against `schema` when the
  * effect is run (an invalid one fails with stage `'validation'`, without calling the handler).
  * The handler's result type is inferred from `onSuccess`'s second parameter.
+ * An instance may carry its own retry and timeout, `SendEmail(payload, { retry, timeoutMs })`,
+ * stored on it as plain data (`effect.options`), falling back to these options for what it leaves out.
  * @param type - `domain/verb` name (`'email/send'`); must not start with `rxslice.`.
  * @param schema - Optional zod schema of the payload.
  * @param options - See {@link EffectOptions}.
@@ -73,6 +114,9 @@ export type InferEffectResult<TDef> = TDef extends { readonly Result: infer TRes
  *   compensate: (e) => EmailBounced({ to: e.payload.to }),
  * });
  * SendEmail({ to: 'a@b.c' }); // { type: 'email/send', payload: { to: 'a@b.c' } }
+ * SendEmail({ to: 'vip@b.c' }, { retry: RetryPolicy.fixed(50, 5), timeoutMs: 1_000 });
+ * // { type: 'email/send', payload: { to: 'vip@b.c' },
+ * //   options: { retry: { kind: 'fixed', delayMs: 50, count: 5 }, timeoutMs: 1000 } }
  * ```
  */
 export function defineEffect<TType extends string, TResult = unknown>(
@@ -96,7 +140,50 @@ export function defineEffect(
   if (options.concurrency !== undefined && !CONCURRENCY.includes(options.concurrency)) {
     throw new InvalidEffectDefinitionError(type, `concurrency must be one of ${CONCURRENCY.join(', ')} (got "${String(options.concurrency)}")`);
   }
-  const creator = schema === undefined ? defineEvent(type) : defineEvent(type, schema);
-  Object.defineProperty(creator, 'options', { value: Object.freeze({ ...options }), enumerable: true });
+  const event = schema === undefined ? defineEvent(type) : defineEvent(type, schema);
+  const creator = (payload?: unknown, own?: EffectRunOptions): Effect => {
+    if (own === undefined) return { type, payload };
+    const checked = instanceOptions(type, own);
+    return checked.retry === undefined && checked.timeoutMs === undefined ? { type, payload } : { type, payload, options: checked };
+  };
+  Object.defineProperties(creator, {
+    type: { value: type, enumerable: true },
+    schema: { value: event.schema, enumerable: true },
+    match: { value: event.match },
+    toString: { value: event.toString },
+    options: { value: Object.freeze({ ...options }), enumerable: true },
+  });
   return creator as unknown as EffectDef<string, any, any>;
+}
+
+/**
+ * @internal Checks an instance's own options and returns them as frozen plain data (`retry` as its
+ * spec). Also reads options that arrive on an effect made elsewhere (by hand, from JSON).
+ * @throws {@link InvalidEffectOptionsError}
+ */
+export function instanceOptions(type: string, own: unknown): EffectInstanceOptions {
+  if (own === null || typeof own !== 'object' || Array.isArray(own)) {
+    throw new InvalidEffectOptionsError(type, `expected an object such as { retry, timeoutMs }, got ${own === null ? 'null' : Array.isArray(own) ? 'an array' : typeof own}`);
+  }
+  const { retry, timeoutMs } = own as { retry?: unknown; timeoutMs?: unknown };
+  const unknownKeys = Object.keys(own).filter((k) => k !== 'retry' && k !== 'timeoutMs');
+  if (unknownKeys.length > 0) throw new InvalidEffectOptionsError(type, `unknown option(s) ${unknownKeys.map((k) => `"${k}"`).join(', ')}; concurrency, compensate and onSuccess belong to defineEffect`);
+  if (timeoutMs !== undefined && !(typeof timeoutMs === 'number' && timeoutMs > 0 && Number.isFinite(timeoutMs))) {
+    throw new InvalidEffectOptionsError(type, `timeoutMs must be a finite number > 0 (got ${String(timeoutMs)}); leave it out to use the effect type's`);
+  }
+  let spec: RetrySpec | undefined;
+  if (retry !== undefined) {
+    if (retry === null || typeof retry !== 'object') throw new InvalidEffectOptionsError(type, `retry must be a RetryPolicy or a retry spec (got ${retry === null ? 'null' : typeof retry})`);
+    const policySpec = typeof (retry as Partial<RetryPolicy>).delayMs === 'function' ? (retry as RetryPolicy).spec : (retry as RetrySpec);
+    if (policySpec === undefined) {
+      throw new InvalidEffectOptionsError(type, 'this retry policy cannot travel as data (it holds a random function, or was written by hand); build it with RetryPolicy.exponential({ seed }), .fixed or .none');
+    }
+    try {
+      spec = RetryPolicy.from(policySpec).spec as RetrySpec;
+    } catch (error) {
+      if (error instanceof InvalidRetryPolicyError) throw new InvalidEffectOptionsError(type, `retry: ${error.message}`, { cause: error });
+      throw error;
+    }
+  }
+  return Object.freeze({ ...(spec === undefined ? {} : { retry: spec }), ...(timeoutMs === undefined ? {} : { timeoutMs }) });
 }

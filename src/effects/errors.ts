@@ -37,7 +37,7 @@ export class EffectTimeoutError extends RxSliceError {
     super(
       'EFFECT_TIMEOUT',
       `Attempt ${attempt} of effect "${effectType}" did not finish within ${timeoutMs} ms and was cancelled. ` +
-        `Raise timeoutMs in defineEffect or make the handler observe ctx.signal.`,
+        `Raise timeoutMs (defineEffect's, or this instance's: Fx(payload, { timeoutMs })) or make the handler observe ctx.signal.`,
     );
   }
 }
@@ -121,5 +121,22 @@ export class InvalidEffectDefinitionError extends RxSliceError {
   override readonly name = 'InvalidEffectDefinitionError';
   constructor(readonly effectType: string, detail: string) {
     super('INVALID_EFFECT_DEFINITION', `Effect "${effectType}" is misconfigured: ${detail}.`);
+  }
+}
+
+/**
+ * Thrown by an effect creator (`Fx(payload, { retry, timeoutMs })`) for instance options that make
+ * no sense or cannot travel as data; a run whose effect carries such options (hand-made, or read
+ * from JSON) fails with it at stage `'validation'`, without calling the handler.
+ */
+export class InvalidEffectOptionsError extends RxSliceError {
+  override readonly name = 'InvalidEffectOptionsError';
+  constructor(readonly effectType: string, detail: string, options?: { cause?: unknown }) {
+    super(
+      'INVALID_EFFECT_OPTIONS',
+      `The options of effect "${effectType}" are invalid: ${detail}. An effect instance carries { retry, timeoutMs } as plain data: ` +
+        `a RetryPolicy made by RetryPolicy.exponential/fixed/none (or its spec) and a timeoutMs > 0.`,
+      options,
+    );
   }
 }

@@ -19,7 +19,7 @@ import type { Event } from '../events/event';
 import type { Envelope, EnvelopeMeta } from '../events/envelope';
 import { toIssues, type RxSliceError } from '../internal/errors';
 import { InvalidEventError } from '../session/errors';
-import type { AnyEffectDef, Effect } from './define-effect';
+import { instanceOptions, type AnyEffectDef, type Effect } from './define-effect';
 import type { EffectHandler } from './effect-handler';
 import { EffectAttempt } from './effect-attempt';
 import { EffectFailedError, EffectTimeoutError, type EffectFailureStage } from './errors';
@@ -131,6 +131,8 @@ class LeafExecution implements Observer<unknown>, Unsubscribable {
   private last: unknown = undefined;
   /** The general path's subscription to its attempts under `retry`. */
   private retries: Subscription | undefined = undefined;
+  /** Jitter's random source: the registration's, or a new one for a policy the instance carries. */
+  private random: RandomSource;
 
   constructor(
     private readonly run: LeafRun,
@@ -138,6 +140,7 @@ class LeafExecution implements Observer<unknown>, Unsubscribable {
     private readonly subscriber: RunObserver,
   ) {
     this.effect = run.effect;
+    this.random = run.random;
     this.meta = effectMeta(run.source, run.cause);
   }
 
@@ -145,17 +148,27 @@ class LeafExecution implements Observer<unknown>, Unsubscribable {
     const { run, sink } = this;
     const { def } = run;
     const type = this.effect.type;
+    let { retry: policy, timeoutMs } = def.options;
+    // The instance's own options (`Fx(payload, { retry, timeoutMs })`) replace the type's. Read
+    // again here: an effect made by hand or read from JSON did not go through the creator's check.
+    const own = this.effect.options;
+    if (own !== undefined) {
+      try {
+        const checked = instanceOptions(type, own);
+        if (checked.retry !== undefined) {
+          policy = RetryPolicy.from(checked.retry);
+          this.random = policy.createRandom();
+        }
+        if (checked.timeoutMs !== undefined) timeoutMs = checked.timeoutMs;
+      } catch (invalid) {
+        return this.invalid(invalid);
+      }
+    }
     if (def.schema !== undefined) {
       const parsed = def.schema.safeParse(this.effect.payload);
-      if (!parsed.success) {
-        const invalid = new InvalidEventError(type, toIssues(parsed.error.issues));
-        sink.system(EffectFailed({ kind: 'effect', effectId: run.effectId, effectType: type, attempts: 0, error: errorInfo(invalid) }), this.meta);
-        this.subscriber.error(this.fail('validation', 0, invalid));
-        return undefined;
-      }
-      this.effect = { type, payload: parsed.data };
+      if (!parsed.success) return this.invalid(new InvalidEventError(type, toIssues(parsed.error.issues)));
+      this.effect = own === undefined ? { type, payload: parsed.data } : { type, payload: parsed.data, options: own };
     }
-    const { retry: policy, timeoutMs } = def.options;
     if (timeoutMs === undefined && (policy === undefined || policy.maxAttempts <= 1)) {
       this.attempts = 1;
       sink.system(EffectStarted({ effectId: run.effectId, effectType: type, attempt: 1 }), this.meta);
@@ -170,6 +183,14 @@ class LeafExecution implements Observer<unknown>, Unsubscribable {
       });
     }
     return this;
+  }
+
+  /** The effect (its payload or its own options) is invalid: `failed` with 0 attempts, and the run errors; the handler is not called. */
+  private invalid(error: unknown): undefined {
+    const { run, sink } = this;
+    sink.system(EffectFailed({ kind: 'effect', effectId: run.effectId, effectType: this.effect.type, attempts: 0, error: errorInfo(error) }), this.meta);
+    this.subscriber.error(this.fail('validation', 0, error));
+    return undefined;
   }
 
   /** The direct path: a value of the attempt's output (the last one is the result). */
@@ -224,7 +245,7 @@ class LeafExecution implements Observer<unknown>, Unsubscribable {
         count: policy.maxAttempts - 1,
         delay: (error: unknown, retryCount: number) => {
           if (this.subscriber.closed) return EMPTY; // cancelled while starting: see below
-          const delayMs = policy.delayMs(retryCount, run.random);
+          const delayMs = policy.delayMs(retryCount, this.random);
           sink.system(
             EffectRetrying({ effectId, effectType: type, attempt: retryCount + 1, delayMs, error: errorInfo(error) }),
             meta,

@@ -22,7 +22,33 @@ export interface RetryPolicy {
   delayMs(retry: number, random: RandomSource): number;
   /** A new random source for one session: seeded when the policy has a seed, else `random` or `Math.random`. */
   createRandom(): RandomSource;
+  /**
+   * The policy as plain JSON data, which {@link RetryPolicy.from} turns back into an equal policy.
+   * Set by {@link RetryPolicy.exponential}, {@link RetryPolicy.fixed} and {@link RetryPolicy.none};
+   * absent for an exponential policy given a `random` function (and no `seed`) and for a policy
+   * written by hand, which cannot travel as data (an effect instance's own `retry` needs it).
+   */
+  readonly spec?: RetrySpec;
 }
+
+/**
+ * A retry policy as plain JSON data: what an effect instance carries (`Fx(payload, { retry })`),
+ * so that effects stay serializable. {@link RetryPolicy.from} builds the policy it describes;
+ * every policy made by `RetryPolicy.exponential`, `.fixed` or `.none` has one as `spec`.
+ * Units: milliseconds. The fields mean what the options of the matching constructor mean.
+ */
+export type RetrySpec =
+  | {
+      readonly kind: 'exponential';
+      readonly maxAttempts: number;
+      readonly initialDelayMs: number;
+      readonly factor?: number;
+      readonly maxDelayMs?: number;
+      readonly jitter?: Jitter;
+      readonly seed?: number;
+    }
+  | { readonly kind: 'fixed'; readonly delayMs: number; readonly count: number }
+  | { readonly kind: 'none' };
 
 /** Options of {@link RetryPolicy.exponential}. */
 export interface ExponentialRetryOptions {
@@ -69,20 +95,44 @@ function exponential(options: ExponentialRetryOptions): RetryPolicy {
   if (!(initialDelayMs >= 0)) throw new InvalidRetryPolicyError(`initialDelayMs must be ≥ 0 (got ${initialDelayMs})`);
   if (!(factor >= 1)) throw new InvalidRetryPolicyError(`factor must be ≥ 1 (got ${factor})`);
   if (!(maxDelayMs >= 0)) throw new InvalidRetryPolicyError(`maxDelayMs must be ≥ 0 (got ${maxDelayMs})`);
+  if (!JITTERS.includes(jitter)) throw new InvalidRetryPolicyError(`jitter must be one of ${JITTERS.join(', ')} (got ${JSON.stringify(jitter)})`);
+  if (options.seed !== undefined && !Number.isFinite(options.seed)) throw new InvalidRetryPolicyError(`seed must be a finite number (got ${options.seed})`);
   const baseDelayMs = (retry: number): number => Math.round(Math.min(maxDelayMs, initialDelayMs * factor ** (retry - 1)));
+  // A `random` function cannot travel as data; a seed replaces it (it is then unused).
+  const spec: RetrySpec | undefined =
+    options.random !== undefined && options.seed === undefined
+      ? undefined
+      : Object.freeze({
+          kind: 'exponential',
+          maxAttempts,
+          initialDelayMs,
+          factor,
+          ...(Number.isFinite(maxDelayMs) ? { maxDelayMs } : {}),
+          jitter,
+          ...(options.seed === undefined ? {} : { seed: options.seed }),
+        });
   return {
     maxAttempts,
     baseDelayMs,
     delayMs: (retry, random) => applyJitter(baseDelayMs(retry), jitter, random),
     createRandom: () => (options.seed !== undefined ? seededRandom(options.seed) : (options.random ?? Math.random)),
+    ...(spec === undefined ? {} : { spec }),
   };
 }
+
+const JITTERS: readonly Jitter[] = ['none', 'full', 'equal'];
 
 function fixed(delayMs: number, count: number): RetryPolicy {
   if (!(delayMs >= 0)) throw new InvalidRetryPolicyError(`delayMs must be ≥ 0 (got ${delayMs})`);
   if (!Number.isInteger(count) || count < 0) throw new InvalidRetryPolicyError(`count must be an integer ≥ 0 (got ${count})`);
   const delay = Math.round(delayMs);
-  return { maxAttempts: count + 1, baseDelayMs: () => delay, delayMs: () => delay, createRandom: () => Math.random };
+  return {
+    maxAttempts: count + 1,
+    baseDelayMs: () => delay,
+    delayMs: () => delay,
+    createRandom: () => Math.random,
+    spec: Object.freeze({ kind: 'fixed', delayMs, count }),
+  };
 }
 
 const NONE: RetryPolicy = Object.freeze({
@@ -90,7 +140,41 @@ const NONE: RetryPolicy = Object.freeze({
   baseDelayMs: () => 0,
   delayMs: () => 0,
   createRandom: () => Math.random,
+  spec: Object.freeze({ kind: 'none' }),
 });
+
+/** The policy `spec` describes (see {@link RetrySpec}); checks it as the constructors check their options. */
+function from(spec: RetrySpec): RetryPolicy {
+  const kind: unknown = spec !== null && typeof spec === 'object' ? (spec as { kind?: unknown }).kind : undefined;
+  switch (kind) {
+    case 'none':
+      return NONE;
+    case 'fixed': {
+      const { delayMs, count } = spec as Extract<RetrySpec, { kind: 'fixed' }>;
+      if (typeof delayMs !== 'number' || typeof count !== 'number') throw new InvalidRetryPolicyError('a "fixed" spec needs numbers delayMs and count');
+      return fixed(delayMs, count);
+    }
+    case 'exponential': {
+      const { maxAttempts, initialDelayMs, factor, maxDelayMs, jitter, seed } = spec as Extract<RetrySpec, { kind: 'exponential' }>;
+      if (typeof maxAttempts !== 'number' || typeof initialDelayMs !== 'number') {
+        throw new InvalidRetryPolicyError('an "exponential" spec needs numbers maxAttempts and initialDelayMs');
+      }
+      for (const [name, value] of [['factor', factor], ['maxDelayMs', maxDelayMs], ['seed', seed]] as const) {
+        if (value !== undefined && typeof value !== 'number') throw new InvalidRetryPolicyError(`${name} must be a number (got ${JSON.stringify(value)})`);
+      }
+      return exponential({
+        maxAttempts,
+        initialDelayMs,
+        ...(factor === undefined ? {} : { factor }),
+        ...(maxDelayMs === undefined ? {} : { maxDelayMs }),
+        ...(jitter === undefined ? {} : { jitter }),
+        ...(seed === undefined ? {} : { seed }),
+      });
+    }
+    default:
+      throw new InvalidRetryPolicyError(`a retry spec needs kind "exponential", "fixed" or "none" (got ${JSON.stringify(kind) ?? 'no spec'})`);
+  }
+}
 
 /**
  * Retry policies for effects (`defineEffect(type, schema, { retry })`). The runner waits
@@ -118,4 +202,17 @@ export const RetryPolicy = {
   fixed,
   /** One attempt, no retry (the default of every effect). */
   none: NONE,
+  /**
+   * The policy a {@link RetrySpec} (plain data, e.g. read from JSON or carried by an effect)
+   * describes: `RetryPolicy.from(p.spec)` behaves as `p` (a seeded policy draws the same delays).
+   * @throws {@link InvalidRetryPolicyError} for an unknown `kind`, a missing or non-numeric field,
+   * or values the matching constructor refuses.
+   * @example
+   * ```ts
+   * RetryPolicy.from({ kind: 'fixed', delayMs: 10, count: 2 }).maxAttempts; // 3
+   * RetryPolicy.exponential({ maxAttempts: 3, initialDelayMs: 100 }).spec;
+   * // { kind: 'exponential', maxAttempts: 3, initialDelayMs: 100, factor: 2, jitter: 'none' }
+   * ```
+   */
+  from,
 } as const;

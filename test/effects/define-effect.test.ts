@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { all, isCompositeEffect, race, sequence } from '../../src/effects/compose';
 import { defineEffect } from '../../src/effects/define-effect';
-import { InvalidEffectDefinitionError } from '../../src/effects/errors';
+import { InvalidEffectDefinitionError, InvalidEffectOptionsError } from '../../src/effects/errors';
 import { RetryPolicy } from '../../src/effects/retry-policy';
 import { ReservedEventTypeError } from '../../src/index';
 
@@ -49,5 +49,54 @@ describe('composition values', () => {
 
   it('race needs at least one effect', () => {
     expect(() => race([])).toThrow(InvalidEffectDefinitionError);
+  });
+});
+
+describe('effect instances with their own options: Fx(payload, { retry, timeoutMs })', () => {
+  const Charge = defineEffect('shop/charge', z.object({ order: z.number() }), { retry: RetryPolicy.fixed(10, 1), timeoutMs: 100 });
+
+  it('carries its retry as a spec and its timeout as plain, frozen data that survives JSON', () => {
+    const effect = Charge({ order: 1 }, { retry: RetryPolicy.exponential({ maxAttempts: 4, initialDelayMs: 50, maxDelayMs: 200, jitter: 'equal', seed: 7 }), timeoutMs: 2_000 });
+    expect(effect).toEqual({
+      type: 'shop/charge',
+      payload: { order: 1 },
+      options: { retry: { kind: 'exponential', maxAttempts: 4, initialDelayMs: 50, factor: 2, maxDelayMs: 200, jitter: 'equal', seed: 7 }, timeoutMs: 2_000 },
+    });
+    expect(Object.isFrozen(effect.options)).toBe(true);
+    expect(JSON.parse(JSON.stringify(effect))).toEqual(effect);
+    expect(Charge.match(effect)).toBe(true);
+    // The type's options are untouched.
+    expect(Charge.options.timeoutMs).toBe(100);
+  });
+
+  it('takes a retry spec as well as a policy, and leaves options out when none is given', () => {
+    expect(Charge({ order: 1 }, { retry: { kind: 'fixed', delayMs: 5, count: 2 } }).options).toEqual({ retry: { kind: 'fixed', delayMs: 5, count: 2 } });
+    expect(Charge({ order: 1 }, { retry: RetryPolicy.none }).options).toEqual({ retry: { kind: 'none' } });
+    expect(Charge({ order: 1 }, {})).toEqual({ type: 'shop/charge', payload: { order: 1 } });
+    expect(Charge({ order: 1 })).toEqual({ type: 'shop/charge', payload: { order: 1 } });
+    const Ping = defineEffect('net/ping');
+    expect(Ping(undefined, { timeoutMs: 5 })).toEqual({ type: 'net/ping', payload: undefined, options: { timeoutMs: 5 } });
+  });
+
+  it.each([
+    ['timeoutMs 0', { timeoutMs: 0 }, /timeoutMs must be a finite number > 0/],
+    ['timeoutMs Infinity', { timeoutMs: Number.POSITIVE_INFINITY }, /timeoutMs must be a finite number > 0/],
+    ['timeoutMs as a string', { timeoutMs: '5' }, /timeoutMs must be a finite number > 0/],
+    ['a policy with a random function', { retry: RetryPolicy.exponential({ maxAttempts: 2, initialDelayMs: 1, jitter: 'full', random: () => 0.5 }) }, /cannot travel as data.*seed/],
+    ['a hand-written policy', { retry: { maxAttempts: 2, baseDelayMs: () => 1, delayMs: () => 1, createRandom: () => Math.random } }, /cannot travel as data/],
+    ['an unknown spec kind', { retry: { kind: 'forever' } }, /kind "exponential", "fixed" or "none"/],
+    ['a spec the constructor refuses', { retry: { kind: 'fixed', delayMs: -1, count: 1 } }, /delayMs must be ≥ 0/],
+    ['an option of the effect type', { concurrency: 'switch' }, /unknown option\(s\) "concurrency"; concurrency, compensate and onSuccess belong to defineEffect/],
+    ['null options', null, /expected an object/],
+  ])('refuses %s with InvalidEffectOptionsError', (_label, options, message) => {
+    const make = () => (Charge as unknown as (p: unknown, o: unknown) => unknown)({ order: 1 }, options);
+    expect(make).toThrow(InvalidEffectOptionsError);
+    expect(make).toThrow(message);
+    try {
+      make();
+    } catch (error) {
+      expect((error as InvalidEffectOptionsError).code).toBe('INVALID_EFFECT_OPTIONS');
+      expect((error as InvalidEffectOptionsError).effectType).toBe('shop/charge');
+    }
   });
 });

@@ -1,7 +1,8 @@
 import { of, type Observable } from 'rxjs';
 import { describe, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
-import { defineEffect, type Effect, type InferEffect, type InferEffectResult } from '../../src/effects/define-effect';
+import { defineEffect, type Effect, type EffectInstanceOptions, type InferEffect, type InferEffectResult } from '../../src/effects/define-effect';
+import { RetryPolicy } from '../../src/effects/retry-policy';
 import type { EffectContext } from '../../src/effects/effect-handler';
 import { handleEffect, runEffect } from '../../src/effects/handle-effect';
 import type { Epic } from '../../src/effects/epic';
@@ -15,6 +16,16 @@ const Ping = defineEffect('net/ping');
 const session = createSession({ slices: [] });
 
 describe('effect types', () => {
+  it('takes per-instance options as a second argument and keeps the effect type', () => {
+    expectTypeOf(Save({ id: 1 }, { retry: RetryPolicy.fixed(5, 1), timeoutMs: 10 })).toEqualTypeOf<Effect<'store/save', { id: number }>>();
+    expectTypeOf(Ping(undefined, { timeoutMs: 10 })).toEqualTypeOf<Effect<'net/ping', void>>();
+    expectTypeOf(Save({ id: 1 }).options).toEqualTypeOf<EffectInstanceOptions | undefined>();
+    // @ts-expect-error concurrency belongs to the effect type (defineEffect), not to an instance
+    Save({ id: 1 }, { concurrency: 'switch' });
+    // @ts-expect-error timeoutMs is a number of milliseconds
+    Save({ id: 1 }, { timeoutMs: '10' });
+  });
+
   it('carries the payload and the result type inferred from onSuccess', () => {
     expectTypeOf(Save({ id: 1 })).toEqualTypeOf<Effect<'store/save', { id: number }>>();
     expectTypeOf<InferEffect<typeof Save>>().toEqualTypeOf<Effect<'store/save', { id: number }>>();

@@ -107,3 +107,34 @@ describe('seededRandom', () => {
     );
   });
 });
+
+describe('RetryPolicy specs (plain data) and RetryPolicy.from', () => {
+  it('gives every built policy a JSON spec that rebuilds an equal policy', () => {
+    const policies = [
+      RetryPolicy.exponential({ maxAttempts: 5, initialDelayMs: 100, factor: 3, maxDelayMs: 1_000, jitter: 'full', seed: 42 }),
+      RetryPolicy.exponential({ maxAttempts: 2, initialDelayMs: 10 }),
+      RetryPolicy.fixed(25, 3),
+      RetryPolicy.none,
+    ];
+    for (const p of policies) {
+      const spec = JSON.parse(JSON.stringify(p.spec));
+      expect(spec).toEqual(p.spec);
+      const q = RetryPolicy.from(spec);
+      expect(q.maxAttempts).toBe(p.maxAttempts);
+      const [r1, r2] = [p.createRandom(), q.createRandom()];
+      expect([1, 2, 3, 4].map((n) => q.delayMs(n, r2))).toEqual([1, 2, 3, 4].map((n) => p.delayMs(n, r1)));
+    }
+    expect(RetryPolicy.exponential({ maxAttempts: 2, initialDelayMs: 10 }).spec).toEqual({ kind: 'exponential', maxAttempts: 2, initialDelayMs: 10, factor: 2, jitter: 'none' });
+  });
+
+  it('has no spec for a policy that draws from a random function without a seed', () => {
+    expect(RetryPolicy.exponential({ maxAttempts: 2, initialDelayMs: 10, random: () => 0 }).spec).toBeUndefined();
+    expect(RetryPolicy.exponential({ maxAttempts: 2, initialDelayMs: 10, random: () => 0, seed: 1 }).spec).toMatchObject({ seed: 1 });
+  });
+
+  it('refuses malformed specs with InvalidRetryPolicyError', () => {
+    for (const bad of [undefined, null, {}, { kind: 'forever' }, { kind: 'fixed', delayMs: '1', count: 1 }, { kind: 'exponential', maxAttempts: 0, initialDelayMs: 1 }, { kind: 'exponential', maxAttempts: 2, initialDelayMs: 1, jitter: 'most' }, { kind: 'exponential', maxAttempts: 2, initialDelayMs: 1, factor: '2' }]) {
+      expect(() => RetryPolicy.from(bad as never), JSON.stringify(bad)).toThrow(InvalidRetryPolicyError);
+    }
+  });
+});
