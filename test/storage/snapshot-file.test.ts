@@ -140,3 +140,64 @@ describe('saveSnapshot / loadSnapshot', () => {
     expect(() => loadSnapshot(path, [Notes, Count])).toThrow(expect.objectContaining({ code: 'SLICE_VERSION_TOO_NEW', sliceName: 'notes' }));
   });
 });
+
+describe('loadSnapshot(path, { ifMissing }): state files with defaults', () => {
+  const Settings = defineSlice('settings', {
+    policy: 'state',
+    schema: z.object({ theme: z.string(), fontSize: z.number() }),
+    initial: [{ theme: 'light', fontSize: 14 }],
+  });
+
+  it("gives the slices' initial items for a missing file, validated and frozen like a file's, restorable into a session", () => {
+    const path = join(dir, 'missing.json');
+    const state = loadSnapshot(path, { slices: [Settings, Count], ifMissing: 'initial' });
+    expect(Object.fromEntries(Object.entries(state.slices).map(([k, v]) => [k, v.items]))).toEqual({ settings: [{ theme: 'light', fontSize: 14 }], count: [0] });
+    expect([state.seq, state.at, state.tag, state.parents]).toEqual([0, 0, undefined, []]);
+    expect(Object.isFrozen(state.slices['settings']?.items[0])).toBe(true);
+    const session = createSession({ slices: [Settings, Count, Notes] });
+    session.dispatch(Noted({ text: 'x' }));
+    session.restore(state);
+    expect(session.read(Count)).toEqual([0]);
+    expect(session.read(Settings)).toEqual([{ theme: 'light', fontSize: 14 }]);
+    expect(readdirSync(dir)).toEqual([]); // nothing written
+  });
+
+  it('reads the file when it exists, whatever ifMissing says', async () => {
+    const path = join(dir, 'state.json');
+    await saveSnapshot(path, sessionWith(3).snapshot());
+    expect(loadSnapshot(path, { slices: [Notes, Count], ifMissing: 'initial' }).slices['count']?.items).toEqual([3]);
+    expect(loadSnapshot(path, [Notes, Count], { ifMissing: () => { throw new Error('not called'); } }).slices['count']?.items).toEqual([3]);
+  });
+
+  it('returns a given snapshot, or calls a function only when the file is missing', () => {
+    const path = join(dir, 'missing.json');
+    const fallback = sessionWith(2).snapshot({ tag: 'defaults' });
+    expect(loadSnapshot(path, { slices: [Notes, Count], ifMissing: fallback })).toBe(fallback);
+    let calls = 0;
+    expect(loadSnapshot(path, [Notes, Count], { ifMissing: () => (calls++, fallback) })).toBe(fallback);
+    expect(calls).toBe(1);
+  });
+
+  it("still throws SnapshotFileNotFoundError with 'throw' (the default), naming the ifMissing option", () => {
+    const path = join(dir, 'missing.json');
+    expect(() => loadSnapshot(path, { slices: [Notes] })).toThrow(SnapshotFileNotFoundError);
+    expect(() => loadSnapshot(path, { slices: [Notes], ifMissing: 'throw' })).toThrow(/ifMissing: 'initial'/);
+  });
+
+  it('does not hide damage: a corrupt file, a directory at the path or a missing parent directory that is a file still throw', async () => {
+    const path = join(dir, 'state.json');
+    await saveSnapshot(path, sessionWith(3).snapshot({ includeLogs: true }));
+    writeFileSync(path, readFileSync(path, 'utf8').slice(0, 20));
+    expect(() => loadSnapshot(path, { slices: [Notes, Count], ifMissing: 'initial' })).toThrow(InvalidSnapshotError);
+    expect(() => loadSnapshot(dir, { slices: [Notes, Count], ifMissing: 'initial' })).toThrow(expect.objectContaining({ code: 'SNAPSHOT_FILE_IO' }));
+    // ENOTDIR (a path through a file) is not "missing": only ENOENT gives defaults.
+    expect(() => loadSnapshot(join(path, 'inner.json'), { slices: [Notes, Count], ifMissing: 'initial' })).toThrow(expect.objectContaining({ code: 'SNAPSHOT_FILE_IO' }));
+  });
+
+  it('refuses an ifMissing that is not a mode, a snapshot or a function, and a function that returns no snapshot', () => {
+    const path = join(dir, 'missing.json');
+    expect(() => loadSnapshot(path, { slices: [Notes], ifMissing: 'defaults' as never })).toThrow(/ifMissing must be 'throw', 'initial', a snapshot or a function/);
+    expect(() => loadSnapshot(path, { slices: [Notes], ifMissing: (() => null) as never })).toThrow(/returned null, not a snapshot/);
+    expect(() => loadSnapshot(path, { ifMissing: 'initial' } as never)).toThrow(InvalidSnapshotError);
+  });
+});

@@ -2,6 +2,7 @@
 // Named re-exports only: this file is the entry's API at a glance.
 
 export { saveSnapshot, saveSnapshotSync, loadSnapshot, fsyncDirectory, SnapshotFileError, SnapshotFileNotFoundError, NotASnapshotError } from './snapshot-file';
+export type { LoadSnapshotOptions, IfSnapshotMissing } from './snapshot-file';
 export type { SaveSnapshotOptions } from './snapshot-file';
 export { snapshotDirectory } from './snapshot-directory';
 export { checkpointFiles } from './checkpoint-files';
