@@ -17,11 +17,24 @@ export class SnapshotOperationError extends RxSliceError {
  * - `'fields'`: one item (at `index`; every other item equal) is a plain object in both whose
  *   top-level fields changed: `set` holds the new or changed fields with their new values,
  *   `unset` the removed ones, `previous` the old values of both (the shape of a state slice's
- *   latest item);
+ *   latest item); `before` and `after` are that whole item before and after the change;
  * - `'items'`: anything else; `items` are all the new items.
+ *
+ * A `'state'` slice's change (of any kind) also holds `before` and `after`: the slice's value
+ * before and after, as a pair, i.e. its latest item (`undefined` when it held none), or, for a
+ * `'fields'` change, the item that changed.
  */
 export type SliceChange =
-  | { readonly kind: 'log'; readonly policy: SlicePolicy; readonly evicted: readonly unknown[]; readonly appended: readonly unknown[] }
+  | {
+      readonly kind: 'log';
+      readonly policy: SlicePolicy;
+      readonly evicted: readonly unknown[];
+      readonly appended: readonly unknown[];
+      /** State slices only: the latest item before the change. */
+      readonly before?: unknown;
+      /** State slices only: the latest item after the change. */
+      readonly after?: unknown;
+    }
   | {
       readonly kind: 'fields';
       readonly policy: SlicePolicy;
@@ -29,8 +42,20 @@ export type SliceChange =
       readonly set: Readonly<Record<string, unknown>>;
       readonly unset: readonly string[];
       readonly previous: Readonly<Record<string, unknown>>;
+      /** The item at `index` before the change. */
+      readonly before: Readonly<Record<string, unknown>>;
+      /** The item at `index` after the change. */
+      readonly after: Readonly<Record<string, unknown>>;
     }
-  | { readonly kind: 'items'; readonly policy: SlicePolicy; readonly items: readonly unknown[] };
+  | {
+      readonly kind: 'items';
+      readonly policy: SlicePolicy;
+      readonly items: readonly unknown[];
+      /** State slices only: the latest item before the change. */
+      readonly before?: unknown;
+      /** State slices only: the latest item after the change. */
+      readonly after?: unknown;
+    };
 
 /** The difference between two snapshots, plain JSON data (print it, store it, send it). */
 export interface SnapshotDiff {
@@ -70,7 +95,7 @@ function same(a: unknown, b: unknown, depth = 0): boolean {
 const isPlainObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** The front-eviction-plus-append change from `b` to `a`, if `a` has that shape. */
-function logChange(policy: SlicePolicy, b: readonly unknown[], a: readonly unknown[]): SliceChange | undefined {
+function logChange(policy: SlicePolicy, b: readonly unknown[], a: readonly unknown[]): Extract<SliceChange, { kind: 'log' }> | undefined {
   if (a.length === 0) return b.length === 0 ? undefined : { kind: 'log', policy, evicted: b.slice(), appended: [] };
   // The first kept item: where `a` starts inside `b` (b.length when every old item was evicted).
   let e = 0;
@@ -108,7 +133,7 @@ function fieldsChange(policy: SlicePolicy, b: readonly unknown[], a: readonly un
       previous[k] = before[k];
     }
   }
-  return { kind: 'fields', policy, index, set, unset, previous };
+  return { kind: 'fields', policy, index, set, unset, previous, before, after };
 }
 
 function sliceChange(policy: SlicePolicy, before: SnapshotSlice, after: SnapshotSlice): SliceChange | undefined {
@@ -120,8 +145,13 @@ function sliceChange(policy: SlicePolicy, before: SnapshotSlice, after: Snapshot
     for (let i = 0; i < a.length && equal; i++) equal = same(b[i], a[i]);
     if (equal) return undefined;
   }
-  const preferred = policy === 'log' ? logChange(policy, b, a) ?? fieldsChange(policy, b, a) : fieldsChange(policy, b, a) ?? logChange(policy, b, a);
-  return preferred ?? { kind: 'items', policy, items: a.slice() };
+  if (policy === 'log') return logChange(policy, b, a) ?? fieldsChange(policy, b, a) ?? { kind: 'items', policy, items: a.slice() };
+  const fields = fieldsChange(policy, b, a);
+  if (fields !== undefined) return fields;
+  // A state slice's value is its latest item: the pair (before, after) is what changed.
+  const pair = { before: b[b.length - 1], after: a[a.length - 1] };
+  const log = logChange(policy, b, a);
+  return log !== undefined ? { ...log, ...pair } : { kind: 'items', policy, items: a.slice(), ...pair };
 }
 
 function slicesOf(value: unknown, what: string): Readonly<Record<string, SnapshotSlice>> {
@@ -142,6 +172,10 @@ function slicesOf(value: unknown, what: string): Readonly<Record<string, Snapsho
  * session.dispatch(MessageAdded({ text: 'hi' }));
  * Snapshot.diff(before, session.snapshot({ includeLogs: true })).modified['messages'];
  * // { kind: 'log', policy: 'log', evicted: [], appended: [{ text: 'hi' }] }
+ *
+ * // A state slice: the field-level change, and the (before, after) pair of its value.
+ * const { before: was, after: now, set } = Snapshot.diff(s1, s2).modified['plan'] as Extract<SliceChange, { kind: 'fields' }>;
+ * // was: { goal: 'ship', steps: ['a'] }, now: { goal: 'ship', steps: ['a', 'b'] }, set: { steps: ['a', 'b'] }
  * ```
  */
 function diff(before: SnapshotValue, after: SnapshotValue): SnapshotDiff {

@@ -192,7 +192,16 @@ describe('Snapshot.diff and Snapshot.apply', () => {
     const after = s.snapshot({ include: [Messages, Profile, Flags] });
     const d = Snapshot.diff(before, after);
     expect(d.modified['messages']).toEqual({ kind: 'log', policy: 'log', evicted: [{ text: '1' }, { text: '2' }], appended: [{ text: '6' }, { text: '7' }] });
-    expect(d.modified['profile']).toEqual({ kind: 'fields', policy: 'state', index: 0, set: { tokens: 5 }, unset: [], previous: { tokens: 0 } });
+    expect(d.modified['profile']).toEqual({
+      kind: 'fields',
+      policy: 'state',
+      index: 0,
+      set: { tokens: 5 },
+      unset: [],
+      previous: { tokens: 0 },
+      before: { name: 'ada', tokens: 0 },
+      after: { name: 'ada', tokens: 5 },
+    });
     expect(d.added).toEqual({ flags: { policy: 'state', items: ['f'] } });
     expect(d.removed).toEqual([]);
     expect(Snapshot.diff(after, before).removed).toEqual(['flags']);
@@ -201,6 +210,33 @@ describe('Snapshot.diff and Snapshot.apply', () => {
     for (const name of names(after)) expect(applied.slices[name]?.items).toEqual(after.slices[name]?.items);
     expect(applied.seq).toBe(after.seq);
     expect(applied.parents).toEqual([before.id]);
+  });
+
+  it('gives a modified state slice its (before, after) pair beside the field-level change; log slices keep their shape', () => {
+    const s = session();
+    s.dispatch(Renamed({ name: 'ada' }));
+    s.dispatch(Said({ text: 'hello' }));
+    const s1 = s.snapshot({ includeLogs: true });
+    s.dispatch(Renamed({ name: 'grace' }));
+    s.dispatch(Spent({ tokens: 3 }));
+    s.dispatch(Said({ text: 'again' }));
+    s.dispatch(Flagged({ flag: 'x' }));
+    const s2 = s.snapshot({ includeLogs: true });
+    const { modified } = Snapshot.diff(s1, s2);
+    const profile = modified['profile'];
+    expect(profile?.kind).toBe('fields');
+    // The pair, as the seed prints it: (before, after).
+    expect([profile?.before, profile?.after]).toEqual([{ name: 'ada', tokens: 0 }, { name: 'grace', tokens: 3 }]);
+    expect(profile).toMatchObject({ set: { name: 'grace', tokens: 3 }, previous: { name: 'ada', tokens: 0 } });
+    // A state slice whose value is not an object: the pair is its latest item before and after.
+    expect(modified['flags']).toMatchObject({ policy: 'state', before: undefined, after: 'x' });
+    expect(Object.hasOwn(modified['flags'] ?? {}, 'before')).toBe(true);
+    // A log slice has no pair: it grows, its value is the whole sequence.
+    expect(modified['messages']).toEqual({ kind: 'log', policy: 'log', evicted: [], appended: [{ text: 'again' }] });
+    // The pair is plain data that survives JSON, and apply ignores it.
+    const d = Snapshot.diff(s1, s2);
+    expect(JSON.parse(JSON.stringify(d)).modified.profile.before).toEqual({ name: 'ada', tokens: 0 });
+    expect(Snapshot.apply(s1, d).slices['profile']?.items).toEqual(s2.slices['profile']?.items);
   });
 
   it('is small enough to print for a 10,000-item slice with one change, and compares JSON-read snapshots structurally', () => {
@@ -224,7 +260,7 @@ describe('Snapshot.diff and Snapshot.apply', () => {
     const before = s.snapshot();
     s.restore(snapshotFromJSON({ format: 'rxslice.snapshot', formatVersion: 3, seq: 0, at: 0, slices: { flags: { policy: 'state', items: ['c', 'a', 'd'] } } }, SLICES), { slices: [Flags] });
     const d = Snapshot.diff(before, s.snapshot());
-    expect(d.modified['flags']).toEqual({ kind: 'items', policy: 'state', items: ['c', 'a', 'd'] });
+    expect(d.modified['flags']).toEqual({ kind: 'items', policy: 'state', items: ['c', 'a', 'd'], before: 'b', after: 'd' });
     expect(() => Snapshot.apply(s.snapshot({ include: [Profile] }), d)).toThrow(/modifies slice "flags", which the snapshot does not hold/);
     const tooMany = { ...d, modified: { flags: { kind: 'log' as const, policy: 'state' as const, evicted: [1, 2, 3], appended: [] } } };
     expect(() => Snapshot.apply(before, tooMany)).toThrow(/evicts 3 items, the snapshot holds 2/);
