@@ -67,6 +67,7 @@ export {
   DuplicateSliceError,
   InvalidSliceItemError,
   StorageFailedError,
+  NoSnapshotStoreError,
 } from './session/errors';
 export { SliceSeeded, SliceCleared, SessionReset, SessionRestored } from './session/system-events';
 export type { Attachable } from './session/internals';

@@ -20,6 +20,9 @@ import { ATTACH, SESSION_INTERNALS, type Attachable, type SessionInternals } fro
 import { sliceNames } from './session-snapshots';
 import { openChannel, type Channel, type ChannelRuntime } from './channel';
 import type { AnyChannelDef, ChannelDef } from '../events/define-channel';
+import type { SnapshotQuery, SnapshotStore } from '../snapshot-store/snapshot-store';
+import type { SnapshotInfo } from '../snapshot-store/store-contract';
+import { checkSnapshotStore, findSnapshots, snapshotLineage } from './snapshot-queries';
 
 /** When event payloads (and reducer output) are validated against their schemas. */
 export type ValidationMode = 'always' | 'dev' | 'off';
@@ -84,6 +87,12 @@ export interface SessionOptions {
    * (`session.channel(def)` opens one later, buffering from then on).
    */
   readonly channels?: readonly AnyChannelDef[];
+  /**
+   * A snapshot catalogue (`createSnapshotStore()` from `rxslice/snapshot-store`) that
+   * `session.findSnapshots` and `session.snapshotLineage` answer from. The session only reads
+   * it: save snapshots with `store.save(session.snapshot({ tag }))`.
+   */
+  readonly snapshotStore?: SnapshotStore;
 }
 
 /** An envelope after its commit, with the slices it changed and the effects its reducers produced. */
@@ -195,6 +204,46 @@ export interface Session extends SessionReader {
    */
   restore(snapshot: Snapshot, options?: { readonly slices?: readonly SliceRef[] }): void;
   /**
+   * The snapshots of the session's snapshot store (`createSession({ snapshotStore })`) matching
+   * `query`: a tag glob (`'tool:*'`, `'!debug:*'`), captured strictly after / before a time (ms
+   * or `Date`), holding a slice, at most `limit`; newest first. Resolves with what the store
+   * keeps about each (id, tag, seq, capture time, parents, slice names): load one with `store.load(id)`.
+   * @remarks Async (the store is); answers after every store operation called before it.
+   * @throws (rejects) {@link NoSnapshotStoreError} when the session has no store;
+   * `SnapshotStoreError` (`INVALID_SNAPSHOT_QUERY`) for a malformed query.
+   * @example
+   * ```ts
+   * const store = createSnapshotStore();
+   * const session = createSession({ slices: [Plan], snapshotStore: store });
+   * await store.save(session.snapshot({ tag: 'tool:search' }));
+   * (await session.findSnapshots({ tag: 'tool:*', containsSlice: Plan })).map((i) => i.tag); // ['tool:search']
+   * ```
+   */
+  findSnapshots(query?: SnapshotQuery): Promise<SnapshotInfo[]>;
+  /**
+   * The lineage of `snapshot` (or of the stored snapshot of that id), **oldest first, ending with
+   * the snapshot itself**: each entry's first parent is the entry before it (the snapshot it was
+   * restored from, or a merge's first input; a merge's other parents are in its `parents`). The
+   * chain stops at a root or at a parent the store does not hold. A snapshot not saved in the
+   * store ends the list as an entry made from it (`saved: 0`).
+   * @remarks Async, from the session's snapshot store; reads no slice items.
+   * @throws (rejects) {@link NoSnapshotStoreError} when the session has no store;
+   * `SnapshotStoreError` (`SNAPSHOT_NOT_FOUND`) for an id the store does not hold;
+   * `InvalidSnapshotError` for something that is neither a snapshot nor an id.
+   * @example
+   * ```ts
+   * const v1 = session.snapshot({ tag: 'v1' });
+   * await store.save(v1);
+   * session.restore(v1);
+   * const v2 = session.snapshot({ tag: 'v2' }); // parents: [v1.id]
+   * await store.save(v2);
+   * session.restore(v2);
+   * const v3 = session.snapshot({ tag: 'v3' });
+   * (await session.snapshotLineage(v3)).map((i) => i.tag); // ['v1', 'v2', 'v3']
+   * ```
+   */
+  snapshotLineage(snapshot: Snapshot | string): Promise<SnapshotInfo[]>;
+  /**
    * Envelopes as they enter the pipeline (before operator middleware). Like `committed$`,
    * `evicted$` and slice observables, a subscriber that throws is reported on `errors$` as a
    * {@link SubscriberError} (to RxJS's unhandled-error hook when nobody subscribes to `errors$`).
@@ -255,6 +304,7 @@ const isProduction = (): boolean =>
 export function createSession(options: SessionOptions): Session {
   const freeze = options.freeze ?? !isProduction();
   const mode = options.validation ?? 'dev';
+  const snapshotStore = checkSnapshotStore(options.snapshotStore);
   // The pipeline lives in a SessionCore (prototype methods, optimized once for every session);
   // this function builds the public face around it.
   const core = new SessionCore({
@@ -369,6 +419,8 @@ export function createSession(options: SessionOptions): Session {
     },
     dispose: () => core.dispose(),
     channel: (def) => openChannel(channels, def, session),
+    findSnapshots: (query) => findSnapshots(snapshotStore, query),
+    snapshotLineage: (snapshot) => snapshotLineage(snapshotStore, snapshot),
     [SESSION_INTERNALS]: internals,
   };
   const channels = new Map<string, ChannelRuntime<any>>();

@@ -138,3 +138,26 @@ export class UnsupportedOnSharedSessionError extends RxSliceError {
     );
   }
 }
+
+/**
+ * Rejects `session.findSnapshots` and `session.snapshotLineage` on a session made without a
+ * snapshot store: they answer from the store, and the session keeps no catalogue of its own.
+ */
+export class NoSnapshotStoreError extends RxSliceError {
+  override readonly name = 'NoSnapshotStoreError';
+  constructor(readonly operation: string) {
+    super(
+      'NO_SNAPSHOT_STORE',
+      `${operation} needs a snapshot store, and this session has none. Pass one to createSession({ snapshotStore: createSnapshotStore() }) ` +
+        `(from rxslice/snapshot-store) and save snapshots to it with store.save(session.snapshot({ tag })).`,
+    );
+  }
+}
+
+/** Thrown by `createSession` when its `snapshotStore` option is not a snapshot store (an object with `find` and `lineage`). */
+export class InvalidSnapshotStoreOptionError extends RxSliceError {
+  override readonly name = 'InvalidSnapshotStoreOptionError';
+  constructor() {
+    super('INVALID_SNAPSHOT_STORE', 'createSession option "snapshotStore" must be a snapshot store: pass createSnapshotStore() from rxslice/snapshot-store, or leave it out.');
+  }
+}
