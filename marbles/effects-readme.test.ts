@@ -1,4 +1,4 @@
-// The marble example of the README's "Effects and epics" section, verified word for word:
+// The marble example of the guide's "Effects and epics" section (docs/guide/effects-and-sagas.md, moved there from the README), verified word for word:
 // the last test fails when the two drift apart.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -62,7 +62,7 @@ it("is the README's marble example, line for line (comments and the scheduler li
       .split('\n')
       .map((l) => l.trim())
       .filter((l) => l !== '' && !l.startsWith('//') && !l.startsWith('const scheduler = new TestScheduler'));
-  const readme = readFileSync(join(__dirname, '..', 'README.md'), 'utf8');
+  const readme = readFileSync(join(__dirname, '..', 'docs', 'guide', 'effects-and-sagas.md'), 'utf8');
   const section = readme.slice(readme.indexOf('### Testing a workflow in virtual time'));
   const block = /```ts\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
   const self = readFileSync(__filename, 'utf8');
