@@ -42,7 +42,7 @@ rmSync(dir, { recursive: true, force: true });
 mkdirSync(dir, { recursive: true });
 const command = await buildWorker();
 const noInlining = process.env['BENCH_PROFILE_NO_INLINING'] === '1' ? ['--max-inlined-bytecode-size=0'] : [];
-const run = spawnSync(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${dir}`, ...noInlining, ...command.args, workload, contender], {
+const run = spawnSync(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${dir}`, ...noInlining, ...command.args(workload), workload, contender], {
   env: { ...process.env, NODE_ENV: 'production' },
   encoding: 'utf8',
 });

@@ -86,7 +86,7 @@ async function main(): Promise<void> {
     loadBefore,
     loadAfter: loadAverage(),
     git,
-    worker: command.description.replace(/node \S*\/bench\//, 'node bench/'),
+    worker: command.description,
     budgetMs: DEFAULT_BUDGET_MS,
     logDeadlineMs: LOG_DEADLINE_MS,
   });

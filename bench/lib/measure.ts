@@ -25,6 +25,14 @@ export class BenchCheckError extends Error {
   override readonly name = 'BenchCheckError';
 }
 
+/** Thrown when a run passes its deadline (the log workloads' `LOG_DEADLINE_MS`, workload 9's); the worker reports it as a timeout with the progress. */
+export class DeadlineExceededError extends Error {
+  override readonly name = 'DeadlineExceededError';
+  constructor(readonly done: number, readonly total: number, readonly elapsedMs: number) {
+    super(`stopped after ${Math.round(elapsedMs)} ms at ${done} of ${total} operations`);
+  }
+}
+
 /** Throws {@link BenchCheckError} with `message` unless `condition` holds. */
 export function check(condition: boolean, message: string): asserts condition {
   if (!condition) throw new BenchCheckError(message);
@@ -36,11 +44,35 @@ export function checkEqual<T>(actual: T, expected: T, what: string): void {
 }
 
 /** Monotonic time in milliseconds (sub-microsecond resolution). */
-export const nowMs = (): number => Number(process.hrtime.bigint()) / 1e6;
+const wallMs = (): number => Number(process.hrtime.bigint()) / 1e6;
+/** CPU time of this process (all its threads, user + system) in milliseconds (microsecond resolution). */
+const cpuMs = (): number => {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1e3;
+};
+/**
+ * The clock every workload times with: wall time by default; `BENCH_CLOCK=cpu` times with the
+ * process's CPU time instead (what a run cost while it was on a core, not how long it waited for
+ * one on a loaded machine; it includes V8's background threads, and misses time spent waiting
+ * for the disk).
+ */
+export const CLOCK: 'wall' | 'cpu' = process.env['BENCH_CLOCK'] === 'cpu' ? 'cpu' : 'wall';
+/** The current time of {@link CLOCK} in milliseconds. */
+export const nowMs: () => number = CLOCK === 'cpu' ? cpuMs : wallMs;
 
-const collectGarbage = (): void => {
+/**
+ * Milliseconds the worker sleeps after the full `gc()` before a timed run. The collection leaves
+ * its sweeping to V8's background threads; on a 2-core machine they compete with the timed run
+ * for a core, and Redux's snapshot + restore (~0.5 ms per run) read 2-15× slow in a third of its
+ * runs until the worker waited for them (measured with `BENCH_CLOCK=cpu BENCH_TRACE=1`).
+ */
+const SETTLE_MS = 20;
+
+/** A full garbage collection, then {@link SETTLE_MS} of idle time for its background sweeping. */
+const collectGarbage = async (): Promise<void> => {
   const gc = (globalThis as { gc?: () => void }).gc;
   if (gc !== undefined) gc();
+  await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
 };
 
 /** Options of {@link measure}. */
@@ -57,11 +89,31 @@ export interface MeasureOptions {
    * Default {@link DEFAULT_BUDGET_MS}.
    */
   readonly budgetMs?: number;
-  /** Timed runs (each on a fresh store); the median is reported. Default 3. */
+  /** Timed runs (each on a fresh store); the median is reported. Default {@link TIMED_RUNS}. */
   readonly timedRuns?: number;
   /** Operations in each warm-up run. Default `ops / 20`. */
   readonly warmupOps?: number;
+  /**
+   * Whether to time the first {@link FIRST_CALLS} operations on a fresh store in this fresh
+   * process, before any warm-up (the cold start a user meets: interpreter, then the JIT's tiers),
+   * reported as `extra.firstNs` (ns per operation) beside the steady-state headline. Default false;
+   * the per-call workloads (1, 2, 3, 6, 7m) turn it on.
+   */
+  readonly first?: boolean;
 }
+
+/** `BENCH_TRACE=1`: every timed run's ns per operation goes to stderr (how noisy a cell is). */
+const TRACE = process.env['BENCH_TRACE'] === '1';
+
+/** Operations of the cold-start sample (`MeasureOptions.first`). */
+export const FIRST_CALLS = 1_000;
+/**
+ * Timed runs of one measurement by default. Each is short (the budget is shared), so a run the
+ * scheduler preempted (other processes share the machine) is one outlier among many and the
+ * median does not move; three runs of ~0.5 ms each made Redux's snapshot + restore read anywhere
+ * from 66 to 1,300 ns/iteration on the same machine.
+ */
+export const TIMED_RUNS = 11;
 
 /** Default time budget of the timed runs of one measurement, in ms (override with `BENCH_BUDGET_MS`). */
 export const DEFAULT_BUDGET_MS = Number(process.env['BENCH_BUDGET_MS'] ?? 600);
@@ -98,16 +150,27 @@ let retained: unknown;
 const roundDown = (n: number, unit: number): number => Math.max(unit, Math.floor(n / unit) * unit);
 
 /**
- * Warms `run` up on smaller runs (each checked, as `run` checks its own result; see
- * {@link warmingUp} for how many), then times `timedRuns` runs (garbage collected before
- * each) and reports the median ns per operation, with the extra numbers of that median run.
- * `extra.ops` is the number of operations per timed run.
+ * Optionally times the cold start first (`options.first`: the first {@link FIRST_CALLS}
+ * operations on a fresh store in this fresh process, `extra.firstNs`), then warms `run` up on
+ * smaller runs (each checked, as `run` checks its own result; see {@link warmingUp} for how
+ * many), then times `timedRuns` runs (each on a fresh store, garbage collected before each) and
+ * reports the median ns per operation, with the extra numbers of that median run.
+ * `extra.ops` is the number of operations per timed run, `extra.runs` the number of timed runs,
+ * `extra.minNs` the fastest run's ns per operation.
  */
 export async function measure(
   options: MeasureOptions,
   run: (ops: number) => RunResult | Promise<RunResult>,
 ): Promise<Measurement> {
   const unit = options.unit ?? 1;
+  let firstNs: number | undefined;
+  if (options.first === true) {
+    // Nothing of this workload has run in this process yet: these calls are the cold start.
+    const firstOps = Math.ceil(FIRST_CALLS / unit) * unit;
+    const cold = await run(firstOps);
+    firstNs = (cold.ms * 1e6) / firstOps;
+    retained = cold.store;
+  }
   const warmupOps = roundDown(options.warmupOps ?? options.ops / 20, unit);
   const warmupStart = nowMs();
   let perOpMs = 0;
@@ -116,23 +179,28 @@ export async function measure(
     perOpMs = warm.ms / warmupOps;
     retained = warm.store;
   }
-  const runs = options.timedRuns ?? 3;
+  const runs = options.timedRuns ?? TIMED_RUNS;
   const budgetMs = (options.budgetMs ?? DEFAULT_BUDGET_MS) / runs;
   const ops = perOpMs * options.ops <= budgetMs ? options.ops : Math.max(warmupOps, roundDown(budgetMs / perOpMs, unit));
   const results: RunResult[] = [];
   for (let i = 0; i < runs; i++) {
-    collectGarbage();
+    await collectGarbage();
     results.push(await run(ops));
   }
   retained = undefined;
+  if (TRACE) process.stderr.write(`timed runs (ns/op, ${ops} ops each, in run order): ${results.map((r) => ((r.ms * 1e6) / ops).toFixed(1)).join(' ')}\n`);
   results.sort((a, b) => a.ms - b.ms);
   const mid = results[(results.length - 1) >> 1] as RunResult;
-  return { value: (mid.ms * 1e6) / ops, extra: { ...mid.extra, ops } };
+  const minNs = ((results[0] as RunResult).ms * 1e6) / ops;
+  return {
+    value: (mid.ms * 1e6) / ops,
+    extra: { ...mid.extra, ops, runs, minNs, ...(firstNs === undefined ? {} : { firstNs }) },
+  };
 }
 
 /**
- * Measures an overhead: warms up `base` and `variant` alternately, then times three
- * alternating pairs (base, variant) of the same operation count in this one process, so
+ * Measures an overhead: warms up `base` and `variant` alternately, then times `timedRuns`
+ * (default 3) alternating pairs (base, variant) of the same operation count in this one process, so
  * that both sides see the same machine load. Reports the variant's median ns per operation
  * as the value, `extra.baseNs` (the base's median) and `extra.overhead`, the median of the
  * per-pair ratios variant / base.
@@ -154,24 +222,25 @@ export async function measurePaired(
     retainedBase = a.store;
     retained = b.store;
   }
-  // Six timed runs share twice the usual budget.
-  const budgetMs = ((options.budgetMs ?? DEFAULT_BUDGET_MS) * 2) / 6;
+  // The pairs' timed runs share twice the usual budget.
+  const pairs = options.timedRuns ?? 3;
+  const budgetMs = ((options.budgetMs ?? DEFAULT_BUDGET_MS) * 2) / (2 * pairs);
   const ops = perOpMs * options.ops <= budgetMs ? options.ops : Math.max(warmupOps, roundDown(budgetMs / perOpMs, unit));
   const baseNs: number[] = [];
   const variantNs: number[] = [];
   const ratios: number[] = [];
-  for (let i = 0; i < 3; i++) {
-    collectGarbage();
+  for (let i = 0; i < pairs; i++) {
+    await collectGarbage();
     const a = ((await base(ops)).ms * 1e6) / ops;
-    collectGarbage();
+    await collectGarbage();
     const b = ((await variant(ops)).ms * 1e6) / ops;
     baseNs.push(a);
     variantNs.push(b);
     ratios.push(b / a);
   }
   retained = retainedBase = undefined;
-  const mid = (v: number[]): number => [...v].sort((x, y) => x - y)[1] as number;
-  return { value: mid(variantNs), extra: { baseNs: mid(baseNs), overhead: mid(ratios), ops } };
+  const mid = (v: number[]): number => [...v].sort((x, y) => x - y)[(v.length - 1) >> 1] as number;
+  return { value: mid(variantNs), extra: { baseNs: mid(baseNs), overhead: mid(ratios), ops, runs: pairs } };
 }
 
 /** Times `fn` (synchronous) in milliseconds. */

@@ -23,7 +23,7 @@ export function dispatchRun(make: () => CounterStore, ops: number): RunResult {
 const impl =
   (name: keyof typeof counterStores, middleware: CounterMiddleware = 'none'): Impl =>
   () =>
-    measure({ ops: DISPATCHES, unit: SLICES }, (ops) => dispatchRun(() => counterStores[name](middleware), ops));
+    measure({ ops: DISPATCHES, unit: SLICES, first: true }, (ops) => dispatchRun(() => counterStores[name](middleware), ops));
 
 export const dispatchWorkload: Workload = {
   id: 'dispatch',

@@ -67,7 +67,7 @@ export function diamondRun(make: () => Diamond, ops: number, expectedFires: numb
 const impl =
   (make: () => Diamond, expectedFires = 1): Impl =>
   () =>
-    measure({ ops: UPDATES }, (ops) => diamondRun(make, ops, expectedFires));
+    measure({ ops: UPDATES, first: true }, (ops) => diamondRun(make, ops, expectedFires));
 
 function plain(): Diamond {
   let s: Source = { value: 0 };

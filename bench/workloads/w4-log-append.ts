@@ -17,7 +17,7 @@ import { createStore as createZustandStore } from 'zustand/vanilla';
 import { z } from 'zod';
 import { createSession, defineEvent, defineSlice, append } from '../../src/index';
 import { SliceWindow } from '../../src/windows/slice-window';
-import { checkEqual, measure, nowMs, type Impl, type RunResult } from '../lib/measure';
+import { checkEqual, DeadlineExceededError, measure, nowMs, type Impl, type RunResult } from '../lib/measure';
 import type { Workload } from './workload';
 
 /** Appends in the timed run. */
@@ -42,13 +42,7 @@ interface Log {
   firstId(): number;
 }
 
-/** Thrown when a run passes {@link LOG_DEADLINE_MS}; the worker reports it as a timeout with the progress. */
-export class DeadlineExceededError extends Error {
-  override readonly name = 'DeadlineExceededError';
-  constructor(readonly done: number, readonly total: number, readonly elapsedMs: number) {
-    super(`stopped after ${Math.round(elapsedMs)} ms at ${done} of ${total} appends`);
-  }
-}
+export { DeadlineExceededError };
 
 function logRun(make: (window: number | undefined) => Log, window: number | undefined, ops: number): RunResult {
   const log = make(window);

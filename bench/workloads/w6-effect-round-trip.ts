@@ -230,7 +230,7 @@ function zustand(): RoundTrip {
 const impl =
   (make: () => RoundTrip): Impl =>
   () =>
-    measure({ ops: ROUND_TRIPS }, (ops) => roundTripRun(make, ops));
+    measure({ ops: ROUND_TRIPS, first: true }, (ops) => roundTripRun(make, ops));
 
 export const effectWorkload: Workload = {
   id: 'effect',

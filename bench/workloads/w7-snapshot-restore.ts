@@ -244,7 +244,7 @@ function zustand(): Snapshotting<Record<string, readonly Item[]>> {
 const inMemory =
   <T>(make: () => Snapshotting<T>): Impl =>
   () =>
-    measure({ ops: SNAPSHOT_RESTORES }, (ops) => inMemoryRun(make, ops));
+    measure({ ops: SNAPSHOT_RESTORES, first: true }, (ops) => inMemoryRun(make, ops));
 const json =
   <T>(make: () => Snapshotting<T>): Impl =>
   () =>

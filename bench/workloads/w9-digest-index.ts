@@ -18,7 +18,7 @@ import {
   type WorkspaceSnapshot,
 } from '../../examples/workspace-digest/digest-index';
 import { checkEqual, nowMs, type Impl, type Measurement } from '../lib/measure';
-import { DeadlineExceededError } from './w4-log-append';
+import { DeadlineExceededError } from '../lib/measure';
 import type { Workload } from './workload';
 
 /** The appended counts of the three timed runs. */
