@@ -66,7 +66,7 @@ export const nowMs: () => number = CLOCK === 'cpu' ? cpuMs : wallMs;
  * for a core, and Redux's snapshot + restore (~0.5 ms per run) read 2-15× slow in a third of its
  * runs until the worker waited for them (measured with `BENCH_CLOCK=cpu BENCH_TRACE=1`).
  */
-const SETTLE_MS = 20;
+export const SETTLE_MS = 10;
 
 /** A full garbage collection, then {@link SETTLE_MS} of idle time for its background sweeping. */
 const collectGarbage = async (): Promise<void> => {
@@ -113,7 +113,7 @@ export const FIRST_CALLS = 1_000;
  * median does not move; three runs of ~0.5 ms each made Redux's snapshot + restore read anywhere
  * from 66 to 1,300 ns/iteration on the same machine.
  */
-export const TIMED_RUNS = 11;
+export const TIMED_RUNS = 9;
 
 /** Default time budget of the timed runs of one measurement, in ms (override with `BENCH_BUDGET_MS`). */
 export const DEFAULT_BUDGET_MS = Number(process.env['BENCH_BUDGET_MS'] ?? 600);
@@ -176,7 +176,8 @@ export async function measure(
   let perOpMs = 0;
   for (let i = 0; i === 0 || warmingUp(i, nowMs() - warmupStart); i++) {
     const warm = await run(warmupOps);
-    perOpMs = warm.ms / warmupOps;
+    // The fastest warm-up run sizes the timed runs (a preempted one would shrink them for nothing).
+    perOpMs = i === 0 ? warm.ms / warmupOps : Math.min(perOpMs, warm.ms / warmupOps);
     retained = warm.store;
   }
   const runs = options.timedRuns ?? TIMED_RUNS;

@@ -217,6 +217,31 @@ function elf(middleware: CounterMiddleware): CounterStore {
   };
 }
 
+/**
+ * Elf 2 with the event-based stores' routing: one store per slice, and `dispatch(event)` hands the
+ * event to every store's reducer through `store.update((state) => reducer(state, event))`, the
+ * same `counterReducer` the plain loop runs (Elf emits only when the reducer returns a new state).
+ * Elf has no events of its own; this is the closest its API comes to routing one event to ten slices.
+ */
+function elfRouted(middleware: CounterMiddleware): CounterStore {
+  enableElfProdMode();
+  if (middleware !== 'none') throw new Error('elf-routed runs without middleware');
+  type Event = { readonly type: string; readonly payload: { readonly slice: number } };
+  const stores = names.map((name) => createElfStore({ name }, withProps<Counter>({ count: 0 })));
+  const reducers = names.map((_, i) => counterReducer(i));
+  const dispatch = (event: Event): void => {
+    for (let i = 0; i < SLICES; i++) {
+      const reducer = reducers[i]!;
+      stores[i]!.update((state) => reducer(state, event));
+    }
+  };
+  return {
+    increment: (slice) => dispatch({ type: INCREMENTED, payload: { slice } }),
+    count: (slice) => stores[slice]!.getValue().count,
+    subscribe: (slice, listener) => void stores[slice]!.pipe(select((s) => s.count)).subscribe(listener),
+  };
+}
+
 // ---- Zustand 5 (vanilla): one store, slices as keys, subscribeWithSelector -----------------
 
 type ZustandState = Record<string, Counter> & { increment(slice: number): void };
@@ -252,4 +277,4 @@ function zustand(middleware: CounterMiddleware): CounterStore {
 }
 
 /** Counter-store factories by contender name. */
-export const counterStores = { plain, rxslice, rxjs, redux, rtk, elf, zustand } as const;
+export const counterStores = { plain, rxslice, rxjs, redux, rtk, elf, 'elf-routed': elfRouted, zustand } as const;

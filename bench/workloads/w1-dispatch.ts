@@ -33,6 +33,7 @@ export const dispatchWorkload: Workload = {
   notes: [
     'rxslice, raw RxJS, Redux, RTK and the plain loop route the one event type to all 10 slice reducers (9 return their state unchanged): rxslice `onLatest`, RTK `createSlice` + `extraReducers` with immer, Redux `combineReducers`, raw RxJS a subscription per BehaviorSubject.',
     'Elf and Zustand have no events: their docs call an update function (an Elf repository function with `setProp`, a Zustand action with `set`) that touches only the store or key it changes, so they skip the routing the others do.',
+    '`Elf 2 (10-slice routing)` gives Elf the same routing: a `dispatch(event)` that calls `store.update((s) => reducer(s, event))` on all ten stores with the plain loop\'s reducers (Elf emits only for the store whose state changed).',
   ],
   contenders: {
     plain: impl('plain'),
@@ -41,6 +42,7 @@ export const dispatchWorkload: Workload = {
     redux: impl('redux'),
     rtk: impl('rtk'),
     elf: impl('elf'),
+    'elf-routed': impl('elf-routed'),
     zustand: impl('zustand'),
   },
 };

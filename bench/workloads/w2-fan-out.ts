@@ -55,6 +55,7 @@ export const fanOutWorkload: Workload = {
     redux: impl('redux'),
     rtk: impl('rtk'),
     elf: impl('elf'),
+    'elf-routed': impl('elf-routed'),
     zustand: impl('zustand'),
   },
 };

@@ -223,6 +223,38 @@ function zustand(): Diamond {
   };
 }
 
+/**
+ * Zustand 5 with the three derived values as separately subscribable parts of the state: the
+ * action recomputes A = f(S), B = g(S) and C = h(A, B) into the state it sets, so a subscriber
+ * can select any of them (`store.subscribe((s) => s.a, ...)`); C's subscriber selects `s.c`.
+ * Zustand's docs keep derived state this way when it must be shared rather than re-selected.
+ */
+function zustandDerived(): Diamond {
+  interface State {
+    readonly source: Source;
+    readonly a: number;
+    readonly b: number;
+    readonly c: number;
+    increment(): void;
+  }
+  const derive = (source: Source): Pick<State, 'source' | 'a' | 'b' | 'c'> => {
+    const a = f(source);
+    const b = g(source);
+    return { source, a, b, c: h(a, b) };
+  };
+  const store = createZustandStore<State>()(
+    subscribeWithSelector((set) => ({
+      ...derive({ value: 0 }),
+      increment: () => set((state) => derive({ value: state.source.value + 1 })),
+    })),
+  );
+  return {
+    update: () => store.getState().increment(),
+    subscribeC: (listener) => void store.subscribe((state) => state.c, listener),
+    source: () => store.getState().source.value,
+  };
+}
+
 export const diamondWorkload: Workload = {
   id: 'diamond',
   number: '3',
@@ -235,7 +267,8 @@ export const diamondWorkload: Workload = {
   notes: [
     'rxslice: `defineComputed` for A, B (from S) and C (from A and B), `computed(session, C).value$` subscribed.',
     'Raw RxJS uses `combineLatest([a$, b$])`: it fires twice per update and the first value mixes the new A with the old B (the glitch); the check expects exactly that.',
-    'Redux and RTK compute C with reselect `createSelector` in a store listener; Elf with `store.combine({ a: a$, b: b$ })`, which emits once per store update; Zustand with a selector on `subscribeWithSelector`.',
+    'Redux and RTK compute C with reselect `createSelector` in a store listener; Elf with `store.combine({ a: a$, b: b$ })`, which emits once per store update; Zustand with one selector computing C from S on `subscribeWithSelector` (A and B are not values anyone can subscribe to).',
+    '`Zustand 5 (A, B, C in the state)` keeps the three derived values separately subscribable, as rxslice\'s computed slices are: the action recomputes A, B and C into the state it sets, and C\'s subscriber selects `s.c`.',
   ],
   contenders: {
     plain: impl(plain),
@@ -245,5 +278,6 @@ export const diamondWorkload: Workload = {
     rtk: impl(rtk),
     elf: impl(elf),
     zustand: impl(zustand),
+    'zustand-derived': impl(zustandDerived),
   },
 };

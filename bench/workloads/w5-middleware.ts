@@ -17,7 +17,7 @@ const impl =
   (name: keyof typeof counterStores, middleware: CounterMiddleware = 'store'): Impl =>
   () =>
     measurePaired(
-      { ops: DISPATCHES, unit: SLICES },
+      { ops: DISPATCHES, unit: SLICES, timedRuns: 5 },
       (ops) => dispatchRun(() => counterStores[name]('none'), ops),
       (ops) => dispatchRun(() => counterStores[name](middleware), ops),
     );

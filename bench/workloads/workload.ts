@@ -24,6 +24,9 @@ export const CONTENDER_LABELS: Readonly<Record<string, string>> = {
   redux: 'Redux 5 + reselect',
   rtk: 'Redux Toolkit 2',
   elf: 'Elf 2',
+  'elf-routed': 'Elf 2 (10-slice routing)',
+  'zustand-derived': 'Zustand 5 (A, B, C in the state)',
+  'rxslice-listener': 'rxslice (committed$ listener)',
   zustand: 'Zustand 5',
   emmett: 'Emmett (PostgreSQL)',
 };
