@@ -2,7 +2,7 @@
  * Builds the workers and runs them in fresh child processes. Each workload gets its own entry,
  * generated into `bench/.tmp/entries/` (it imports only that workload's module and hands the
  * contender named on the command line to `lib/cell.ts`), and esbuild (a dependency of tsx)
- * bundles every entry on its own into `bench/.tmp/cells/<workload>.mjs`, with packages left
+ * bundles every entry on its own into `bench/.tmp/cell-<workload>.mjs`, with packages left
  * external so every library loads its own published build. A worker therefore loads the code of
  * one workload, runs one contender, and no timing loop or module-level set-up of another
  * workload or contender runs in its process. A child starts in plain `node`, which is several
@@ -10,7 +10,7 @@
  * `node --import tsx bench/worker.ts` (every workload in one entry, still one contender per process).
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -58,13 +58,15 @@ async function workloadModules(): Promise<{ id: string; file: string; exportName
 export async function buildWorker(): Promise<WorkerCommand> {
   const tmp = join(BENCH_DIR, '.tmp');
   const entriesDir = join(tmp, 'entries');
-  const cellsDir = join(tmp, 'cells');
+  // The bundles sit in bench/.tmp itself, two levels under the repository like the workload
+  // modules, so a module's `new URL('../../examples/…', import.meta.url)` resolves the same.
+  const bundle = (workload: string): string => join(tmp, `cell-${workload}.mjs`);
   try {
     const esbuild = await import('esbuild');
     const modules = await workloadModules();
     rmSync(entriesDir, { recursive: true, force: true });
-    rmSync(cellsDir, { recursive: true, force: true });
     mkdirSync(entriesDir, { recursive: true });
+    for (const f of readdirSync(tmp).filter((name) => name.startsWith('cell-'))) rmSync(join(tmp, f));
     const cell = relative(entriesDir, join(BENCH_DIR, 'lib', 'cell')).replaceAll('\\', '/');
     const entryPoints: Record<string, string> = {};
     for (const m of modules) {
@@ -81,7 +83,7 @@ export async function buildWorker(): Promise<WorkerCommand> {
           '',
         ].join('\n'),
       );
-      entryPoints[m.id] = entry;
+      entryPoints[`cell-${m.id}`] = entry;
     }
     // One build per entry: without code splitting every output carries its own copy of what it uses.
     await esbuild.build({
@@ -92,13 +94,13 @@ export async function buildWorker(): Promise<WorkerCommand> {
       target: 'node20',
       packages: 'external',
       sourcemap: 'linked',
-      outdir: cellsDir,
+      outdir: tmp,
       outExtension: { '.js': '.mjs' },
       logLevel: 'error',
     });
     return {
-      args: (workload) => ['--expose-gc', '--enable-source-maps', join(cellsDir, `${workload}.mjs`)],
-      description: `node bench/.tmp/cells/<workload>.mjs (one esbuild bundle per workload: ${modules.length} bundles)`,
+      args: (workload) => ['--expose-gc', '--enable-source-maps', bundle(workload)],
+      description: `node bench/.tmp/cell-<workload>.mjs (one esbuild bundle per workload: ${modules.length} bundles)`,
     };
   } catch (error) {
     process.stderr.write(`esbuild bundling failed (${error instanceof Error ? (error.stack ?? error.message) : String(error)}); falling back to tsx per worker.\n`);
