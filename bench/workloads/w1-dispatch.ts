@@ -2,7 +2,7 @@
  * Workload 1 — dispatch: ten slices, one event type updating one slice chosen round-robin,
  * 1,000,000 dispatches, no subscribers. Reports ns per dispatch. Checks every slice's count.
  */
-import { check, checkEqual, measure, nowMs, type Impl, type RunResult } from '../lib/measure';
+import { check, checkEqual, measure, nowMs, type Impl, type Ready, type RunResult } from '../lib/measure';
 import { SLICES, counterStores, type CounterMiddleware, type CounterStore } from './counter-stores';
 import type { Workload } from './workload';
 
@@ -10,9 +10,10 @@ import type { Workload } from './workload';
 export const DISPATCHES = 1_000_000;
 
 /** Runs `ops` round-robin increments on a fresh store and checks every count. Shared with workload 5. */
-export function dispatchRun(make: () => CounterStore, ops: number): RunResult {
+export async function dispatchRun(make: () => CounterStore, ops: number, ready: Ready): Promise<RunResult> {
   check(ops % SLICES === 0, `ops must be a multiple of ${SLICES}`);
   const store = make();
+  await ready();
   const t0 = nowMs();
   for (let k = 0; k < ops; k++) store.increment(k % SLICES);
   const ms = nowMs() - t0;
@@ -23,7 +24,7 @@ export function dispatchRun(make: () => CounterStore, ops: number): RunResult {
 const impl =
   (name: keyof typeof counterStores, middleware: CounterMiddleware = 'none'): Impl =>
   () =>
-    measure({ ops: DISPATCHES, unit: SLICES, first: true }, (ops) => dispatchRun(() => counterStores[name](middleware), ops));
+    measure({ ops: DISPATCHES, unit: SLICES, first: true }, (ops, ready) => dispatchRun(() => counterStores[name](middleware), ops, ready));
 
 export const dispatchWorkload: Workload = {
   id: 'dispatch',

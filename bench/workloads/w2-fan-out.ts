@@ -15,7 +15,7 @@ export const SUBSCRIBERS = 100;
 const impl =
   (name: keyof typeof counterStores): Impl =>
   () =>
-    measure({ ops: FAN_OUT_DISPATCHES, unit: SLICES, first: true }, (ops) => {
+    measure({ ops: FAN_OUT_DISPATCHES, unit: SLICES, first: true }, async (ops, ready) => {
       const store = counterStores[name]('none');
       const calls = new Array<number>(SUBSCRIBERS).fill(0);
       const seen = new Array<number>(SUBSCRIBERS).fill(0);
@@ -27,6 +27,7 @@ const impl =
       }
       // Stores built on BehaviorSubject replay the current value on subscribe: not a change.
       calls.fill(0);
+      await ready();
       const t0 = nowMs();
       for (let k = 0; k < ops; k++) store.increment(k % SLICES);
       const ms = nowMs() - t0;

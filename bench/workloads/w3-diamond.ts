@@ -15,7 +15,7 @@ import { subscribeWithSelector } from 'zustand/middleware';
 import { createSession, defineEvent, defineSlice } from '../../src/index';
 import { computed } from '../../src/computed/computed';
 import { defineComputed } from '../../src/computed/define-computed';
-import { check, checkEqual, measure, nowMs, type Impl, type RunResult } from '../lib/measure';
+import { check, checkEqual, measure, nowMs, type Impl, type Ready, type RunResult } from '../lib/measure';
 import type { Workload } from './workload';
 
 /** Updates of S in the timed run. */
@@ -41,7 +41,7 @@ export interface Diamond {
 }
 
 /** Runs `ops` updates on a fresh diamond, counts C's calls and checks them against `expectedFires`. */
-export function diamondRun(make: () => Diamond, ops: number, expectedFires: number): RunResult {
+export async function diamondRun(make: () => Diamond, ops: number, expectedFires: number, ready: Ready): Promise<RunResult> {
   const diamond = make();
   let fires = 0;
   let inconsistent = 0;
@@ -54,6 +54,7 @@ export function diamondRun(make: () => Diamond, ops: number, expectedFires: numb
   });
   fires = 0;
   inconsistent = 0;
+  await ready();
   const t0 = nowMs();
   for (let k = 0; k < ops; k++) diamond.update();
   const ms = nowMs() - t0;
@@ -67,7 +68,7 @@ export function diamondRun(make: () => Diamond, ops: number, expectedFires: numb
 const impl =
   (make: () => Diamond, expectedFires = 1): Impl =>
   () =>
-    measure({ ops: UPDATES, first: true }, (ops) => diamondRun(make, ops, expectedFires));
+    measure({ ops: UPDATES, first: true }, (ops, ready) => diamondRun(make, ops, expectedFires, ready));
 
 function plain(): Diamond {
   let s: Source = { value: 0 };

@@ -18,8 +18,8 @@ const impl =
   () =>
     measurePaired(
       { ops: DISPATCHES, unit: SLICES, timedRuns: 5 },
-      (ops) => dispatchRun(() => counterStores[name]('none'), ops),
-      (ops) => dispatchRun(() => counterStores[name](middleware), ops),
+      (ops, ready) => dispatchRun(() => counterStores[name]('none'), ops, ready),
+      (ops, ready) => dispatchRun(() => counterStores[name](middleware), ops, ready),
     );
 
 export const middlewareWorkload: Workload = {

@@ -15,7 +15,7 @@ import { createSession, defineEvent, defineSlice, ofType, replace, withEffects }
 import { defineEffect } from '../../src/effects/define-effect';
 import { runEpic, type Epic } from '../../src/effects/epic';
 import { handleEffect } from '../../src/effects/handle-effect';
-import { checkEqual, measure, nowMs, type Impl, type RunResult } from '../lib/measure';
+import { checkEqual, measure, nowMs, type Impl, type Ready, type RunResult } from '../lib/measure';
 import type { Workload } from './workload';
 
 /** Round trips in the timed run. */
@@ -38,8 +38,9 @@ interface RoundTrip {
   pongs(): Tally;
 }
 
-async function roundTripRun(make: () => RoundTrip, ops: number): Promise<RunResult> {
+async function roundTripRun(make: () => RoundTrip, ops: number, ready: Ready): Promise<RunResult> {
   const rt = make();
+  await ready();
   const t0 = nowMs();
   for (let k = 0; k < ops; k++) rt.ping(k);
   // Let effects that finish on a microtask or a later turn complete (included in the time).
@@ -245,7 +246,7 @@ function zustand(): RoundTrip {
 const impl =
   (make: () => RoundTrip): Impl =>
   () =>
-    measure({ ops: ROUND_TRIPS, first: true }, (ops) => roundTripRun(make, ops));
+    measure({ ops: ROUND_TRIPS, first: true }, (ops, ready) => roundTripRun(make, ops, ready));
 
 export const effectWorkload: Workload = {
   id: 'effect',

@@ -17,7 +17,7 @@ import { createStore as createElfStore, enableElfProdMode, getStoresSnapshot, se
 import { createStore as createZustandStore } from 'zustand/vanilla';
 import { z } from 'zod';
 import { createSession, defineEvent, defineSlice, append, snapshotFromJSON, type Snapshot } from '../../src/index';
-import { checkEqual, measure, nowMs, type Impl, type RunResult } from '../lib/measure';
+import { checkEqual, measure, nowMs, type Impl, type Ready, type RunResult } from '../lib/measure';
 import type { Workload } from './workload';
 
 /** In-memory snapshot + restore iterations in the timed run. */
@@ -56,13 +56,14 @@ function checkState(s: Snapshotting<unknown>, grown: boolean, what: string): voi
   checkEqual(s.lastId(SLICES - 1), (SLICES - 1) * 10_000 + (grown ? ITEMS : ITEMS - 1), `${what}: last id of the last slice`);
 }
 
-function inMemoryRun<T>(make: () => Snapshotting<T>, ops: number): RunResult {
+async function inMemoryRun<T>(make: () => Snapshotting<T>, ops: number, ready: Ready): Promise<RunResult> {
   const s = make();
   const a = s.snapshot();
   s.grow();
   const b = s.snapshot();
   checkState(s, true, 'after grow');
   let last: T = a;
+  await ready();
   const t0 = nowMs();
   for (let k = 0; k < ops; k++) {
     last = s.snapshot();
@@ -244,7 +245,7 @@ function zustand(): Snapshotting<Record<string, readonly Item[]>> {
 const inMemory =
   <T>(make: () => Snapshotting<T>): Impl =>
   () =>
-    measure({ ops: SNAPSHOT_RESTORES, first: true }, (ops) => inMemoryRun(make, ops));
+    measure({ ops: SNAPSHOT_RESTORES, first: true }, (ops, ready) => inMemoryRun(make, ops, ready));
 const json =
   <T>(make: () => Snapshotting<T>): Impl =>
   () =>
