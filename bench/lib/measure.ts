@@ -99,7 +99,11 @@ export interface MeasureOptions {
    * Default {@link DEFAULT_BUDGET_MS}.
    */
   readonly budgetMs?: number;
-  /** Timed runs (each on a fresh store); the median is reported. Default {@link TIMED_RUNS}. */
+  /**
+   * Timed runs (each on a fresh store); the median is reported. Default {@link TIMED_RUNS} for the
+   * per-call workloads (`first: true`, runs of milliseconds), 3 for the others (runs of tens of
+   * milliseconds to seconds, where more runs would only lengthen `npm run bench`).
+   */
   readonly timedRuns?: number;
   /** Operations in each warm-up run. Default `ops / 20`. */
   readonly warmupOps?: number;
@@ -118,7 +122,7 @@ const TRACE = process.env['BENCH_TRACE'] === '1';
 /** Operations of the cold-start sample (`MeasureOptions.first`). */
 export const FIRST_CALLS = 1_000;
 /**
- * Timed runs of one measurement by default. Each is short (the budget is shared), so a run the
+ * Timed runs of one measurement of a per-call workload by default. Each is short (the budget is shared), so a run the
  * scheduler preempted (other processes share the machine) is one outlier among many and the
  * median does not move; three runs of ~0.5 ms each made Redux's snapshot + restore read anywhere
  * from 66 to 1,300 ns/iteration on the same machine.
@@ -190,7 +194,7 @@ export async function measure(
     perOpMs = i === 0 ? warm.ms / warmupOps : Math.min(perOpMs, warm.ms / warmupOps);
     retained = warm.store;
   }
-  const runs = options.timedRuns ?? TIMED_RUNS;
+  const runs = options.timedRuns ?? (options.first === true ? TIMED_RUNS : 3);
   const budgetMs = (options.budgetMs ?? DEFAULT_BUDGET_MS) / runs;
   const ops = perOpMs * options.ops <= budgetMs ? options.ops : Math.max(warmupOps, roundDown(budgetMs / perOpMs, unit));
   const results: RunResult[] = [];
