@@ -27,7 +27,8 @@ function against(actual: number, limit: number, show: (v: number) => string): { 
 /** Why a cell has no value: its unavailable reason, failure, timeout, or "no value". */
 const whyMissing = (results: Results, workload: string, contender: string): string => {
   const cell = results.cell(workload, contender);
-  return `${workload}/${contender}: ${cell.unavailable ?? cell.failed ?? (cell.timedOut ? 'timed out' : 'no value')}`;
+  const why = cell.unavailable ?? cell.failed ?? (cell.timedOut ? 'timed out' : cell.values.length === 0 ? 'not run' : 'no value');
+  return `${workload}/${contender}: ${why}`;
 };
 
 /**
