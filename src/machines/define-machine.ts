@@ -46,13 +46,13 @@ export function defineMachine<
   const TStates extends MachineTypes.StatesInput,
   TContext = undefined,
   const TEvents extends MachineTypes.Creators = [],
-  const TTransitions extends MachineTypes.TransitionsInput = [],
+  const TTransitionEvent extends string = never,
 >(
   name: string,
-  config: MachineTypes.MachineInput<TContext, TStates, TEvents, TTransitions>,
+  config: MachineTypes.MachineInput<TContext, TStates, TEvents, TTransitionEvent>,
 ): MachineDefinition<
   TContext,
-  MachineTypes.EventsOf<TStates> | MachineTypes.TypesOf<TEvents> | MachineTypes.TransitionEventsOf<TTransitions>,
+  MachineTypes.EventsOf<TStates> | MachineTypes.TypesOf<TEvents> | MachineTypes.TransitionEventsOf<TTransitionEvent>,
   MachineTypes.StateIdsOf<TStates>
 > {
   const cfg = config as unknown as MachineConfig<unknown, string>;

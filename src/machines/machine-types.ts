@@ -132,10 +132,20 @@ export declare namespace MachineTypes {
   type MachineTransitionInput<TContext, TId extends string, TEvents extends Creators> = [TEvents[number]] extends [never]
     ? MachineTransitionOf<TContext, TId, string, MachineEvent>
     : { [D in TypesOf<TEvents>]: MachineTransitionOf<TContext, TId, D, EventOf<D, TEvents>> }[TypesOf<TEvents>] | MachineTransitionOf<TContext, TId, OtherDescriptor, MachineEvent>;
-  /** The loose shape of the machine-level `transitions` list before checking. */
-  type TransitionsInput = readonly { readonly event: string; readonly [key: string]: unknown }[];
-  /** Event names the machine-level `transitions` list accepts. */
-  type TransitionEventsOf<TTransitions> = ListEvents<TTransitions>;
+  /**
+   * The machine-level `transitions` list. With declared events, each `event` is one of them (or
+   * another kind of descriptor) and guards see it typed; without, the event names are inferred
+   * into `TTransitionEvent` so that the definition accepts them.
+   */
+  type TransitionsInput<TContext, TId extends string, TEvents extends Creators, TTransitionEvent extends string> = [TEvents[number]] extends [never]
+    ? readonly (MachineTransitionOf<TContext, TId, string, MachineEvent> & { readonly event: TTransitionEvent })[]
+    : readonly MachineTransitionInput<TContext, TId, TEvents>[];
+  /**
+   * Event names the machine-level `transitions` accept, from their `event` descriptors (inferred
+   * apart from the list itself, whose guards are typed from the context: inferring the whole list
+   * would leave those guards untyped).
+   */
+  type TransitionEventsOf<TTransitionEvent extends string> = [TTransitionEvent] extends [never] ? never : DescriptorEvent<TTransitionEvent>;
 
   /** The options every machine config may carry besides its states. */
   interface MachineOptionsInput<TContext> {
@@ -145,25 +155,25 @@ export declare namespace MachineTypes {
   }
 
   /** The config argument of {@link defineMachine}. */
-  interface MachineInput<TContext, TStates, TEvents extends Creators = [], TTransitions = []> extends MachineOptionsInput<TContext> {
+  interface MachineInput<TContext, TStates, TEvents extends Creators = [], TTransitionEvent extends string = never> extends MachineOptionsInput<TContext> {
     readonly context?: TContext | (() => TContext);
     /** The event creators the machine handles: types each `on` key's guard and actions with its payload. */
     readonly events?: TEvents;
     readonly initial?: NoInfer<Targets<StateIdsOf<TStates>>> | { readonly target: NoInfer<Targets<StateIdsOf<TStates>>>; readonly actions?: ActionsOf<NoInfer<TContext>> };
     readonly states: TStates & CheckedStates<NoInfer<TContext>, NoInfer<StateIdsOf<TStates>>, TStates, NoInfer<TEvents>> & NoInfer<DeclaredOnly<TStates, TEvents>>;
     /** Transitions written beside the states (`{ name, event, from, target, guard }`); see `MachineTransitionConfig`. */
-    readonly transitions?: TTransitions & readonly MachineTransitionInput<NoInfer<TContext>, NoInfer<StateIdsOf<TStates>>, NoInfer<TEvents>>[];
+    readonly transitions?: TransitionsInput<NoInfer<TContext>, NoInfer<StateIdsOf<TStates>>, NoInfer<TEvents>, TTransitionEvent>;
   }
 
   /**
    * The config argument of `setupMachine(...).defineMachine`: context and events were fixed by
    * the setup, so `assign(...)` and guards are typed without type arguments.
    */
-  interface SetupMachineInput<TContext, TStates, TEvents extends Creators, TTransitions = []> extends MachineOptionsInput<TContext> {
+  interface SetupMachineInput<TContext, TStates, TEvents extends Creators, TTransitionEvent extends string = never> extends MachineOptionsInput<TContext> {
     readonly initial?: NoInfer<Targets<StateIdsOf<TStates>>> | { readonly target: NoInfer<Targets<StateIdsOf<TStates>>>; readonly actions?: ActionsOf<TContext> };
     readonly states: TStates & CheckedStates<TContext, NoInfer<StateIdsOf<TStates>>, TStates, TEvents> & NoInfer<DeclaredOnly<TStates, TEvents>>;
     /** Transitions written beside the states (`{ name, event, from, target, guard }`); see `MachineTransitionConfig`. */
-    readonly transitions?: TTransitions & readonly MachineTransitionInput<TContext, NoInfer<StateIdsOf<TStates>>, TEvents>[];
+    readonly transitions?: TransitionsInput<TContext, NoInfer<StateIdsOf<TStates>>, TEvents, TTransitionEvent>;
   }
 
   /** True when `D` names a declared event or is a descriptor of another kind (platform, prefix, wildcard). */
