@@ -165,7 +165,8 @@ function probeSelect(
  * nothing changes.
  *
  * @remarks Synchronous and pure as long as guards are. A done machine enables nothing (false
- * for every event). A throwing guard counts as false.
+ * for every event). A throwing guard counts as false. To learn why, ask {@link explainTransition}
+ * (its `enabled` is this answer).
  * @example
  * ```ts
  * canTransition(AgentPhase, snapshot, 'agent/planned'); // true in 'planning'
@@ -190,13 +191,20 @@ export function canTransition<TContext, TEventType extends string, TStateId exte
  * evaluated: false leaves the transition out. A guard that reads `event.payload` cannot
  * decide: its transition is listed with `requiresEvent: true`, as if the guard held (and the
  * entry is marked `requiresEvent`); `canTransition(event)` with the actual event decides.
- * A done machine lists nothing. Synchronous; nothing changes.
+ * A done machine lists nothing. Synchronous; nothing changes. Every entry has `enabled`.
+ * With `options.includeBlocked`, an event whose transitions from the active states are all
+ * refused by their guards is listed too, as `enabled: false` with the first refusing guard
+ * (`blockedBy`), its reason (from `refuse(reason)`, or a thrown error's message) and every
+ * `blocked` transition: what a UI needs to show "blocked: all steps must be done".
  * @example
  * ```ts
  * availableTransitions(PlanWorkflow, snapshot, { slices }); // in 'active', every step done:
- * // [{ event: 'plan/stepAdded', requiresEvent: true, transitions: [{ source: 'active', targets: [], requiresEvent: true }] },
+ * // [{ event: 'plan/stepAdded', enabled: true, requiresEvent: true, transitions: [{ source: 'active', targets: [], requiresEvent: true }] },
  * //  { event: 'plan/stepUpdated', requiresEvent: true, ... },
  * //  { event: 'plan/completed', requiresEvent: false, transitions: [{ source: 'active', targets: ['completed'], requiresEvent: false }] }, ...]
+ * availableTransitions(PlanWorkflow, snapshot, { slices, includeBlocked: true }); // in 'active', a step still pending:
+ * // [..., { event: 'plan/completed', enabled: false, requiresEvent: false, transitions: [], blockedBy: 'allStepsDone',
+ * //         reason: 'all steps must be done (1 of 2 are not)', blocked: [{ source: 'active', targets: ['completed'], guard: 'allStepsDone', reason: '...' }] }, ...]
  * ```
  */
 export function availableTransitions<TContext, TEventType extends string, TStateId extends string>(
