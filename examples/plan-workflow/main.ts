@@ -13,8 +13,8 @@ const steps = () => session.slice(Plan).all().map((s) => `${s.id}:${s.status}`).
 const state = () => workflow.current.configuration.join(', ');
 const available = () =>
   workflow
-    .availableTransitions()
-    .map((t) => `${t.event}${t.requiresEvent ? ' (needs the event)' : ''}`)
+    .availableTransitions({ includeBlocked: true })
+    .map((t) => `${t.event}${t.requiresEvent ? ' (needs the event)' : ''}${t.enabled ? '' : ` (blocked by ${t.blockedBy}: ${t.reason})`}`)
     .join(', ');
 
 console.log('--- Mermaid ---');
@@ -33,7 +33,7 @@ const before = session.snapshot();
 try {
   session.dispatch(UpdateStep({ id: 'deploy', status: 'done' })); // no such step: the workflow rejects it
 } catch (e) {
-  console.log(`rejected: ${(e as Error).name}: ${(e as Error).message.split('.')[0]}`);
+  console.log(`rejected: ${(e as Error).name}: ${(e as Error).message.split('. ')[0]}`);
 }
 console.log(`unchanged: ${JSON.stringify(session.snapshot().slices) === JSON.stringify(before.slices)}`);
 

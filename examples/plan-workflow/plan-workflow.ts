@@ -17,7 +17,7 @@
  */
 import { z } from 'zod';
 import { append, defineEvent, defineSlice, replace } from '../../src/index';
-import { assign, setupMachine, type InvalidTransitionPolicy } from '../../src/machines/index';
+import { assign, refuse, setupMachine, type InvalidTransitionPolicy } from '../../src/machines/index';
 
 export const StepStatus = z.enum(['pending', 'inProgress', 'done', 'failed']);
 
@@ -81,14 +81,15 @@ export const definePlanWorkflow = (invalidTransitions: InvalidTransitionPolicy =
       active: {
         on: {
           'plan/stepAdded': {
+            // A guard may say why it refuses: the reason travels with InvalidTransitionError.
             guard: function stepIsNew({ event, slices }) {
-              return !stepIds(slices.get(Plan).all()).includes(event.payload.id);
+              return !stepIds(slices.get(Plan).all()).includes(event.payload.id) || refuse(`step "${event.payload.id}" exists already`);
             },
           },
           'plan/stepUpdated': {
             // The seed's `_step_exists`: reads the Plan slice as committed before this event.
             guard: function stepExists({ event, slices }) {
-              return stepIds(slices.get(Plan).all()).includes(event.payload.id);
+              return stepIds(slices.get(Plan).all()).includes(event.payload.id) || refuse(`there is no step "${event.payload.id}"`);
             },
             actions: assign(({ context }) => ({ updates: context.updates + 1 })),
           },
@@ -96,7 +97,9 @@ export const definePlanWorkflow = (invalidTransitions: InvalidTransitionPolicy =
             target: 'completed',
             guard: function allStepsDone({ slices }) {
               const steps = slices.get(Plan).all();
-              return steps.length > 0 && steps.every((s) => s.status === 'done');
+              if (steps.length === 0) return refuse('Must provide at least one step'); // the seed's message
+              const open = steps.filter((s) => s.status !== 'done').length;
+              return open === 0 || refuse(`all steps must be done (${open} of ${steps.length} are not)`);
             },
           },
           'plan/cancelled': { target: 'cancelled', actions: assign(({ event }) => ({ cancelReason: event.payload.reason })) },

@@ -1,3 +1,5 @@
+import type { AnyEffectDef, EffectDef } from '../effects/define-effect.js';
+import { InvalidMachineActionError } from './errors.js';
 import type { MachineEffect, MachineEvent, MachineEventKind } from './machine-event.js';
 import type { MachineSlices } from './machine-slices.js';
 
@@ -33,11 +35,57 @@ export interface ActionArgs<TContext, TEvent = MachineEvent> {
 }
 
 /**
- * A transition guard (SCXML `cond`). A throwing guard counts as false and raises `error.execution`.
+ * What a guard returns to refuse a transition and say why: made by {@link refuse}. It counts as
+ * `false` (SCXML `cond` is boolean); the reason is carried by `InvalidTransitionError.considered`,
+ * `explainTransition()` and `availableTransitions({ includeBlocked: true })`.
+ */
+export interface GuardRefusal {
+  readonly refused: true;
+  /** Why the guard refused, in words for a person (`'Must provide at least one step'`). */
+  readonly reason: string;
+}
+
+/**
+ * What a guard returns: `true` lets the transition be taken; `false` or a {@link GuardRefusal}
+ * (from {@link refuse}) refuses it. Any other value counts as `false`.
+ */
+export type GuardResult = boolean | GuardRefusal;
+
+/**
+ * A transition guard (SCXML `cond`). Returns `true` to enable its transition, `false` or
+ * {@link refuse}`(reason)` to refuse it. A throwing guard counts as false and raises `error.execution`.
  * Type a guard written outside the config with the event it guards:
  * `const stepExists: Guard<PlanContext, InferEvent<typeof UpdateStep>> = ({ event, slices }) => ...`.
  */
-export type Guard<TContext, TEvent = MachineEvent> = (args: ActionArgs<TContext, TEvent>) => boolean;
+export type Guard<TContext, TEvent = MachineEvent> = (args: ActionArgs<TContext, TEvent>) => GuardResult;
+
+/**
+ * A guard's refusal with its reason. Return it from a guard instead of `false` so a refusal
+ * explains itself: `InvalidTransitionError`'s message and `considered`, `explainTransition()` and
+ * `availableTransitions({ includeBlocked: true })` carry the reason beside the guard's name.
+ *
+ * @remarks The W3C SCXML `cond` is a boolean expression and XState 5 guards return booleans: a
+ * refusal is `false` to the algorithm (transition selection, conflicts and document order are
+ * unchanged); only the explanation reads the reason. Frozen plain data.
+ * @param reason - Non-empty text for a person, e.g. `'Must provide at least one step'`.
+ * @throws TypeError when `reason` is not a non-empty string.
+ * @example
+ * ```ts
+ * guard: function hasSteps({ event }) {
+ *   return event.payload.steps.length > 0 || refuse('Must provide at least one step');
+ * }
+ * // dispatching it with no steps throws InvalidTransitionError:
+ * // Machine "plans": guard "hasSteps" refused "plan/created" in [idle]: Must provide at least one step. ...
+ * ```
+ */
+export function refuse(reason: string): GuardRefusal {
+  if (typeof reason !== 'string' || reason.length === 0) throw new TypeError(`refuse() needs the reason as a non-empty string, got ${JSON.stringify(reason)}.`);
+  return Object.freeze({ refused: true, reason });
+}
+
+/** True when a guard's result is a {@link GuardRefusal} (a refusal with a reason). */
+export const isGuardRefusal = (value: unknown): value is GuardRefusal =>
+  value !== null && typeof value === 'object' && (value as { refused?: unknown }).refused === true && typeof (value as { reason?: unknown }).reason === 'string';
 
 type ValueOrFn<T, TContext, TEvent = MachineEvent> = T | ((args: ActionArgs<TContext, TEvent>) => T);
 
@@ -172,25 +220,71 @@ export function cancel<TContext, TEvent = MachineEvent>(sendId: ValueOrFn<string
 /** A fixed effect payload (plain data); a function instead computes it from the action's args. */
 export type EffectPayload = string | number | boolean | null | readonly unknown[] | { readonly [key: string]: unknown };
 
+/** Any effect declaration made by `defineEffect` (the machine's typed effect form). */
+type AnyEffectCreator = AnyEffectDef;
+
+/**
+ * The payload argument of {@link effect}: for a `defineEffect` creator, its payload type (or a
+ * function of the action's args returning it), none for a creator without payload; for an
+ * effect type string, any plain data or a function.
+ */
+export type EffectPayloadArgs<TEffect, TContext, TEvent = MachineEvent> = TEffect extends string
+  ? [payload?: EffectPayload | ((args: ActionArgs<TContext, TEvent>) => unknown)]
+  : TEffect extends EffectDef<any, infer TPayload, any>
+    ? [TPayload] extends [void]
+      ? []
+      : [payload: TPayload | ((args: ActionArgs<TContext, TEvent>) => TPayload)]
+    : never;
+
 /**
  * Emits an effect (opaque data `{ type, payload }`) into the transition result for the host
- * to run later; the machine itself never runs it.
+ * to run later; the machine itself never runs it. In a session the effect goes out with the
+ * committed event, to the handler registered for it (`handleEffect`).
  *
+ * @remarks The typed form takes a creator made by `defineEffect`: its payload type checks the
+ * second argument (a value, or a function of the action's args returning one), and the effect
+ * is built by the creator. An effect type string is the untyped form (any plain-data payload).
+ * Anything else, such as a plain function, is a type error, and throws at run time when
+ * `effect` is called (the machine cannot be defined with it).
+ * @throws {@link InvalidMachineActionError} when `effect` is neither a `defineEffect` creator
+ * nor a non-empty string.
  * @example
  * ```ts
- * entry: [effect('agent/notify', ({ context }) => ({ phase: 'planning', steps: context.steps }))]
- * // result.effects: [{ type: 'agent/notify', payload: { phase: 'planning', steps: [...] } }]
+ * const PlanRequested = defineEffect('llm/planRequested', z.object({ goal: z.string() }));
+ * entry: [effect(PlanRequested, ({ context }) => ({ goal: context.goal }))]
+ * // result.effects: [{ type: 'llm/planRequested', payload: { goal: 'ship' } }]
+ * entry: [effect('agent/notify', { phase: 'planning' })] // untyped form
  * ```
  */
-export function effect<TContext, TEvent = MachineEvent>(
-  type: string,
-  payload?: EffectPayload | ((args: ActionArgs<TContext, TEvent>) => unknown),
+export function effect<TContext, TEvent = MachineEvent, const TEffect extends string | AnyEffectCreator = string>(
+  effect: TEffect,
+  ...payloadArgs: EffectPayloadArgs<TEffect, TContext, TEvent>
 ): EffectAction<TContext, TEvent> {
-  return {
-    kind: 'effect',
-    effect: (args) => ({ type, payload: typeof payload === 'function' ? (payload as (a: ActionArgs<TContext, TEvent>) => unknown)(args) : payload }),
-  };
+  const payload = (payloadArgs as unknown[])[0];
+  const compute = typeof payload === 'function' ? (payload as (a: ActionArgs<TContext, TEvent>) => unknown) : undefined;
+  if (typeof effect === 'string' && effect.length > 0) {
+    const type = effect;
+    return { kind: 'effect', effect: (args) => ({ type, payload: compute ? compute(args) : payload }) };
+  }
+  const creator = effect as unknown as AnyEffectCreator;
+  if (typeof creator !== 'function' || typeof creator.type !== 'string' || creator.type.length === 0 || typeof creator.options !== 'object' || creator.options === null) {
+    throw new InvalidMachineActionError(
+      'effect',
+      `effect() takes an effect creator made by defineEffect or an effect type string, got ${describeValue(effect)}. ` +
+        `Declare the effect with defineEffect('domain/verb', schema) and write effect(MyEffect, payload); to compute the payload, pass a function as the second argument: effect(MyEffect, ({ context }) => ...).`,
+    );
+  }
+  return { kind: 'effect', effect: (args) => creator(compute ? compute(args) : payload) };
 }
+
+const describeValue = (value: unknown): string =>
+  typeof value === 'function'
+    ? `a plain function${value.name ? ` "${value.name}"` : ''} (it has no effect type)`
+    : typeof value === 'string'
+      ? 'an empty string'
+      : value === null
+        ? 'null'
+        : typeof value;
 
 /**
  * Records `{ label, value }` in the transition result's `logs` (SCXML 5.11 `<log>`).

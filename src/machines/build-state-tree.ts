@@ -38,7 +38,10 @@ export function buildStateTree(name: string, config: MachineConfig): { root: Sta
     source: StateNode,
     spec: Omit<TransitionConfig, 'event'> & { event?: string },
   ): Mutable<TransitionNode> => {
+    if (spec.name !== undefined && (typeof spec.name !== 'string' || spec.name.length === 0))
+      fail(`state "${source.id}" has a transition whose name is ${JSON.stringify(spec.name)}: a name must be a non-empty string (or leave it out).`);
     const t: Mutable<TransitionNode> = {
+      name: spec.name,
       source,
       events: spec.event === undefined ? [] : parseEventDescriptors(spec.event),
       guard: spec.guard,
@@ -122,6 +125,27 @@ export function buildStateTree(name: string, config: MachineConfig): { root: Sta
 
   const root = build(ROOT_ID, { states: config.states, ...(config.initial !== undefined ? { initial: config.initial } : {}) }, undefined);
 
+  // Machine-level transitions: one node per source state, after that state's own transitions.
+  (config.transitions ?? []).forEach((spec, i) => {
+    const what = spec?.name === undefined ? `transitions[${i}]` : `transition "${String(spec.name)}" (transitions[${i}])`;
+    if (spec === null || typeof spec !== 'object') fail(`${what} is not a transition config: write { name?, event, from, target?, guard?, actions? }.`);
+    if (typeof spec.event !== 'string' || spec.event.length === 0)
+      fail(`${what} needs an "event": a machine-level transition is taken on an event. Write eventless transitions under a state's "always".`);
+    const from = toList(spec.from);
+    if (from.length === 0) fail(`${what} needs "from": the state or states it leaves, e.g. from: ['planning', 'executing'].`);
+    const seen = new Set<string>();
+    for (const id of from) {
+      const source = states.get(id);
+      if (source === undefined || id === ROOT_ID)
+        fail(`${what} leaves unknown state "${id}". Known states: ${[...states.keys()].filter((k) => k !== ROOT_ID).join(', ')}.`);
+      if (source!.kind === 'final' || source!.kind === 'history') fail(`${what} leaves ${source!.kind} state "${id}", which cannot have transitions.`);
+      if (seen.has(id)) fail(`${what} names state "${id}" twice in "from".`);
+      seen.add(id);
+      const { from: _from, ...rest } = spec;
+      (source!.transitions as TransitionNode[]).push(makeTransition(source!, rest));
+    }
+  });
+
   for (const { transition, targets } of pending) {
     transition.targets = targets.map((t) => states.get(t) ?? fail(`state "${transition.source.id}" has a transition to unknown state "${t}". Known states: ${[...states.keys()].filter((k) => k !== ROOT_ID).join(', ')}.`));
   }
@@ -138,7 +162,7 @@ export function buildStateTree(name: string, config: MachineConfig): { root: Sta
         const fallback = parent.kind === 'parallel' ? parent.children : parent.initial!.targets;
         const t = node.historyDefault as Mutable<TransitionNode> | undefined;
         if (t) t.targets = fallback;
-        else (node as Mutable<StateNode>).historyDefault = { source: node, events: [], guard: undefined, guardLabel: undefined, targets: fallback, type: 'external', actions: [], order: transitionOrder++ };
+        else (node as Mutable<StateNode>).historyDefault = { name: undefined, source: node, events: [], guard: undefined, guardLabel: undefined, targets: fallback, type: 'external', actions: [], order: transitionOrder++ };
       }
       for (const t of node.historyDefault!.targets) if (!isDescendant(t, parent)) fail(`history state "${node.id}" has default target "${t.id}" outside its parent "${parent.id}".`);
     }

@@ -46,10 +46,15 @@ export function defineMachine<
   const TStates extends MachineTypes.StatesInput,
   TContext = undefined,
   const TEvents extends MachineTypes.Creators = [],
+  const TTransitionEvent extends string = never,
 >(
   name: string,
-  config: MachineTypes.MachineInput<TContext, TStates, TEvents>,
-): MachineDefinition<TContext, MachineTypes.EventsOf<TStates> | MachineTypes.TypesOf<TEvents>, MachineTypes.StateIdsOf<TStates>> {
+  config: MachineTypes.MachineInput<TContext, TStates, TEvents, TTransitionEvent>,
+): MachineDefinition<
+  TContext,
+  MachineTypes.EventsOf<TStates> | MachineTypes.TypesOf<TEvents> | MachineTypes.TransitionEventsOf<TTransitionEvent>,
+  MachineTypes.StateIdsOf<TStates>
+> {
   const cfg = config as unknown as MachineConfig<unknown, string>;
   if (typeof name !== 'string' || name.length === 0) throw new InvalidMachineError(String(name), 'the machine needs a non-empty name.');
   const { root, states } = buildStateTree(name, cfg);

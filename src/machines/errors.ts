@@ -1,13 +1,49 @@
 import { RxSliceError } from '../internal/errors.js';
+import type { ConsideredTransition, TransitionDecision } from './transition-decision.js';
+
+/** One considered transition in a sentence: `guard "stepIsNew" refused "plan/stepAdded" in [active]: step "a" exists`. */
+function describeConsidered(t: ConsideredTransition, eventType: string, configuration: readonly string[]): string {
+  const guard = `guard "${t.guard ?? 'guard'}"${t.name === undefined ? '' : ` of transition "${t.name}"`}`;
+  const where = `"${eventType}" in [${configuration.join(', ')}]`;
+  const from = configuration.length === 1 && configuration[0] === t.source ? '' : ` (from "${t.source}")`;
+  if (t.verdict === 'threw') return `${guard} threw on ${where}${from}${t.reason === undefined ? '' : `: ${t.reason}`}`;
+  return `${guard} refused ${where}${from}${t.reason === undefined ? '' : `: ${t.reason}`}`;
+}
+
+function invalidTransitionMessage(machine: string, eventType: string, configuration: readonly string[], done: boolean, considered: readonly ConsideredTransition[]): string {
+  const policy = `or create the machine with { invalidTransitions: 'ignore' | 'report' }.`;
+  if (done)
+    return (
+      `Machine "${machine}" is done (final configuration [${configuration.join(', ')}]): event "${eventType}" is not accepted any more. ` +
+      `Check canTransition() (false once done) or matches() before sending, ${policy}`
+    );
+  const guarded = considered.filter((t) => t.verdict === 'refused' || t.verdict === 'threw');
+  if (guarded.length === 0)
+    return (
+      `Machine "${machine}": event "${eventType}" enables no transition in configuration [${configuration.join(', ')}]: no active state has a transition for it. ` +
+      `Check canTransition() before sending, add a transition for "${eventType}" to one of [${configuration.join(', ')}], ${policy}`
+    );
+  return (
+    `Machine "${machine}": ${guarded.map((t) => describeConsidered(t, eventType, configuration)).join('; ')}. ` +
+    `Check canTransition() or explainTransition() before sending, ${policy}`
+  );
+}
 
 /**
  * Thrown (policy `'throw'`) or reported (policy `'report'`) when an external event enables
  * no transition in the current state configuration, or arrives after the machine reached a
  * top-level final state (`done: true`).
  *
+ * @remarks The error explains itself: `considered` lists every transition that matched the
+ * event from an active state, each with its source, targets, guard and verdict (the guard's
+ * reason when it refused with `refuse(reason)`, the error's message when it threw). The message
+ * names each guard that refused (`guard "stepIsNew" refused "plan/stepAdded" in [active]`) and
+ * says "enables no transition" only when no active state has a transition for the event.
  * @example
  * ```ts
- * try { actor.send('nope') } catch (e) { if (e instanceof InvalidTransitionError) console.log(e.configuration) } // Logs: ['idle']
+ * try { session.dispatch(AddStep({ id: 'tests', title: 'again' })) } catch (e) {
+ *   if (e instanceof InvalidTransitionError) console.log(e.considered.map((t) => [t.guard, t.verdict]));
+ * } // Logs: [['stepIsNew', 'refused']]
  * ```
  */
 export class InvalidTransitionError extends RxSliceError {
@@ -17,20 +53,21 @@ export class InvalidTransitionError extends RxSliceError {
   readonly configuration: readonly string[];
   /** True when the machine was done (in a top-level final state): it takes no event any more. */
   readonly done: boolean;
+  /** The transitions that matched the event from the active states, with their guards' verdicts (empty when none matched or when done). */
+  readonly considered: readonly ConsideredTransition[];
 
-  constructor(machine: string, eventType: string, configuration: readonly string[], done = false) {
-    super(
-      'INVALID_TRANSITION',
-      done
-        ? `Machine "${machine}" is done (final configuration [${configuration.join(', ')}]): event "${eventType}" is not accepted any more. ` +
-            `Check canTransition() (false once done) or matches() before sending, or create the machine with { invalidTransitions: 'ignore' | 'report' }.`
-        : `Machine "${machine}": event "${eventType}" enables no transition in configuration [${configuration.join(', ')}]. ` +
-            `Check canTransition() before sending, add a transition for it, or create the machine with { invalidTransitions: 'ignore' | 'report' }.`,
-    );
+  constructor(machine: string, eventType: string, configuration: readonly string[], done = false, considered: readonly ConsideredTransition[] = []) {
+    super('INVALID_TRANSITION', invalidTransitionMessage(machine, eventType, configuration, done, considered));
     this.machine = machine;
     this.eventType = eventType;
     this.configuration = configuration;
     this.done = done;
+    this.considered = considered;
+  }
+
+  /** The decision this error reports, in the shape `explainTransition()` answers. */
+  get decision(): TransitionDecision {
+    return { machine: this.machine, event: this.eventType, configuration: this.configuration, done: this.done, enabled: false, considered: this.considered };
   }
 }
 
@@ -162,5 +199,25 @@ export class MachineNotInstalledError extends RxSliceError {
   override readonly name = 'MachineNotInstalledError';
   constructor(readonly machine: string) {
     super('MACHINE_NOT_INSTALLED', `Machine "${machine}" is not installed in this session. Call session.install(${machine}) first.`);
+  }
+}
+
+/**
+ * Thrown when an action is built from something it cannot use, such as `effect(fn)` with a
+ * plain function instead of a `defineEffect` creator. Nothing is defined when it is thrown.
+ *
+ * @example
+ * ```ts
+ * effect(() => ({ type: 'x' })); // throws InvalidMachineActionError: effect() takes an effect creator made by defineEffect ...
+ * ```
+ */
+export class InvalidMachineActionError extends RxSliceError {
+  override readonly name = 'InvalidMachineActionError';
+  /** The action helper that refused its argument (`'effect'`). */
+  readonly action: string;
+
+  constructor(action: string, message: string) {
+    super('INVALID_MACHINE_ACTION', message);
+    this.action = action;
   }
 }

@@ -1,4 +1,5 @@
-import type { ActionArgs, MachineAction } from './actions.js';
+import { isGuardRefusal, type ActionArgs, type MachineAction } from './actions.js';
+import type { TransitionNode } from './state-node.js';
 import type { MachineEvent } from './machine-event.js';
 import { actionArgs, type InterpreterState } from './interpreter-state.js';
 
@@ -12,13 +13,22 @@ export function raiseExecutionError(it: InterpreterState, error: unknown): void 
   it.internalQueue.push({ event: { type: 'error.execution', payload: { message } }, kind: 'platform' });
 }
 
-/** Evaluates a guard; a throwing guard is false and raises `error.execution` (SCXML 5.9.1). */
-export function evaluateGuard(it: InterpreterState, guard: ((args: ActionArgs<unknown>) => boolean) | undefined): boolean {
+/**
+ * Evaluates a transition's guard: only `true` holds (`false` and a `refuse(reason)` refusal do
+ * not); a throwing guard is false and raises `error.execution` (SCXML 5.9.1). While
+ * `it.recordRefusals` is on, a refusal is recorded with its reason (for `InvalidTransitionError`).
+ */
+export function evaluateGuard(it: InterpreterState, t: TransitionNode): boolean {
+  const guard = t.guard;
   if (guard === undefined) return true;
   try {
-    return guard(actionArgs(it)) === true;
+    const result = guard(actionArgs(it));
+    if (result === true) return true;
+    if (it.recordRefusals === true) (it.refusals ??= []).push({ transition: t, verdict: 'refused', reason: isGuardRefusal(result) ? result.reason : undefined });
+    return false;
   } catch (error) {
     raiseExecutionError(it, error);
+    if (it.recordRefusals === true) (it.refusals ??= []).push({ transition: t, verdict: 'threw', reason: error instanceof Error ? error.message : String(error) });
     return false;
   }
 }

@@ -1,4 +1,4 @@
-export { assign, block, cancel, effect, log, raise, send } from './actions.js';
+export { assign, block, cancel, effect, log, raise, refuse, send } from './actions.js';
 export type {
   ActionArgs,
   AssignAction,
@@ -7,6 +7,9 @@ export type {
   DynamicAction,
   EffectAction,
   Guard,
+  GuardRefusal,
+  GuardResult,
+  EffectPayloadArgs,
   LogAction,
   MachineAction,
   RaiseAction,
@@ -15,7 +18,10 @@ export type {
   EffectPayload,
 } from './actions.js';
 export { availableTransitions, canTransition } from './available-transitions.js';
-export type { AvailableTransition, EnabledTransition, IntrospectionOptions } from './available-transitions.js';
+export type { AvailableTransition, AvailableTransitionsOptions, BlockedTransition, EnabledTransition, IntrospectionOptions } from './available-transitions.js';
+export { explainTransition } from './explain-transition.js';
+export type { ExplainOptions } from './explain-transition.js';
+export type { ConsideredTransition, TransitionDecision, TransitionVerdict } from './transition-decision.js';
 export { defineMachine } from './define-machine.js';
 export { setupMachine } from './setup-machine.js';
 export type { MachineSetup, MachineSetupInput } from './setup-machine.js';
@@ -23,6 +29,7 @@ export { MachineSlicesUnavailableError } from './machine-slices.js';
 export type { MachineSlices } from './machine-slices.js';
 export {
   InvalidExpressionError,
+  InvalidMachineActionError,
   InvalidMachineError,
   InvalidTransitionError,
   MachineNotRunningError,
@@ -39,6 +46,7 @@ export type {
   InitialSpec,
   InvalidTransitionPolicy,
   MachineConfig,
+  MachineTransitionConfig,
   StateConfig,
   Targets,
   TransitionConfig,

@@ -2,7 +2,7 @@ import type { ActionArgs } from './actions.js';
 import type { MachineEffect, MachineEvent, QueuedEvent } from './machine-event.js';
 import type { DelayedSend } from './machine-snapshot.js';
 import type { MachineSlices } from './machine-slices.js';
-import type { StateNode } from './state-node.js';
+import type { StateNode, TransitionNode } from './state-node.js';
 
 /** One `<log>` line recorded during a transition. */
 export interface MachineLog {
@@ -47,6 +47,17 @@ export interface InterpreterState {
   readonly cancelled: string[];
   /** What guards and actions see as `slices`. */
   readonly slices: MachineSlices;
+  /** True while the external event's transitions are selected: refusing guards are recorded in `refusals`. */
+  recordRefusals?: boolean;
+  /** The guards that refused (or threw) while `recordRefusals` was on, in evaluation order; allocated on the first. */
+  refusals?: GuardRefusalRecord[] | undefined;
+}
+
+/** A transition whose guard refused or threw during selection (internal; becomes a `ConsideredTransition`). */
+export interface GuardRefusalRecord {
+  readonly transition: TransitionNode;
+  readonly verdict: 'refused' | 'threw';
+  readonly reason: string | undefined;
 }
 
 /** The arguments guards and actions see right now. */

@@ -12,6 +12,12 @@ export type Targets<TStateId extends string = string> = TStateId | readonly TSta
 
 /** A transition as written in the general `transitions` list (SCXML `<transition>`). */
 export interface TransitionConfig<TContext = unknown, TStateId extends string = string> {
+  /**
+   * A name for the transition (`'start_planning'`, `'abort'`): `toMermaid` labels its arrows with
+   * the name instead of the event, and explanations (`InvalidTransitionError.considered`,
+   * `explainTransition`) carry it. Names need not be unique.
+   */
+  readonly name?: string;
   /** Space-separated event descriptors (`'a b'`, `'error.*'`, `'*'`); omit for an eventless transition. */
   readonly event?: string;
   /** Omit for a targetless transition (runs its actions, exits and enters nothing). */
@@ -62,12 +68,26 @@ export interface StateConfig<TContext = unknown, TStateId extends string = strin
   readonly output?: (args: ActionArgs<TContext>) => unknown;
 }
 
+/**
+ * A transition written at the machine level, leaving one or several states (the seed's
+ * `@transition(from_=(planning, executing, reviewing), to=failed)`): one transition per source
+ * state, each appended to that state's transitions (after its `on`, `always` and `transitions`),
+ * in list order. Needs an `event`: write eventless transitions under a state's `always`.
+ */
+export interface MachineTransitionConfig<TContext = unknown, TStateId extends string = string> extends TransitionConfig<TContext, TStateId> {
+  readonly event: string;
+  /** The state or states it leaves (atomic, compound or parallel states; not final or history states). */
+  readonly from: Targets<TStateId>;
+}
+
 /** The root of a machine (SCXML `<scxml>`). */
 export interface MachineConfig<TContext = unknown, TStateId extends string = string> {
   /** Initial context (plain JSON data) or a factory for it. */
   readonly context?: TContext | (() => TContext);
   readonly initial?: InitialSpec<TContext, TStateId>;
   readonly states: { readonly [id: string]: StateConfig<TContext, TStateId> };
+  /** Transitions written beside the states, each with `from` (one or several source states) and usually a `name`. */
+  readonly transitions?: readonly MachineTransitionConfig<TContext, TStateId>[];
   /** Default `'throw'`. */
   readonly invalidTransitions?: InvalidTransitionPolicy;
   /** Bound on microsteps per `transition()` call, against eventless loops. Default 10 000. */

@@ -1,5 +1,5 @@
 import type { AnyEventCreator, Event, EventCreator } from '../events/event.js';
-import type { ActionArgs, MachineAction } from './actions.js';
+import type { ActionArgs, GuardResult, MachineAction } from './actions.js';
 import type { InvalidTransitionPolicy } from './machine-config.js';
 import type { MachineEvent } from './machine-event.js';
 
@@ -30,8 +30,9 @@ export declare namespace MachineTypes {
   type TypesOf<TEvents extends Creators> = TEvents[number]['type'];
 
   interface TransitionInput<TContext, TId extends string, TEvent = MachineEvent> {
+    readonly name?: string;
     readonly target?: Targets<TId>;
-    readonly guard?: (args: ActionArgs<TContext, TEvent>) => boolean;
+    readonly guard?: (args: ActionArgs<TContext, TEvent>) => GuardResult;
     readonly guardLabel?: string;
     readonly actions?: ActionsOf<TContext, TEvent>;
     readonly type?: 'internal' | 'external';
@@ -119,6 +120,33 @@ export declare namespace MachineTypes {
       }[keyof TStates & string]
     : never;
 
+  /** A machine-level transition for the event descriptor `D`: `from` and targets checked against the ids, guard and actions typed with `D`'s event. */
+  interface MachineTransitionOf<TContext, TId extends string, D extends string, TEvent> extends TransitionInput<TContext, TId, TEvent> {
+    readonly event: D;
+    readonly from: Targets<TId>;
+  }
+  /**
+   * What the machine-level `transitions` list holds: without declared events, any event name
+   * (untyped event); with them, a declared type (its typed event) or another kind of descriptor.
+   */
+  type MachineTransitionInput<TContext, TId extends string, TEvents extends Creators> = [TEvents[number]] extends [never]
+    ? MachineTransitionOf<TContext, TId, string, MachineEvent>
+    : { [D in TypesOf<TEvents>]: MachineTransitionOf<TContext, TId, D, EventOf<D, TEvents>> }[TypesOf<TEvents>] | MachineTransitionOf<TContext, TId, OtherDescriptor, MachineEvent>;
+  /**
+   * The machine-level `transitions` list. With declared events, each `event` is one of them (or
+   * another kind of descriptor) and guards see it typed; without, the event names are inferred
+   * into `TTransitionEvent` so that the definition accepts them.
+   */
+  type TransitionsInput<TContext, TId extends string, TEvents extends Creators, TTransitionEvent extends string> = [TEvents[number]] extends [never]
+    ? readonly (MachineTransitionOf<TContext, TId, string, MachineEvent> & { readonly event: TTransitionEvent })[]
+    : readonly MachineTransitionInput<TContext, TId, TEvents>[];
+  /**
+   * Event names the machine-level `transitions` accept, from their `event` descriptors (inferred
+   * apart from the list itself, whose guards are typed from the context: inferring the whole list
+   * would leave those guards untyped).
+   */
+  type TransitionEventsOf<TTransitionEvent extends string> = [TTransitionEvent] extends [never] ? never : DescriptorEvent<TTransitionEvent>;
+
   /** The options every machine config may carry besides its states. */
   interface MachineOptionsInput<TContext> {
     readonly invalidTransitions?: InvalidTransitionPolicy;
@@ -127,21 +155,25 @@ export declare namespace MachineTypes {
   }
 
   /** The config argument of {@link defineMachine}. */
-  interface MachineInput<TContext, TStates, TEvents extends Creators = []> extends MachineOptionsInput<TContext> {
+  interface MachineInput<TContext, TStates, TEvents extends Creators = [], TTransitionEvent extends string = never> extends MachineOptionsInput<TContext> {
     readonly context?: TContext | (() => TContext);
     /** The event creators the machine handles: types each `on` key's guard and actions with its payload. */
     readonly events?: TEvents;
     readonly initial?: NoInfer<Targets<StateIdsOf<TStates>>> | { readonly target: NoInfer<Targets<StateIdsOf<TStates>>>; readonly actions?: ActionsOf<NoInfer<TContext>> };
     readonly states: TStates & CheckedStates<NoInfer<TContext>, NoInfer<StateIdsOf<TStates>>, TStates, NoInfer<TEvents>> & NoInfer<DeclaredOnly<TStates, TEvents>>;
+    /** Transitions written beside the states (`{ name, event, from, target, guard }`); see `MachineTransitionConfig`. */
+    readonly transitions?: TransitionsInput<NoInfer<TContext>, NoInfer<StateIdsOf<TStates>>, NoInfer<TEvents>, TTransitionEvent>;
   }
 
   /**
    * The config argument of `setupMachine(...).defineMachine`: context and events were fixed by
    * the setup, so `assign(...)` and guards are typed without type arguments.
    */
-  interface SetupMachineInput<TContext, TStates, TEvents extends Creators> extends MachineOptionsInput<TContext> {
+  interface SetupMachineInput<TContext, TStates, TEvents extends Creators, TTransitionEvent extends string = never> extends MachineOptionsInput<TContext> {
     readonly initial?: NoInfer<Targets<StateIdsOf<TStates>>> | { readonly target: NoInfer<Targets<StateIdsOf<TStates>>>; readonly actions?: ActionsOf<TContext> };
     readonly states: TStates & CheckedStates<TContext, NoInfer<StateIdsOf<TStates>>, TStates, TEvents> & NoInfer<DeclaredOnly<TStates, TEvents>>;
+    /** Transitions written beside the states (`{ name, event, from, target, guard }`); see `MachineTransitionConfig`. */
+    readonly transitions?: TransitionsInput<TContext, NoInfer<StateIdsOf<TStates>>, TEvents, TTransitionEvent>;
   }
 
   /** True when `D` names a declared event or is a descriptor of another kind (platform, prefix, wildcard). */

@@ -26,7 +26,7 @@ export function selectTransitions(it: InterpreterState, event: QueuedEvent | und
     search: for (let s: StateNode | undefined = state; s !== undefined; s = s.parent) {
       for (const t of s.transitions) {
         const matches = type === undefined ? t.events.length === 0 : t.events.length > 0 && eventMatches(t.events, type);
-        if (matches && evaluateGuard(it, t.guard)) {
+        if (matches && evaluateGuard(it, t)) {
           if (!enabled.includes(t)) enabled.push(t);
           break search;
         }

@@ -8,13 +8,15 @@ import { none, replace, withEffects } from '../slices/slice-op';
 import type { SliceView } from '../slices/slice-view';
 import { SESSION_INTERNALS, type EnvelopeDecider, type SessionInternals } from '../session/internals';
 import type { Session } from '../session/create-session';
-import { availableTransitions, canTransition, type AvailableTransition } from './available-transitions.js';
+import { availableTransitions, canTransition, type AvailableTransition, type AvailableTransitionsOptions } from './available-transitions.js';
+import { explainTransition } from './explain-transition.js';
 import { InvalidTransitionError, MachineNotInstalledError } from './errors.js';
 import { eventMatches } from './event-descriptor.js';
 import type { MachineDefinition } from './machine-definition.js';
 import type { MachineEvent } from './machine-event.js';
 import type { MachineSlices } from './machine-slices.js';
 import type { MachineSnapshot } from './machine-snapshot.js';
+import type { TransitionDecision } from './transition-decision.js';
 import { matches } from './matches.js';
 import { toMermaid } from './to-mermaid.js';
 import { advanceTime, initialTransition, transitionWithPolicy, type TransitionResult } from './transition.js';
@@ -51,11 +53,17 @@ export interface SessionMachine<TContext = unknown, TEventType extends string = 
    */
   canTransition(event: TEventType | MachineEvent<TEventType>): boolean;
   /**
-   * The events enabled now with their targets, in document order; `requiresEvent: true` marks
-   * those whose guards read the payload (only `canTransition(event)` decides them). See
-   * {@link availableTransitions}.
+   * Why dispatching `event` now would or would not take a transition: every transition that
+   * matches it from the active states, with its guard's verdict and reason. See {@link explainTransition}.
    */
-  availableTransitions(): readonly AvailableTransition<TStateId>[];
+  explainTransition(event: TEventType | MachineEvent<TEventType>): TransitionDecision<TStateId>;
+  /**
+   * The events enabled now with their targets, in document order; `requiresEvent: true` marks
+   * those whose guards read the payload (only `canTransition(event)` decides them). With
+   * `{ includeBlocked: true }`, also the events whose guards refuse them now (`enabled: false`,
+   * `blockedBy`, `reason`). See {@link availableTransitions}.
+   */
+  availableTransitions(options?: Pick<AvailableTransitionsOptions, 'includeBlocked'>): readonly AvailableTransition<TStateId>[];
   /** A Mermaid `stateDiagram-v2` of the definition. */
   toMermaid(): string;
 }
@@ -212,7 +220,9 @@ export function installMachine<TContext, TEventType extends string, TStateId ext
       }
       if (result !== undefined) reportErrors(result); // e.g. a guard that threw (it counted as false)
       if (def.invalidTransitions === 'ignore') return undefined;
-      return { error: new InvalidTransitionError(def.name, type, snap.configuration, snap.done), throws: def.invalidTransitions === 'throw' };
+      // The refusal explains itself: which transitions matched, which guard refused and why
+      // (recorded while the macrostep selected; none when no active state has a transition for it).
+      return { error: new InvalidTransitionError(def.name, type, snap.configuration, snap.done, result?.considered ?? []), throws: def.invalidTransitions === 'throw' };
     },
   };
   const onEvent: Reducer<Snap> = (_view, _event, ctx) => {
@@ -264,7 +274,8 @@ export function installMachine<TContext, TEventType extends string, TStateId ext
     current$: handle.latest$ as Observable<Snap>,
     matches: (stateId) => matches(handle.latest() as Snap, stateId),
     canTransition: (event) => canTransition(def, handle.latest() as Snap, event, { slices }),
-    availableTransitions: () => availableTransitions(def, handle.latest() as Snap, { slices }),
+    explainTransition: (event) => explainTransition(def, handle.latest() as Snap, event, { slices }),
+    availableTransitions: (options = {}) => availableTransitions(def, handle.latest() as Snap, { ...options, slices }),
     toMermaid: () => toMermaid(def),
   };
   registry(internals).set(def.name, { machine, timer });

@@ -20,10 +20,14 @@ export interface MachineSetup<TContext, TEvents extends MachineTypes.Creators> {
    * that creator's event (payload from its schema). `assign` needs no type arguments.
    * @throws {@link InvalidMachineError} as {@link defineMachine} does.
    */
-  defineMachine<const TStates extends MachineTypes.StatesInput>(
+  defineMachine<const TStates extends MachineTypes.StatesInput, const TTransitionEvent extends string = never>(
     name: string,
-    config: MachineTypes.SetupMachineInput<TContext, TStates, TEvents>,
-  ): MachineDefinition<TContext, MachineTypes.EventsOf<TStates> | MachineTypes.TypesOf<TEvents>, MachineTypes.StateIdsOf<TStates>>;
+    config: MachineTypes.SetupMachineInput<TContext, TStates, TEvents, TTransitionEvent>,
+  ): MachineDefinition<
+    TContext,
+    MachineTypes.EventsOf<TStates> | MachineTypes.TypesOf<TEvents> | MachineTypes.TransitionEventsOf<TTransitionEvent>,
+    MachineTypes.StateIdsOf<TStates>
+  >;
 }
 
 /**

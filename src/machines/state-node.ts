@@ -29,6 +29,8 @@ export interface StateNode {
 
 /** A normalised transition. */
 export interface TransitionNode {
+  /** The transition's name (`name: 'start_planning'`), shown by `toMermaid` and in explanations; undefined when unnamed. */
+  readonly name: string | undefined;
   readonly source: StateNode;
   /** Normalised event descriptors; empty for an eventless transition. */
   readonly events: readonly string[];
@@ -38,7 +40,11 @@ export interface TransitionNode {
   readonly targets: readonly StateNode[];
   readonly type: 'internal' | 'external';
   readonly actions: readonly MachineAction<unknown>[];
-  /** Position among all transitions in document order. */
+  /**
+   * Position in the order the transitions were written: each state's own transitions in
+   * document order, then the machine-level `transitions` list (one node per source state).
+   * `toMermaid` draws arrows in this order; selection uses each state's `transitions` order.
+   */
   readonly order: number;
 }
 

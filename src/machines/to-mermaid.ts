@@ -2,9 +2,13 @@ import type { MachineDefinition } from './machine-definition.js';
 import type { StateNode, TransitionNode } from './state-node.js';
 
 const safeId = (id: string): string => id.replace(/[^A-Za-z0-9_]/g, '_');
+const INDENT = '    ';
+
+/** `name [guard]` for a named transition, else `event [guard]` (the seed's `request_review [all_steps_done]`). */
 const label = (t: TransitionNode): string => {
   const parts: string[] = [];
-  if (t.events.length > 0) parts.push(t.events.join(' '));
+  if (t.name !== undefined) parts.push(t.name.replace(/[:;\n]/g, ' '));
+  else if (t.events.length > 0) parts.push(t.events.join(' '));
   if (t.guardLabel !== undefined) parts.push(`[${t.guardLabel.replace(/[:;\n]/g, ' ')}]`);
   if (t.type === 'internal' && t.targets.length > 0) parts.push('(internal)');
   return parts.join(' ');
@@ -19,63 +23,90 @@ const targetlessNote = (s: StateNode, indent: string): string[] => {
   const lines = s.transitions
     .filter((t) => t.targets.length === 0)
     // Mermaid ends a note block at the first "end note", wherever it is
-    .map((t) => `${indent}  targetless: ${(label(t) || '(eventless)').replace(/end(\s+)note/gi, 'end_note')}`);
+    .map((t) => `${indent}${INDENT}targetless: ${(label(t) || '(eventless)').replace(/end(\s+)note/gi, 'end_note')}`);
   return lines.length === 0 ? [] : [`${indent}note right of ${safeId(s.id)}`, ...lines, `${indent}end note`];
 };
 
 /**
- * Renders a machine as a Mermaid `stateDiagram-v2`: compound states nest, parallel regions
- * are separated by `--`, `[*] -->` marks initial states, final states lead to `[*]`,
- * history states show as `H` / `H*`, and transitions are labelled `event [guard]`. Targetless
+ * Renders a machine as a Mermaid `stateDiagram-v2`, in the layout of the seed's diagram:
+ * `[*] --> initial` first, then one arrow per transition and target in the order the
+ * transitions were written (a transition written with `from: [...]` gives one arrow per source
+ * state, in `from` order), then `final --> [*]` for the machine's final states. Arrows are
+ * labelled with the transition's `name`, else its event descriptors, then `[guard]`.
+ *
+ * @remarks Compound states nest in `state x { ... }` blocks (with their own `[*]` arrows),
+ * parallel regions are separated by `--`, history states show as `H` / `H*` with an arrow to
+ * their default. A state is declared on a line of its own only where an arrow would not place
+ * it: inside its parent's block, or at the top level when no arrow names it or a note about it
+ * comes first. Targetless
  * transitions, which leave the configuration unchanged (SCXML 3.13), are listed in a note beside
  * their state (`targetless: event [guard]`) rather than drawn as self-loops, which would read as
- * external self-transitions.
- *
- * @remarks Synchronous and pure. Ids that are not plain identifiers are declared with
- * `state "id" as safe_id`.
+ * external self-transitions. Ids that are not plain identifiers are declared with
+ * `state "id" as safe_id`. Synchronous and pure; indentation is four spaces per level.
  * @example
  * ```ts
- * console.log(toMermaid(Light));
+ * console.log(toMermaid(AgentPhase)); // the seed's AgentPhase, written with named transitions
  * // stateDiagram-v2
- * //   [*] --> green
- * //   green --> yellow : timer/elapsed
- * //   ...
+ * //     [*] --> idle
+ * //     idle --> planning: start_planning
+ * //     planning --> executing: begin_execution
+ * //     executing --> reviewing: request_review [all_steps_done]
+ * //     reviewing --> complete: approve
+ * //     reviewing --> executing: request_changes
+ * //     planning --> failed: abort
+ * //     executing --> failed: abort
+ * //     reviewing --> failed: abort
+ * //     complete --> [*]
+ * //     failed --> [*]
  * ```
  */
 export function toMermaid(def: MachineDefinition<unknown, string, string>): string {
-  const lines = ['stateDiagram-v2'];
+  const transitions = [...def.states.values()].flatMap((s) => s.transitions).sort((a, b) => a.order - b.order);
   const arrows: string[] = [];
+  const named = new Set<StateNode>();
+  const arrow = (from: StateNode, to: StateNode, text: string) => {
+    named.add(from).add(to);
+    arrows.push(`${INDENT}${safeId(from.id)} --> ${safeId(to.id)}${text ? `: ${text}` : ''}`);
+  };
+  for (const h of def.states.values()) for (const t of h.kind === 'history' ? (h.historyDefault?.targets ?? []) : []) arrow(h, t, '');
+  for (const t of transitions) {
+    const text = label(t);
+    for (const target of t.targets) arrow(t.source, target, text);
+  }
+  const root = def.root;
+  const finals: string[] = [];
+  const lines = ['stateDiagram-v2'];
   const declare = (s: StateNode, indent: string) => {
     if (s.kind === 'history') lines.push(`${indent}state "${s.historyType === 'deep' ? 'H*' : 'H'}" as ${safeId(s.id)}`);
     else if (safeId(s.id) !== s.id) lines.push(`${indent}state "${s.id}" as ${safeId(s.id)}`);
     // Mermaid binds a state to the block where it first appears: declare atomic and final
-    // states inside their parent's block so that nesting survives top-level arrows.
-    else if (s.kind === 'atomic' || s.kind === 'final') lines.push(`${indent}${s.id}`);
+    // states inside their parent's block so that nesting survives top-level arrows. At the top
+    // level, an arrow places a state already, unless a note about it comes first.
+    else if ((s.kind === 'atomic' || s.kind === 'final') && (s.parent !== root || !named.has(s) || s.transitions.some((t) => t.targets.length === 0)))
+      lines.push(`${indent}${s.id}`);
   };
   const body = (parent: StateNode, indent: string) => {
-    if (parent.initial) for (const t of parent.initial.targets) if (t.parent === parent) lines.push(`${indent}[*] --> ${safeId(t.id)}`);
+    if (parent.initial) {
+      for (const t of parent.initial.targets) {
+        if (t.parent !== parent) continue;
+        named.add(t);
+        lines.push(`${indent}[*] --> ${safeId(t.id)}`);
+      }
+    }
     for (const h of parent.history) declare(h, indent);
     parent.children.forEach((s, i) => {
       if (parent.kind === 'parallel' && i > 0) lines.push(`${indent}--`);
+      if (s.kind === 'final' && parent === root) named.add(s);
       declare(s, indent);
       if (s.kind === 'compound' || s.kind === 'parallel') {
         lines.push(`${indent}state ${safeId(s.id)} {`);
-        body(s, `${indent}  `);
+        body(s, `${indent}${INDENT}`);
         lines.push(`${indent}}`);
       }
-      if (s.kind === 'final') lines.push(`${indent}${safeId(s.id)} --> [*]`);
+      if (s.kind === 'final') (parent === root ? finals : lines).push(`${indent}${safeId(s.id)} --> [*]`);
       lines.push(...targetlessNote(s, indent));
     });
-    for (const h of parent.history) {
-      for (const t of h.historyDefault?.targets ?? []) arrows.push(`  ${safeId(h.id)} --> ${safeId(t.id)}`);
-    }
   };
-  body(def.root, '  ');
-  for (const s of def.states.values()) {
-    for (const t of s.transitions) {
-      const text = label(t);
-      for (const target of t.targets) arrows.push(`  ${safeId(s.id)} --> ${safeId(target.id)}${text ? ` : ${text}` : ''}`);
-    }
-  }
-  return [...lines, ...arrows].join('\n');
+  body(root, INDENT);
+  return [...lines, ...arrows, ...finals].join('\n');
 }

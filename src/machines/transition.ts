@@ -1,10 +1,13 @@
-import { InvalidMachineError, InvalidTransitionError } from './errors.js';
+import { InvalidTransitionError } from './errors.js';
 import { executeBlock } from './execute-content.js';
-import { INIT_EVENT, type InterpreterState, type MachineLog } from './interpreter-state.js';
+import type { InterpreterState, MachineLog } from './interpreter-state.js';
+import { consideredFromRefusals } from './explain-transition.js';
+import type { ConsideredTransition } from './transition-decision.js';
+import { fresh, restore } from './restore-snapshot.js';
 import type { MachineDefinition } from './machine-definition.js';
 import { toMachineEvent, type MachineEffect, type MachineEvent, type QueuedEvent } from './machine-event.js';
 import type { DelayedSend, MachineSnapshot } from './machine-snapshot.js';
-import { NO_SLICES, type MachineSlices } from './machine-slices.js';
+import type { MachineSlices } from './machine-slices.js';
 import { enterStates, microstep, selectTransitions } from './microstep.js';
 import { byDocumentOrder, isAtomic, type StateNode } from './state-node.js';
 
@@ -26,6 +29,12 @@ export interface TransitionResult<TContext = unknown, TStateId extends string = 
   readonly logs: readonly MachineLog[];
   /** Errors raised while executing content (each also raised `error.execution`) and, under policy `'report'`, the {@link InvalidTransitionError}. */
   readonly errors: readonly unknown[];
+  /**
+   * When the (first) external event enabled nothing: the transitions it matched from the active
+   * states, each with its guard's verdict (`'refused'`, with the reason given by `refuse(reason)`,
+   * or `'threw'`); empty when no active state has a transition for it, and when it was enabled.
+   */
+  readonly considered: readonly ConsideredTransition[];
   readonly microsteps: number;
 }
 
@@ -35,59 +44,6 @@ export interface TransitionOptions {
   readonly nowMs?: number;
   /** What guards and actions read as `slices` (default: none; a read throws `MachineSlicesUnavailableError`). */
   readonly slices?: MachineSlices;
-}
-
-/** A fresh interpreter state (internal). */
-export function fresh(def: MachineDefinition<unknown, string, string>, nowMs: number, slices: MachineSlices = NO_SLICES): InterpreterState {
-  return {
-    tree: def,
-    configuration: new Set(),
-    historyValue: new Map(),
-    context: undefined,
-    internalQueue: [],
-    externalQueue: [],
-    delayed: [],
-    sendSeq: 0,
-    running: true,
-    output: undefined,
-    now: nowMs,
-    currentEvent: INIT_EVENT,
-    microsteps: 0,
-    effects: [],
-    logs: [],
-    errors: [],
-    raised: [],
-    sent: [],
-    cancelled: [],
-    slices,
-  };
-}
-
-/** Rebuilds the interpreter state from a snapshot, checking it fits the definition (internal). */
-export function restore(
-  def: MachineDefinition<unknown, string, string>,
-  snapshot: MachineSnapshot<unknown, string>,
-  nowMs: number,
-  slices: MachineSlices = NO_SLICES,
-): InterpreterState {
-  if (snapshot.machine !== def.name) throw new InvalidMachineError(def.name, `the snapshot belongs to machine "${snapshot.machine}".`);
-  const node = (id: string): StateNode => {
-    const s = def.states.get(id);
-    if (s === undefined || s.kind === 'root' || s.kind === 'history') throw new InvalidMachineError(def.name, `the snapshot names unknown state "${id}". Was it taken from another version of the machine?`);
-    return s;
-  };
-  const it = fresh(def, nowMs, slices);
-  for (const id of snapshot.configuration) it.configuration.add(node(id));
-  for (const [h, ids] of Object.entries(snapshot.historyValue)) {
-    if (def.states.get(h)?.kind !== 'history') throw new InvalidMachineError(def.name, `the snapshot records history for "${h}", which is not a history state.`);
-    it.historyValue.set(h, ids.map(node));
-  }
-  it.context = snapshot.context;
-  it.delayed = [...snapshot.delayed];
-  it.sendSeq = snapshot.sendSeq;
-  it.running = !snapshot.done;
-  it.output = snapshot.output;
-  return it;
 }
 
 /**
@@ -174,7 +130,10 @@ function runToCompletion(it: InterpreterState): void {
 function macrostep(it: InterpreterState, event: QueuedEvent): boolean {
   if (!it.running) return false;
   it.currentEvent = event;
+  // Guards that refuse the external event are recorded, so that a refusal explains itself.
+  it.recordRefusals = true;
   const enabled = selectTransitions(it, event);
+  it.recordRefusals = false;
   if (enabled.length > 0) microstep(it, enabled);
   runToCompletion(it);
   return enabled.length > 0;
@@ -200,8 +159,10 @@ function result<TContext, TStateId extends string>(
   name: string,
   enabled: boolean,
   previous?: MachineSnapshot<TContext, TStateId>,
+  considered: readonly ConsideredTransition[] = [],
 ): TransitionResult<TContext, TStateId> {
   return {
+    considered,
     snapshot: toSnapshot(it, name, previous as MachineSnapshot | undefined) as MachineSnapshot<TContext, TStateId>,
     enabled,
     changed: it.microsteps > 0,
@@ -288,14 +249,16 @@ export function transitionWithPolicy<TContext, TStateId extends string>(
   const it = restore(d, snapshot, options.nowMs ?? 0, options.slices);
   const wasRunning = it.running;
   const enabled = macrostep(it, { event: ev, kind: 'external' });
-  if (!enabled) {
-    const error = new InvalidTransitionError(def.name, ev.type, snapshot.configuration, snapshot.done);
+  const considered = enabled ? [] : consideredFromRefusals(it.refusals);
+  it.refusals = undefined;
+  if (!enabled && policy !== 'ignore') {
+    const error = new InvalidTransitionError(def.name, ev.type, snapshot.configuration, snapshot.done, considered);
     if (policy === 'throw') throw error;
-    if (policy === 'report') it.errors.push(error);
+    it.errors.push(error);
   }
   drainExternalQueue(it);
   finish(it, wasRunning);
-  return result(it, def.name, enabled, snapshot);
+  return result(it, def.name, enabled, snapshot, considered);
 }
 
 /**

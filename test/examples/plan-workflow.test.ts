@@ -117,10 +117,10 @@ describe("the seed's PlanWorkflow in a session", () => {
   it('availableTransitions in active lists AddStep, UpdateStep and CompletePlan, saying which need the event to decide', () => {
     const { session, workflow } = activePlan();
     expect(workflow.availableTransitions()).toEqual([
-      { event: 'plan/stepAdded', requiresEvent: true, transitions: [{ source: 'active', targets: [], requiresEvent: true }] },
-      { event: 'plan/stepUpdated', requiresEvent: true, transitions: [{ source: 'active', targets: [], requiresEvent: true }] },
+      { event: 'plan/stepAdded', enabled: true, requiresEvent: true, transitions: [{ source: 'active', targets: [], requiresEvent: true }] },
+      { event: 'plan/stepUpdated', enabled: true, requiresEvent: true, transitions: [{ source: 'active', targets: [], requiresEvent: true }] },
       // b is pending: allStepsDone reads only the Plan slice, so it is decided now (false) and left out
-      { event: 'plan/cancelled', requiresEvent: false, transitions: [{ source: 'active', targets: ['cancelled'], requiresEvent: false }] },
+      { event: 'plan/cancelled', enabled: true, requiresEvent: false, transitions: [{ source: 'active', targets: ['cancelled'], requiresEvent: false }] },
     ]);
     session.dispatch(UpdateStep({ id: 'b', status: 'done' }));
     expect(workflow.availableTransitions().map((t) => [t.event, t.requiresEvent])).toEqual([
@@ -131,6 +131,7 @@ describe("the seed's PlanWorkflow in a session", () => {
     ]);
     expect(workflow.availableTransitions()[2]).toEqual({
       event: 'plan/completed',
+      enabled: true,
       requiresEvent: false,
       transitions: [{ source: 'active', targets: ['completed'], requiresEvent: false }],
     });
@@ -139,7 +140,7 @@ describe("the seed's PlanWorkflow in a session", () => {
   it('availableTransitions in idle and after completion', () => {
     const { session, workflow } = planSession();
     expect(workflow.availableTransitions()).toEqual([
-      { event: 'plan/created', requiresEvent: false, transitions: [{ source: 'idle', targets: ['active'], requiresEvent: false }] },
+      { event: 'plan/created', enabled: true, requiresEvent: false, transitions: [{ source: 'idle', targets: ['active'], requiresEvent: false }] },
     ]);
     session.dispatch(CreatePlan({ goal: 'g' }));
     session.dispatch(CancelPlan({ reason: 'no longer needed' }));
@@ -247,10 +248,12 @@ describe('examples/plan-workflow/main.ts', () => {
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
     expect(r.stdout).toContain('targetless: plan/stepUpdated [stepExists]');
-    expect(r.stdout).toContain('active --> completed : plan/completed [allStepsDone]');
-    expect(r.stdout).toContain('available: plan/stepAdded (needs the event), plan/stepUpdated (needs the event), plan/cancelled\n');
+    expect(r.stdout).toContain('active --> completed: plan/completed [allStepsDone]');
+    expect(r.stdout).toContain(
+      'available: plan/stepAdded (needs the event), plan/stepUpdated (needs the event), plan/completed (blocked by allStepsDone: all steps must be done (2 of 2 are not)), plan/cancelled\n',
+    );
     expect(r.stdout).toContain('canTransition UpdateStep(deploy): false');
-    expect(r.stdout).toContain('rejected: InvalidTransitionError: Machine "planWorkflow": event "plan/stepUpdated" enables no transition');
+    expect(r.stdout).toContain('rejected: InvalidTransitionError: Machine "planWorkflow": guard "stepExists" refused "plan/stepUpdated" in [active]: there is no step "deploy"\n');
     expect(r.stdout).toContain('unchanged: true');
     expect(r.stdout).toContain('[completed] done: true output: {"goal":"ship the release","updates":2}');
     expect(r.stdout).toContain('after completion: InvalidTransitionError: Machine "planWorkflow" is done');

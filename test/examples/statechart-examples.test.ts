@@ -13,12 +13,12 @@ describe('examples/agent-phase', () => {
   it('exits 0 and prints its Mermaid diagram: nested active phase, finals, the guard as a label', () => {
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
-    expect(r.stdout).toContain('--- Mermaid ---\nstateDiagram-v2\n  [*] --> idle\n');
-    expect(r.stdout).toContain('  state active {\n    [*] --> planning\n');
-    expect(r.stdout).toContain('  complete --> [*]\n');
-    expect(r.stdout).toContain('  active --> failed : agent/aborted\n');
-    expect(r.stdout).toContain('  executing --> reviewing : agent/reviewRequested [allStepsDone]\n');
-    expect(r.stdout).toContain('  reviewing --> executing : agent/changesRequested\n');
+    expect(r.stdout).toContain('--- Mermaid ---\nstateDiagram-v2\n    [*] --> idle\n');
+    expect(r.stdout).toContain('    state active {\n        [*] --> planning\n');
+    expect(r.stdout).toContain('    complete --> [*]\n');
+    expect(r.stdout).toContain('    active --> failed: agent/aborted\n');
+    expect(r.stdout).toContain('    executing --> reviewing: agent/reviewRequested [allStepsDone]\n');
+    expect(r.stdout).toContain('    reviewing --> executing: agent/changesRequested\n');
   });
 
   it('runs planning → executing → reviewing → back to executing → complete, and aborts from an active phase', () => {
@@ -37,8 +37,8 @@ describe('examples/agent-phase', () => {
       'failed',
     ]);
     expect(r.stdout).toContain('output: {"steps":3,"reviews":2}');
-    // the guard "all steps done" blocks an early review; policy 'throw' names configuration and event
-    expect(r.stdout).toContain('InvalidTransitionError: Machine "agentPhase": event "agent/reviewRequested" enables no transition in configuration [active, executing]');
+    // the guard "all steps done" blocks an early review; policy 'throw' names the guard, the event and the configuration
+    expect(r.stdout).toContain('InvalidTransitionError: Machine "agentPhase": guard "allStepsDone" refused "agent/reviewRequested" in [active, executing] (from "executing")\n');
   });
 });
 
@@ -48,10 +48,10 @@ describe('examples/plan-approval', () => {
   it('exits 0 and prints its Mermaid diagram: parallel regions, deep history, done.state', () => {
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
-    expect(r.stdout).toContain('--- Mermaid ---\nstateDiagram-v2\n  [*] --> drafting\n');
-    expect(r.stdout).toMatch(/state inProgress \{[\s\S]*\n {4}--\n/);
+    expect(r.stdout).toContain('--- Mermaid ---\nstateDiagram-v2\n    [*] --> drafting\n');
+    expect(r.stdout).toMatch(/state inProgress \{[\s\S]*\n {8}--\n/);
     expect(r.stdout).toContain('state "H*" as stepsHistory');
-    expect(r.stdout).toContain('inProgress --> completed : done.state.inProgress');
+    expect(r.stdout).toContain('inProgress --> completed: done.state.inProgress');
   });
 
   it('pauses and resumes into the same step through deep history, in virtual time, and completes', () => {

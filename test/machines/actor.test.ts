@@ -131,8 +131,8 @@ describe('introspection', () => {
   });
   it('availableTransitions lists the enabled events with their targets', () => {
     expect(availableTransitions(Door, s)).toEqual([
-      { event: 'door/opened', requiresEvent: false, transitions: [{ source: 'closed', targets: ['open'], requiresEvent: false }] },
-      { event: 'door/locked', requiresEvent: false, transitions: [{ source: 'closed', targets: ['locked'], requiresEvent: false }] },
+      { event: 'door/opened', enabled: true, requiresEvent: false, transitions: [{ source: 'closed', targets: ['open'], requiresEvent: false }] },
+      { event: 'door/locked', enabled: true, requiresEvent: false, transitions: [{ source: 'closed', targets: ['locked'], requiresEvent: false }] },
     ]);
   });
 });

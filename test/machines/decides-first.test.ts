@@ -43,6 +43,7 @@ describe('an installed machine decides before the slices reducers run', () => {
     session.dispatch(Added({ n: 1 }));
     session.dispatch(Added({ n: 2 }));
     expect(() => session.dispatch(Added({ n: 3 }))).toThrow(InvalidTransitionError);
+    // once per event: the refusal's explanation is recorded during selection, the guard does not run again
     expect(seen).toEqual([[], [1], [1, 2]]);
     expect(session.slice(Items).all()).toEqual([1, 2]);
   });
@@ -212,6 +213,7 @@ describe('availableTransitions with guards that need the event', () => {
     expect(availableTransitions(M, snapshot)).toEqual([
       {
         event: 'x/go',
+        enabled: true,
         requiresEvent: true,
         transitions: [
           { source: 'l1', targets: ['l2'], requiresEvent: true },

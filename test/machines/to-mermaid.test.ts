@@ -21,31 +21,31 @@ describe('toMermaid', () => {
     expect(toMermaid(m)).toBe(
       [
         'stateDiagram-v2',
-        '  [*] --> idle',
-        '  idle',
-        '  state work {',
-        '    state fetch {',
-        '      [*] --> f1',
-        '      f1',
-        '      f2',
-        '      f2 --> [*]',
+        '    [*] --> idle',
+        // idle is placed by its arrows at the top level: no declaration line
+        '    state work {',
+        '        state fetch {',
+        '            [*] --> f1',
+        '            f1',
+        '            f2',
+        '            f2 --> [*]',
+        '        }',
+        '        --',
+        '        state log {',
+        '            [*] --> l1',
+        '            l1',
+        '            state "l-2" as l_2',
+        '        }',
         '    }',
-        '    --',
-        '    state log {',
-        '      [*] --> l1',
-        '      l1',
-        '      state "l-2" as l_2',
+        '    state paused {',
+        '        [*] --> p1',
+        '        state "H*" as h',
+        '        p1',
         '    }',
-        '  }',
-        '  state paused {',
-        '    [*] --> p1',
-        '    state "H*" as h',
-        '    p1',
-        '  }',
-        '  h --> p1',
-        '  idle --> work : job/started [isReady]',
-        '  work --> idle : job/aborted',
-        '  f1 --> f2 : next',
+        '    h --> p1',
+        '    idle --> work: job/started [isReady]',
+        '    work --> idle: job/aborted',
+        '    f1 --> f2: next',
       ].join('\n'),
     );
   });
@@ -71,20 +71,48 @@ describe('toMermaid', () => {
     expect(toMermaid(m)).toBe(
       [
         'stateDiagram-v2',
-        '  [*] --> run',
-        '  state run {',
-        '    [*] --> step',
-        '    step',
-        '    note right of step',
-        '      targetless: tick',
-        '      targetless: poke [end_note]',
+        '    [*] --> run',
+        '    state run {',
+        '        [*] --> step',
+        '        step',
+        '        note right of step',
+        '            targetless: tick',
+        '            targetless: poke [end_note]',
+        '        end note',
+        '    }',
+        '    note right of run',
+        '        targetless: run/noted',
         '    end note',
-        '  }',
-        '  note right of run',
-        '    targetless: run/noted',
-        '  end note',
         // an external self-transition is still an arrow: it exits and re-enters the state
-        '  step --> step : again',
+        '    step --> step: again',
+      ].join('\n'),
+    );
+  });
+
+  it('labels a named transition with its name, draws arrows in written order and final arrows last', () => {
+    const m = defineMachine('named', {
+      initial: 'a',
+      states: {
+        a: { on: { go: { name: 'go_on', target: 'b' } } },
+        b: { on: { back: 'a', finish: { name: 'finish', target: 'end', guard: function ready() { return true; } } } },
+        lonely: {},
+        end: { type: 'final' },
+      },
+      transitions: [{ name: 'reset', event: 'reset', from: ['b', 'a'], target: 'a' }],
+    });
+    expect(toMermaid(m)).toBe(
+      [
+        'stateDiagram-v2',
+        '    [*] --> a',
+        // no arrow names it: declared so that it is drawn
+        '    lonely',
+        '    a --> b: go_on',
+        '    b --> a: back',
+        '    b --> end: finish [ready]',
+        // one arrow per source, in `from` order, after the states' own transitions
+        '    b --> a: reset',
+        '    a --> a: reset',
+        '    end --> [*]',
       ].join('\n'),
     );
   });

@@ -310,7 +310,7 @@ describe('agent-phase statechart', () => {
       lastMs: Date.UTC(2026, 0, 1) + 120_000,
       turns: 2,
     });
-    expect(phase.toMermaid()).toContain('working --> waitingForUser : transcript/systemMessageAdded [endsTurn]');
+    expect(phase.toMermaid()).toContain('working --> waitingForUser: transcript/systemMessageAdded [endsTurn]');
     session.dispose();
   });
 

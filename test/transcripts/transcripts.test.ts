@@ -338,7 +338,7 @@ describe('demo CLI', () => {
     expect(r.stdout).toMatch(/windows {6}messages {3}258 kept, 0 evicted {2}count\(500, fifo\)/);
     expect(r.stdout).toMatch(/phases {7}5h 01m 09s from the first to the last timestamp, 3 prompts; ends in waitingForUser/);
     expect(r.stdout).toContain('\nphase statechart "agentPhase" (Mermaid):\nstateDiagram-v2\n');
-    expect(r.stdout).toContain('working --> waitingForUser : transcript/systemMessageAdded [endsTurn]');
+    expect(r.stdout).toContain('working --> waitingForUser: transcript/systemMessageAdded [endsTurn]');
   });
 
   it('a nonexistent path: a clear message on stderr and exit code 1', () => {
