@@ -60,6 +60,7 @@ export type {
 export type { SliceHandle, SliceRuntimeConfig } from './session/slice-handle';
 export {
   InvalidEventError,
+  UnknownEventError,
   ReducerError,
   DispatchInReducerError,
   SessionDisposedError,

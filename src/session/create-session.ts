@@ -11,7 +11,7 @@ import { InvalidWindowError } from '../windows/invalid-window-error';
 import { SliceWindow } from '../windows/slice-window';
 import type { StorageFactory } from '../storage/slice-storage';
 import { importItem } from './apply-op';
-import { InvalidSliceItemError, SessionDisposedError, UnsupportedOnSharedSessionError, type InvalidEventError, type ReducerError } from './errors';
+import { InvalidSliceItemError, SessionDisposedError, UnsupportedOnSharedSessionError, type InvalidEventError, type ReducerError, type UnknownEventError } from './errors';
 import type { SliceHandle, SliceRecord, SliceRuntimeConfig } from './slice-handle';
 import { SessionCore } from './session-core';
 import type { EventMiddleware } from './event-pipeline';
@@ -54,8 +54,19 @@ export interface SessionOptions {
     readonly operators?: readonly OperatorFunction<Envelope, Envelope>[];
     readonly reducers?: readonly ReducerMiddleware[];
   };
-  /** Event creators whose schemas validate dispatches even when no reducer listens to them. */
+  /**
+   * Event creators the session knows beside those its slices' reducers handle: their types may be
+   * dispatched (for epics, effects, channels or `committed$` listeners) and their schemas validate
+   * dispatches even when no reducer listens to them.
+   */
   readonly events?: readonly EventCreator<string, any>[];
+  /**
+   * What `dispatch` does with an event whose type nothing in the session declares (no slice
+   * reducer, machine, saga, effect, channel or `events` entry; docs/ARCHITECTURE.md, "Known
+   * events"): `'reject'` (default) throws {@link UnknownEventError}, reported on `errors$`, nothing
+   * changed, no `seq` taken; `'accept'` commits it like any other event (as a catch-all store would).
+   */
+  readonly unknownEvents?: 'reject' | 'accept';
   /** Source of time for envelopes, windows and effects. Default `asyncScheduler`. */
   readonly scheduler?: SchedulerLike;
   /**
@@ -318,6 +329,7 @@ export function createSession(options: SessionOptions): Session {
     logStorage: (typeof options.storage === 'function' ? options.storage : options.storage?.log) ?? memory({ freeze }),
     slices: options.slices,
     events: options.events ?? [],
+    unknownEvents: options.unknownEvents ?? 'reject',
   });
   const registry = core.registry;
 
@@ -336,6 +348,12 @@ export function createSession(options: SessionOptions): Session {
       registry.addSliceWithRoutes(def);
     },
     addReducer: (slice, entry) => registry.addReducer(registry.recordOf(slice), entry),
+    declareEvents(types, as = 'types') {
+      for (const type of types) {
+        if (as === 'descriptors') registry.known.addDescriptor(type);
+        else registry.known.add(type);
+      }
+    },
     extensions: new Map(),
     onCommitted(listener) {
       return addListener(core.committedListeners, listener);
@@ -418,14 +436,20 @@ export function createSession(options: SessionOptions): Session {
       return core.lastSeq;
     },
     dispose: () => core.dispose(),
-    channel: (def) => openChannel(channels, def, session),
+    channel: (def) => openKnownChannel(def),
     findSnapshots: (query) => findSnapshots(snapshotStore, query),
     snapshotLineage: (snapshot) => snapshotLineage(snapshotStore, snapshot),
     [SESSION_INTERNALS]: internals,
   };
   const channels = new Map<string, ChannelRuntime<any>>();
+  // A channel declares its event types (publishing to it is dispatching them).
+  const openKnownChannel = <TEvent extends { readonly type: string }>(def: ChannelDef<string, TEvent>): ChannelRuntime<TEvent> => {
+    const runtime = openChannel(channels, def, session);
+    internals.declareEvents(def.eventTypes);
+    return runtime;
+  };
   try {
-    for (const def of options.channels ?? []) openChannel(channels, def, session);
+    for (const def of options.channels ?? []) openKnownChannel(def);
   } catch (error) {
     core.dispose(); // closes the storages (and releases a durable directory's lock)
     throw error;
