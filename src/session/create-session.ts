@@ -1,10 +1,10 @@
 import { asyncScheduler, type Observable, type OperatorFunction, type SchedulerLike, type Subject } from 'rxjs';
 import { GuardedObservable } from '../internal/guarded-observable';
-import type { Event, EventCreator } from '../events/event';
+import type { Event, EventCreator, InferEvent } from '../events/event';
 import type { Envelope, EnvelopeMeta } from '../events/envelope';
 import type { RxSliceError, SubscriberError } from '../internal/errors';
 import { deepFreeze } from '../internal/freeze';
-import type { ReducerMiddleware, SessionReader, SliceDef } from '../slices/reducer';
+import type { InferSliceEvent, ReducerMiddleware, SessionReader, SliceDef } from '../slices/reducer';
 import type { Snapshot } from '../snapshots/snapshot';
 import { memory } from '../storage/memory-storage';
 import { InvalidWindowError } from '../windows/invalid-window-error';
@@ -19,7 +19,7 @@ import { SessionReset, SliceCleared, SliceSeeded } from './system-events';
 import { ATTACH, SESSION_INTERNALS, type Attachable, type SessionInternals } from './internals';
 import { sliceNames } from './session-snapshots';
 import { openChannel, type Channel, type ChannelRuntime } from './channel';
-import type { AnyChannelDef, ChannelDef } from '../events/define-channel';
+import type { AnyChannelDef, ChannelDef, InferChannelEvent } from '../events/define-channel';
 import type { SnapshotQuery, SnapshotStore } from '../snapshot-store/snapshot-store';
 import type { SnapshotInfo } from '../snapshot-store/store-contract';
 import { checkSnapshotStore, findSnapshots, snapshotLineage } from './snapshot-queries';
@@ -134,10 +134,42 @@ export interface SnapshotOptions {
   readonly exclude?: readonly SliceRef[];
 }
 
-/** A live session: the store. See {@link createSession}. */
-export interface Session extends SessionReader {
-  /** Validates, envelopes and reduces `event`; returns its envelope. See {@link createSession} for the rules. */
-  dispatch<TEvent extends Event>(event: TEvent, meta?: EnvelopeMeta): Envelope<TEvent>;
+/**
+ * The events a session made with `TOptions` accepts at the type level (docs/ARCHITECTURE.md,
+ * "Known events"): the events its slices' declared reducers handle, its `events` creators and
+ * its channels' events; `Event` (any event) when that is not known (a slice without inferable
+ * reducers, no declaration at all) or with `unknownEvents: 'accept'`.
+ * @example
+ * ```ts
+ * type E = SessionEvent<{ slices: [typeof Tasks]; events: [typeof TaskRemoved] }>; // Event<'tasks/added', Task> | Event<'tasks/removed', ...>
+ * ```
+ */
+export type SessionEvent<TOptions> = TOptions extends { readonly unknownEvents: 'accept' }
+  ? Event
+  : (
+        | (TOptions extends { readonly slices: readonly (infer TSlice)[] } ? InferSliceEvent<TSlice> : never)
+        | (TOptions extends { readonly events: readonly (infer TCreator)[] } ? InferEvent<TCreator> : never)
+        | (TOptions extends { readonly channels: readonly (infer TChannel)[] } ? Extract<InferChannelEvent<TChannel>, Event> : never)
+      ) extends infer TDeclared extends Event
+    ? // Nothing declared at the type level, or a slice typed for any event: any event.
+      [TDeclared] extends [never]
+      ? Event
+      : Event extends TDeclared
+        ? Event
+        : TDeclared
+    : Event;
+
+/**
+ * A live session: the store. See {@link createSession}. `TEvent` is the union of the events it
+ * accepts at the type level ({@link SessionEvent}; `Event`, any event, when not known).
+ */
+export interface Session<TEvent extends Event = Event> extends SessionReader {
+  /**
+   * Validates, envelopes and reduces `event`; returns its envelope. See {@link createSession} for
+   * the rules. Typed by the session's declarations: an event of another type is a compile error
+   * (and an `UnknownEventError` at run time).
+   */
+  dispatch<TDispatched extends TEvent>(event: TDispatched, meta?: EnvelopeMeta): Envelope<TDispatched>;
   /** The live accessor of a slice. @throws {@link SliceNotRegisteredError} */
   slice<TItem>(def: SliceDef<string, TItem>): SliceHandle<TItem>;
   /** The live handle of a computed slice (`defineComputed`) or accessor of a computed family (`defineComputedFamily`). */
@@ -312,6 +344,7 @@ const isProduction = (): boolean =>
  * session.dispatch(MessageAdded({ text: 'hi' }));                       // Logs: 1
  * ```
  */
+export function createSession<TOptions extends SessionOptions>(options: TOptions): Session<SessionEvent<TOptions>>;
 export function createSession(options: SessionOptions): Session {
   const freeze = options.freeze ?? !isProduction();
   const mode = options.validation ?? 'dev';

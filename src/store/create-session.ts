@@ -10,7 +10,8 @@ import { installMachine, sessionMachine, type SessionMachine } from '../machines
 import type { AnySagaDef, InferSagaInput, InferSagaResult } from '../sagas/define-saga';
 import { installSagas, resumeSagas, runSaga } from '../sagas/run-saga';
 import type { ResumedSaga, ResumeSagasOptions, RunSagaOptions } from '../sagas/saga-runtime';
-import { createSession as createCoreSession, type Session as CoreSession, type SessionOptions as CoreSessionOptions } from '../session/create-session';
+import type { Event } from '../events/event';
+import { createSession as createCoreSession, type Session as CoreSession, type SessionEvent, type SessionOptions as CoreSessionOptions } from '../session/create-session';
 
 /** Options of {@link createSession}: the core options plus epics and their dependencies. */
 export interface SessionOptions<TDeps = unknown> extends CoreSessionOptions {
@@ -30,7 +31,7 @@ export interface SessionOptions<TDeps = unknown> extends CoreSessionOptions {
  * A live session with every layer wired in: the core store (dispatch, slices, snapshots,
  * computed slices through `session.computed`), effects and epics, and statecharts.
  */
-export interface Session<TDeps = unknown> extends CoreSession {
+export interface Session<TDeps = unknown, TEvent extends Event = Event> extends CoreSession<TEvent> {
   /** Starts an epic with the session's dependencies; returns a handle to stop it. See `runEpic`. */
   run(epic: Epic<TDeps>, options?: EpicOptions<TDeps>): EpicHandle;
   /** Registers the handler of an effect type. See `handleEffect`. */
@@ -80,6 +81,9 @@ export interface Session<TDeps = unknown> extends CoreSession {
  * session.dispatch(MessageAdded({ text: 'hi' }));                       // Logs: 1
  * ```
  */
+export function createSession<TDeps = unknown, TOptions extends SessionOptions<TDeps> = SessionOptions<TDeps>>(
+  options: TOptions & SessionOptions<TDeps>,
+): Session<TDeps, SessionEvent<TOptions>>;
 export function createSession<TDeps = unknown>(options: SessionOptions<TDeps>): Session<TDeps> {
   const { epics, dependencies, sagas, ...core } = options;
   const session = createCoreSession(core) as Session<TDeps>;

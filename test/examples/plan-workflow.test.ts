@@ -20,7 +20,7 @@ import {
 const OtherHappened = defineEvent('other/happened', z.number());
 
 function planSession(policy: InvalidTransitionPolicy = 'throw') {
-  const session = createSession({ slices: [Plan], events: [OtherHappened] });
+  const session = createSession({ slices: [Plan], events: [CompletePlan, CancelPlan, OtherHappened] });
   const workflow = session.install(policy === 'throw' ? PlanWorkflow : definePlanWorkflow(policy));
   const errors: RxSliceError[] = [];
   session.errors$.subscribe((e) => errors.push(e));
@@ -217,7 +217,7 @@ describe("the seed's PlanWorkflow in a session", () => {
     expect(workflow.canTransition(CompletePlan())).toBe(false); // b is pending again
     expect(() => session.dispatch(CompletePlan())).toThrow(InvalidTransitionError);
 
-    const other = createSession({ slices: [Plan] });
+    const other = createSession({ slices: [Plan], events: [CompletePlan, CancelPlan] });
     const restored = other.install(PlanWorkflow);
     other.restore(snapshotFromJSON(json, [Plan, restored.slice]));
     expect(restored.matches('active')).toBe(true);

@@ -58,7 +58,7 @@ describe('an installed machine decides before the slices reducers run', () => {
       events: [Added, GateOpened],
       states: { closed: { on: { 'gate/opened': 'opened' } }, opened: { on: { 'item/added': {} } } },
     });
-    const session = createSession({ slices: [Items] });
+    const session = createSession({ slices: [Items], events: [GateOpened] });
     const counter = session.install(Counter);
     const gate = session.install(Gate);
     expect(() => session.dispatch(Added({ n: 1 }))).toThrow(InvalidTransitionError); // Gate is closed
