@@ -334,6 +334,10 @@ const isProduction = (): boolean =>
  *   a getter or Proxy cannot change it afterwards; one that throws is an {@link InvalidEventError}.
  * - A dispatch from a subscriber while another event is processed is queued (FIFO) and runs
  *   after the current commit; a dispatch from inside a reducer throws {@link DispatchInReducerError}.
+ * - Known events: a type no slice reducer, machine, saga, effect, epic, channel or `events` entry
+ *   declares is an {@link UnknownEventError} (reported on `errors$`, nothing changed, no `seq`
+ *   taken) unless `unknownEvents: 'accept'`; `dispatch` is typed by {@link SessionEvent}. Every
+ *   rejected dispatch, `dispatch(null)` included, is reported on `errors$` before it throws.
  * - Slice observables emit only when their slice's version changed.
  *
  * @throws {@link DuplicateSliceError} when two slices share a name.

@@ -70,6 +70,13 @@ export interface Session<TDeps = unknown, TEvent extends Event = Event> extends 
  *   and makes `dispatch` throw `ReducerError` (its `cause` is the original error).
  * - A dispatch from a subscriber, effect or epic while another event is processed is queued
  *   (FIFO); a dispatch from inside a reducer throws `DispatchInReducerError`.
+ * - Known events: an event type that no slice reducer, installed machine, saga `startOn`, effect
+ *   (`onSuccess`, `compensate`), epic (`events`), channel or `events` entry declares is rejected
+ *   with `UnknownEventError` (reported on `errors$`, nothing changed, no `seq` taken) unless
+ *   `unknownEvents: 'accept'`. At the type level `dispatch` accepts the events of the slices'
+ *   reducers, `events` and `channels` ({@link SessionEvent}); annotate the result as `Session` for
+ *   events declared only at run time (machines, `register`, later channels), or list them in `events`.
+ *   Every rejected dispatch, `dispatch(null)` included, is reported on `errors$` before it throws.
  * - An effect requested with no registered handler is reported on `errors$`
  *   (`MissingEffectHandlerError`), never silently dropped.
  *
@@ -79,6 +86,8 @@ export interface Session<TDeps = unknown, TEvent extends Event = Event> extends 
  * const session = createSession({ slices: [Messages] });
  * session.slice(Messages).all$.subscribe((m) => console.log(m.length)); // Logs: 0
  * session.dispatch(MessageAdded({ text: 'hi' }));                       // Logs: 1
+ * session.dispatch({ type: 'chat/mesageAdded', payload: { text: 'hi' } }); // compile error; at run time UnknownEventError:
+ * // Event "chat/mesageAdded" is not declared in this session (did you mean "chat/messageAdded"?). Nothing was changed. ...
  * ```
  */
 export function createSession<TDeps = unknown, TOptions extends SessionOptions<TDeps> = SessionOptions<TDeps>>(
