@@ -27,6 +27,8 @@ export type {
   SliceDef,
   SlicePolicy,
   InferItem,
+  InferSliceEvent,
+  ReducerEvent,
 } from './slices/reducer';
 export type { ReducerBuilder } from './slices/reducer-builder';
 export { onLatest, produceLatest, NoLatestItemError } from './slices/latest-reducers';
@@ -51,6 +53,7 @@ export type { Session, SessionOptions } from './store/create-session';
 export type {
   Session as CoreSession,
   SessionOptions as CoreSessionOptions,
+  SessionEvent,
   ValidationMode,
   CommittedEnvelope,
   EvictedItems,
@@ -60,6 +63,7 @@ export type {
 export type { SliceHandle, SliceRuntimeConfig } from './session/slice-handle';
 export {
   InvalidEventError,
+  UnknownEventError,
   ReducerError,
   DispatchInReducerError,
   SessionDisposedError,

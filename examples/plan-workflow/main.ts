@@ -5,9 +5,11 @@
  * Run: npx tsx examples/plan-workflow/main.ts
  */
 import { createSession } from '../../src/index';
-import { AddStep, CompletePlan, CreatePlan, Plan, PlanWorkflow, UpdateStep } from './plan-workflow';
+import { AddStep, CancelPlan, CompletePlan, CreatePlan, Plan, PlanWorkflow, UpdateStep } from './plan-workflow';
 
-const session = createSession({ slices: [Plan] });
+// The Plan slice's reducers declare the plan events they handle; the workflow's own events
+// (complete, cancel) are listed in `events`, so `dispatch` accepts them (and is typed by them).
+const session = createSession({ slices: [Plan], events: [CompletePlan, CancelPlan] });
 const workflow = session.install(PlanWorkflow);
 const steps = () => session.slice(Plan).all().map((s) => `${s.id}:${s.status}`).join(' ') || '-';
 const state = () => workflow.current.configuration.join(', ');

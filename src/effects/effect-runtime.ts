@@ -64,7 +64,17 @@ export interface EffectRegistration {
 }
 
 /** Codes of errors the session reports itself when `dispatch` throws them. */
-const REPORTED_BY_SESSION = new Set(['INVALID_EVENT', 'REDUCER_FAILED']);
+const REPORTED_BY_SESSION = new Set(['INVALID_EVENT', 'UNKNOWN_EVENT', 'RESERVED_EVENT_TYPE', 'REDUCER_FAILED']);
+
+/** The string `type` of what a compensate or onSuccess callback returned, or `undefined` (not an event, or unreadable). */
+function declaredType(event: unknown): string | undefined {
+  try {
+    const type = event !== null && typeof event === 'object' ? (event as { type?: unknown }).type : undefined;
+    return typeof type === 'string' ? type : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /** @internal Calls `dispatch`, passing to `onRejected` the errors it throws that the session did not report itself. */
 export function dispatchQuietly(
@@ -131,7 +141,12 @@ export class EffectRuntime {
       dispatchQuietly(this.internals.dispatchSystem, event, meta, (error) => this.report(error as RxSliceError));
     },
     user: (event, meta, onRejected) => {
-      return !this.internals.disposed && dispatchQuietly(this.session.dispatch, event, meta, onRejected);
+      if (this.internals.disposed) return false;
+      // The effect declares the events its compensate and onSuccess make (docs/ARCHITECTURE.md,
+      // "Known events"); a malformed one is left to dispatch to reject.
+      const type = declaredType(event);
+      if (type !== undefined) this.internals.declareEvents([type]);
+      return dispatchQuietly(this.session.dispatch, event, meta, onRejected);
     },
     report: (error) => this.report(error),
   };

@@ -1,5 +1,5 @@
 import { defer, Observable, of, retry, throwError } from 'rxjs';
-import type { Event } from '../events/event';
+import type { AnyEventCreator, Event } from '../events/event';
 import type { EnvelopeMeta } from '../events/envelope';
 import type { CommittedEnvelope, Session } from '../session/create-session';
 import { SessionDisposedError } from '../session/errors';
@@ -29,6 +29,12 @@ export interface EpicOptions<TDeps = unknown> {
   readonly resubscribe?: boolean;
   /** Failures in a row (no envelope handled in between) after which the epic is stopped. Default 10. */
   readonly maxConsecutiveFailures?: number;
+  /**
+   * The creators of the events the epic emits that nothing else in the session declares: running
+   * the epic declares their types (docs/ARCHITECTURE.md, "Known events"), so the session accepts
+   * them. An emitted event of an undeclared type is rejected (`UnknownEventError`) and reported.
+   */
+  readonly events?: readonly AnyEventCreator[];
 }
 
 /** A running epic. `stop()` unsubscribes it (cancelling its work in flight); idempotent. */
@@ -48,8 +54,9 @@ export interface EpicHandle {
  * - Each emitted event is dispatched with `meta.source` = the epic's name and, when emitted
  *   synchronously while the epic handles an envelope, `meta.causationId` = that envelope's `seq`
  *   (and its `correlationId`). Dispatches from inside a commit are queued by the session (FIFO).
- * - An emitted value the session rejects (invalid payload, reserved type, not an event) is
- *   reported on `errors$` as {@link InvalidEpicOutputError}; the epic continues.
+ * - An emitted value the session rejects (invalid payload, undeclared or reserved type, not an
+ *   event) is reported on `errors$` by the session, then as {@link InvalidEpicOutputError}; the
+ *   epic continues. `options.events` declares the types the epic emits.
  * - An error ends the current subscription: it is reported as `rxslice.effect.failed`
  *   (`kind: 'epic'`) and an {@link EpicFailedError} on `errors$`, then the epic function is
  *   called again and resubscribed (synchronously; the failing envelope is not redelivered),
@@ -72,6 +79,7 @@ export function runEpic<TDeps>(session: Session, epic: Epic<TDeps>, options: Epi
   const maxFailures = options.maxConsecutiveFailures ?? 10;
   if (!(maxFailures >= 1)) throw new RangeError(`maxConsecutiveFailures of epic "${name}" must be ≥ 1 (got ${maxFailures}).`);
   const resubscribe = options.resubscribe ?? true;
+  if (options.events !== undefined) internals.declareEvents(options.events.map((creator) => creator.type));
   const reader: SessionReader = { read: (slice) => session.read(slice) };
 
   let current: CommittedEnvelope | undefined;

@@ -4,6 +4,7 @@
  */
 export type RxSliceErrorCode =
   | 'INVALID_EVENT'
+  | 'UNKNOWN_EVENT'
   | 'RESERVED_EVENT_TYPE'
   | 'REDUCER_FAILED'
   | 'DISPATCH_IN_REDUCER'

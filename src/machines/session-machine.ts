@@ -239,6 +239,8 @@ export function installMachine<TContext, TEventType extends string, TStateId ext
   internals.addDecider(decider);
   internals.addReducer(slice.name, { eventType: '*', name: `machine(${def.name})`, reducer: onEvent });
   internals.addReducer(slice.name, { eventType: MachineTimerFired.type, name: `machine(${def.name}).timer`, reducer: onTimer });
+  // The events the machine names become known to the session (docs/ARCHITECTURE.md, "Known events").
+  internals.declareEvents(named, 'descriptors');
 
   // One timer per machine, re-armed whenever the earliest pending delayed send changes.
   let armed: Subscription | undefined;

@@ -90,6 +90,8 @@ export class SagaRuntime implements SagaHost {
       }
     }
     for (const def of defs) this.defs.set(def.name, def);
+    // A saga's startOn event becomes known to the session (docs/ARCHITECTURE.md, "Known events").
+    this.internals.declareEvents(defs.flatMap((def) => (def.startOn === undefined ? [] : [def.startOn.type])));
   }
 
   dispatch(event: { type: string; payload: unknown }, meta: Parameters<SagaHost['dispatch']>[1]): number | undefined {

@@ -1,17 +1,17 @@
 import { asyncScheduler, type Observable, type OperatorFunction, type SchedulerLike, type Subject } from 'rxjs';
 import { GuardedObservable } from '../internal/guarded-observable';
-import type { Event, EventCreator } from '../events/event';
+import type { Event, EventCreator, InferEvent } from '../events/event';
 import type { Envelope, EnvelopeMeta } from '../events/envelope';
 import type { RxSliceError, SubscriberError } from '../internal/errors';
 import { deepFreeze } from '../internal/freeze';
-import type { ReducerMiddleware, SessionReader, SliceDef } from '../slices/reducer';
+import type { InferSliceEvent, ReducerMiddleware, SessionReader, SliceDef } from '../slices/reducer';
 import type { Snapshot } from '../snapshots/snapshot';
 import { memory } from '../storage/memory-storage';
 import { InvalidWindowError } from '../windows/invalid-window-error';
 import { SliceWindow } from '../windows/slice-window';
 import type { StorageFactory } from '../storage/slice-storage';
 import { importItem } from './apply-op';
-import { InvalidSliceItemError, SessionDisposedError, UnsupportedOnSharedSessionError, type InvalidEventError, type ReducerError } from './errors';
+import { InvalidSliceItemError, SessionDisposedError, UnsupportedOnSharedSessionError, type InvalidEventError, type ReducerError, type UnknownEventError } from './errors';
 import type { SliceHandle, SliceRecord, SliceRuntimeConfig } from './slice-handle';
 import { SessionCore } from './session-core';
 import type { EventMiddleware } from './event-pipeline';
@@ -19,7 +19,7 @@ import { SessionReset, SliceCleared, SliceSeeded } from './system-events';
 import { ATTACH, SESSION_INTERNALS, type Attachable, type SessionInternals } from './internals';
 import { sliceNames } from './session-snapshots';
 import { openChannel, type Channel, type ChannelRuntime } from './channel';
-import type { AnyChannelDef, ChannelDef } from '../events/define-channel';
+import type { AnyChannelDef, ChannelDef, InferChannelEvent } from '../events/define-channel';
 import type { SnapshotQuery, SnapshotStore } from '../snapshot-store/snapshot-store';
 import type { SnapshotInfo } from '../snapshot-store/store-contract';
 import { checkSnapshotStore, findSnapshots, snapshotLineage } from './snapshot-queries';
@@ -54,8 +54,19 @@ export interface SessionOptions {
     readonly operators?: readonly OperatorFunction<Envelope, Envelope>[];
     readonly reducers?: readonly ReducerMiddleware[];
   };
-  /** Event creators whose schemas validate dispatches even when no reducer listens to them. */
+  /**
+   * Event creators the session knows beside those its slices' reducers handle: their types may be
+   * dispatched (for epics, effects, channels or `committed$` listeners) and their schemas validate
+   * dispatches even when no reducer listens to them.
+   */
   readonly events?: readonly EventCreator<string, any>[];
+  /**
+   * What `dispatch` does with an event whose type nothing in the session declares (no slice
+   * reducer, machine, saga, effect, channel or `events` entry; docs/ARCHITECTURE.md, "Known
+   * events"): `'reject'` (default) throws {@link UnknownEventError}, reported on `errors$`, nothing
+   * changed, no `seq` taken; `'accept'` commits it like any other event (as a catch-all store would).
+   */
+  readonly unknownEvents?: 'reject' | 'accept';
   /** Source of time for envelopes, windows and effects. Default `asyncScheduler`. */
   readonly scheduler?: SchedulerLike;
   /**
@@ -123,10 +134,42 @@ export interface SnapshotOptions {
   readonly exclude?: readonly SliceRef[];
 }
 
-/** A live session: the store. See {@link createSession}. */
-export interface Session extends SessionReader {
-  /** Validates, envelopes and reduces `event`; returns its envelope. See {@link createSession} for the rules. */
-  dispatch<TEvent extends Event>(event: TEvent, meta?: EnvelopeMeta): Envelope<TEvent>;
+/**
+ * The events a session made with `TOptions` accepts at the type level (docs/ARCHITECTURE.md,
+ * "Known events"): the events its slices' declared reducers handle, its `events` creators and
+ * its channels' events; `Event` (any event) when that is not known (a slice without inferable
+ * reducers, no declaration at all) or with `unknownEvents: 'accept'`.
+ * @example
+ * ```ts
+ * type E = SessionEvent<{ slices: [typeof Tasks]; events: [typeof TaskRemoved] }>; // Event<'tasks/added', Task> | Event<'tasks/removed', ...>
+ * ```
+ */
+export type SessionEvent<TOptions> = TOptions extends { readonly unknownEvents: 'accept' }
+  ? Event
+  : (
+        | (TOptions extends { readonly slices: readonly (infer TSlice)[] } ? InferSliceEvent<TSlice> : never)
+        | (TOptions extends { readonly events: readonly (infer TCreator)[] } ? InferEvent<TCreator> : never)
+        | (TOptions extends { readonly channels: readonly (infer TChannel)[] } ? Extract<InferChannelEvent<TChannel>, Event> : never)
+      ) extends infer TDeclared extends Event
+    ? // Nothing declared at the type level, or a slice typed for any event: any event.
+      [TDeclared] extends [never]
+      ? Event
+      : Event extends TDeclared
+        ? Event
+        : TDeclared
+    : Event;
+
+/**
+ * A live session: the store. See {@link createSession}. `TEvent` is the union of the events it
+ * accepts at the type level ({@link SessionEvent}; `Event`, any event, when not known).
+ */
+export interface Session<TEvent extends Event = Event> extends SessionReader {
+  /**
+   * Validates, envelopes and reduces `event`; returns its envelope. See {@link createSession} for
+   * the rules. Typed by the session's declarations: an event of another type is a compile error
+   * (and an `UnknownEventError` at run time).
+   */
+  dispatch<TDispatched extends TEvent>(event: TDispatched, meta?: EnvelopeMeta): Envelope<TDispatched>;
   /** The live accessor of a slice. @throws {@link SliceNotRegisteredError} */
   slice<TItem>(def: SliceDef<string, TItem>): SliceHandle<TItem>;
   /** The live handle of a computed slice (`defineComputed`) or accessor of a computed family (`defineComputedFamily`). */
@@ -291,6 +334,10 @@ const isProduction = (): boolean =>
  *   a getter or Proxy cannot change it afterwards; one that throws is an {@link InvalidEventError}.
  * - A dispatch from a subscriber while another event is processed is queued (FIFO) and runs
  *   after the current commit; a dispatch from inside a reducer throws {@link DispatchInReducerError}.
+ * - Known events: a type no slice reducer, machine, saga, effect, epic, channel or `events` entry
+ *   declares is an {@link UnknownEventError} (reported on `errors$`, nothing changed, no `seq`
+ *   taken) unless `unknownEvents: 'accept'`; `dispatch` is typed by {@link SessionEvent}. Every
+ *   rejected dispatch, `dispatch(null)` included, is reported on `errors$` before it throws.
  * - Slice observables emit only when their slice's version changed.
  *
  * @throws {@link DuplicateSliceError} when two slices share a name.
@@ -301,6 +348,7 @@ const isProduction = (): boolean =>
  * session.dispatch(MessageAdded({ text: 'hi' }));                       // Logs: 1
  * ```
  */
+export function createSession<TOptions extends SessionOptions>(options: TOptions): Session<SessionEvent<TOptions>>;
 export function createSession(options: SessionOptions): Session {
   const freeze = options.freeze ?? !isProduction();
   const mode = options.validation ?? 'dev';
@@ -318,6 +366,7 @@ export function createSession(options: SessionOptions): Session {
     logStorage: (typeof options.storage === 'function' ? options.storage : options.storage?.log) ?? memory({ freeze }),
     slices: options.slices,
     events: options.events ?? [],
+    unknownEvents: options.unknownEvents ?? 'reject',
   });
   const registry = core.registry;
 
@@ -336,6 +385,12 @@ export function createSession(options: SessionOptions): Session {
       registry.addSliceWithRoutes(def);
     },
     addReducer: (slice, entry) => registry.addReducer(registry.recordOf(slice), entry),
+    declareEvents(types, as = 'types') {
+      for (const type of types) {
+        if (as === 'descriptors') registry.known.addDescriptor(type);
+        else registry.known.add(type);
+      }
+    },
     extensions: new Map(),
     onCommitted(listener) {
       return addListener(core.committedListeners, listener);
@@ -418,14 +473,20 @@ export function createSession(options: SessionOptions): Session {
       return core.lastSeq;
     },
     dispose: () => core.dispose(),
-    channel: (def) => openChannel(channels, def, session),
+    channel: (def) => openKnownChannel(def),
     findSnapshots: (query) => findSnapshots(snapshotStore, query),
     snapshotLineage: (snapshot) => snapshotLineage(snapshotStore, snapshot),
     [SESSION_INTERNALS]: internals,
   };
   const channels = new Map<string, ChannelRuntime<any>>();
+  // A channel declares its event types (publishing to it is dispatching them).
+  const openKnownChannel = <TEvent extends { readonly type: string }>(def: ChannelDef<string, TEvent>): ChannelRuntime<TEvent> => {
+    const runtime = openChannel(channels, def, session);
+    internals.declareEvents(def.eventTypes);
+    return runtime;
+  };
   try {
-    for (const def of options.channels ?? []) openChannel(channels, def, session);
+    for (const def of options.channels ?? []) openKnownChannel(def);
   } catch (error) {
     core.dispose(); // closes the storages (and releases a durable directory's lock)
     throw error;

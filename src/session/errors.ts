@@ -20,6 +20,25 @@ export class InvalidEventError extends RxSliceError {
 }
 
 /**
+ * Thrown by `dispatch` (and reported on `errors$`) when the session does not know the event's
+ * type: no slice reducer, machine, saga, effect, channel or `createSession({ events })` declares
+ * it (docs/ARCHITECTURE.md, "Known events"). Nothing changes and no `seq` is taken.
+ * `suggestion` is the declared type closest to `eventType` (a likely typo), when one is close.
+ * A session made with `unknownEvents: 'accept'` takes such events instead.
+ */
+export class UnknownEventError extends RxSliceError {
+  override readonly name = 'UnknownEventError';
+  constructor(readonly eventType: string, readonly suggestion: string | undefined) {
+    super(
+      'UNKNOWN_EVENT',
+      `Event "${eventType}" is not declared in this session${suggestion === undefined ? '' : ` (did you mean "${suggestion}"?)`}. ` +
+        'Nothing was changed. Declare its type with a slice reducer (on(Creator, ...)), createSession({ events: [Creator] }), ' +
+        "a machine, a saga's startOn, an effect or a channel; or accept undeclared types with createSession({ unknownEvents: 'accept' }).",
+    );
+  }
+}
+
+/**
  * Thrown by `dispatch` (and reported on `errors$`) when a reducer or reducer middleware
  * throws, or when the operator middleware fails on the event (`sliceName` `'(session)'`,
  * `reducerName` `'operator middleware'`: it threw, errored, or let through something that is

@@ -108,6 +108,12 @@ export interface SessionInternals {
    */
   addReducer(slice: string, entry: ReducerEntry<any>): () => void;
   /**
+   * Adds event types to the ones the session knows (docs/ARCHITECTURE.md, "Known events"), as
+   * exact `'types'` (default) or as a machine's SCXML `'descriptors'` (`error` also names
+   * `error.execution`; `'*'` names nothing). The set only grows.
+   */
+  declareEvents(types: Iterable<string>, as?: 'types' | 'descriptors'): void;
+  /**
    * Tells `listener` every committed envelope, just before `committed$` emits it (cheaper
    * than a `committed$` subscription on the hot path). Returns a function that removes it.
    */

@@ -9,7 +9,7 @@ import type { Snapshot } from '../snapshots/snapshot';
 import type { StorageFactory, StorageTransaction } from '../storage/slice-storage';
 import { applyOp, applyWindow } from './apply-op';
 import type { CommittedEnvelope, EvictedItems } from './create-session';
-import { DispatchInReducerError, InvalidEventError, ReducerError, SessionDisposedError, StorageFailedError } from './errors';
+import { DispatchInReducerError, InvalidEventError, ReducerError, SessionDisposedError, StorageFailedError, UnknownEventError } from './errors';
 import type { CommitListener, CommittedListener, EnvelopeDecider } from './internals';
 import { OperatorPipeline } from './operator-pipeline';
 import { EventPipeline, type EventMiddleware } from './event-pipeline';
@@ -46,6 +46,8 @@ export interface SessionCoreConfig {
   readonly slices: readonly SliceDef<string, any>[];
   /** Event creators whose schemas validate dispatches even when no reducer listens to them. */
   readonly events: readonly EventCreator<string, any>[];
+  /** Reject (default) or accept events whose type nothing in the session declares. */
+  readonly unknownEvents: 'reject' | 'accept';
 }
 
 interface HeldCommit {
@@ -70,6 +72,8 @@ export class SessionCore {
   readonly scheduler: SchedulerLike;
   readonly validate: boolean;
   readonly freeze: boolean;
+  /** Whether undeclared event types are rejected (`UnknownEventError`). */
+  readonly strictEvents: boolean;
   readonly registry: SessionRegistry;
   readonly snapshots: SessionSnapshots;
   readonly events$ = new Subject<Envelope>();
@@ -115,6 +119,7 @@ export class SessionCore {
     this.scheduler = config.scheduler;
     this.validate = config.validate;
     this.freeze = config.freeze;
+    this.strictEvents = config.unknownEvents !== 'accept';
     const registry = (this.registry = new SessionRegistry(config.globalMiddleware, config.stateStorage, config.logStorage, (source, error) =>
       this.reportSubscriberFailure(source, error),
     ));
@@ -123,7 +128,10 @@ export class SessionCore {
       for (const record of registry.records.values()) {
         for (const entry of record.def.reducers) registry.addReducer(record, entry);
       }
-      for (const creator of config.events) if (creator.schema) registry.schemas.set(creator.type, creator.schema);
+      for (const creator of config.events) {
+        registry.known.add(creator.type);
+        if (creator.schema) registry.schemas.set(creator.type, creator.schema);
+      }
     } catch (error) {
       // Nothing is half-open: storages opened for the slices registered so far (a durable one
       // holds its directory's lock) are closed before the error reaches the caller.
@@ -188,7 +196,9 @@ export class SessionCore {
    * event object (top level only; with validation, the payload is the schema's output, itself a
    * copy), and `meta` into a new object. Everything after this works on the copies, so a getter
    * or Proxy cannot show one value to the checks and another to the reducers; one that throws
-   * is an {@link InvalidEventError}. Nothing changes for a rejected event.
+   * is an {@link InvalidEventError}. A type the session does not know is an
+   * {@link UnknownEventError} (unless `unknownEvents: 'accept'`). Nothing changes for a rejected
+   * event, it takes no `seq`, and its error is reported on `errors$` before it is thrown.
    */
   accept<TEvent extends Event>(event: TEvent, meta: EnvelopeMeta | undefined, system: boolean): Envelope<TEvent> {
     if (system) {
@@ -211,7 +221,8 @@ export class SessionCore {
     if (this.disposed) throw new SessionDisposedError(`dispatch "${type}"`);
     if (this.storageFailure !== undefined) throw this.storageFailure;
     if (this.inReducer) throw new DispatchInReducerError(type);
-    if (isLibraryType(type)) throw new ReservedEventTypeError(type);
+    if (isLibraryType(type)) throw this.rejection(new ReservedEventTypeError(type));
+    if (this.strictEvents && !this.registry.known.has(type)) throw this.rejection(new UnknownEventError(type, this.registry.known.closest(type)));
     const accepted = { type, payload } as unknown as { type: string; payload: unknown };
     if (this.validate) {
       const schema = this.registry.schemas.get(type);
@@ -222,11 +233,7 @@ export class SessionCore {
         } catch (cause) {
           throw this.invalidEvent(type, 'payload', `the schema threw (${cause instanceof Error ? cause.message : String(cause)})`, cause);
         }
-        if (!r.success) {
-          const error = new InvalidEventError(type, toIssues(r.error.issues));
-          this.errors$.next(error);
-          throw error;
-        }
+        if (!r.success) throw this.rejection(new InvalidEventError(type, toIssues(r.error.issues)));
         accepted.payload = r.data;
       }
     }
@@ -245,12 +252,17 @@ export class SessionCore {
   }
 
   /**
-   * An {@link InvalidEventError} about `field` of something that is not an event object. Thrown to
-   * the caller only (not reported on `errors$`, unlike a payload that fails its schema): the
-   * caller holds the object, and callers such as epics report it in their own words.
+   * An {@link InvalidEventError} about `field` of something that is not an event object, reported
+   * on `errors$` (like every rejection) for the caller to throw.
    */
   private invalidEvent(type: string, field: string, message: string, cause?: unknown): InvalidEventError {
-    return new InvalidEventError(type, [{ code: 'invalid_event', path: [field], message }], cause);
+    return this.rejection(new InvalidEventError(type, [{ code: 'invalid_event', path: [field], message }], cause));
+  }
+
+  /** Reports a rejected dispatch on `errors$` and returns the error for the caller to throw. */
+  private rejection<TError extends RxSliceError>(error: TError): TError {
+    if (!this.disposed) this.errors$.next(error);
+    return error;
   }
 
   /**

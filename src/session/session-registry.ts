@@ -10,6 +10,7 @@ import type { StorageFactory, StorageJournal } from '../storage/slice-storage';
 import { checkItem } from './apply-op';
 import { DuplicateSliceError, SliceNotRegisteredError } from './errors';
 import { rejectNotASlice } from './internals';
+import { KnownEvents } from './known-events';
 import { SliceRecord, type Route } from './slice-handle';
 
 const EMPTY_META: EnvelopeMeta = Object.freeze({});
@@ -69,6 +70,8 @@ export class SessionRegistry {
   readonly routes = new Map<string, Route[]>();
   /** Payload schemas by event type. */
   readonly schemas = new Map<string, z.ZodType>();
+  /** The event types the session knows (declared by reducers, `events`, machines, sagas, effects, channels). */
+  readonly known = new KnownEvents();
   /** Routes of `'*'` reducers: every non-library event, after the typed routes. */
   readonly catchAll: Route[] = [];
   /** Handed to reducers as `ctx.session`. */
@@ -107,6 +110,7 @@ export class SessionRegistry {
       this.catchAll.push(route);
       return;
     }
+    this.known.add(route.entry.eventType);
     const list = this.routes.get(route.entry.eventType);
     if (list === undefined) this.routes.set(route.entry.eventType, [route]);
     else list.push(route);

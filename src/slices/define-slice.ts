@@ -2,14 +2,15 @@ import type { z } from 'zod';
 import { formatIssues, RxSliceError, toIssues } from '../internal/errors';
 import { jsonProblem } from '../internal/json-data';
 import { deepFreeze } from '../internal/freeze';
-import { on, type ReducerEntry, type ReducerMiddleware, type SliceDef, type SliceMigrations, type SlicePolicy } from './reducer';
+import type { Event } from '../events/event';
+import { on, type ReducerEntry, type ReducerEvent, type ReducerMiddleware, type SliceDef, type SliceMigrations, type SlicePolicy } from './reducer';
 import { migrationConfigProblem } from './migrations';
 import { onLatest, produceLatest } from './latest-reducers';
 import type { ReducerBuilder } from './reducer-builder';
 import type { EvictionPolicy, SliceWindowPolicy } from './window-contract';
 
 /** Options of {@link defineSlice}. */
-export interface SliceConfig<TItem> {
+export interface SliceConfig<TItem, TReducers extends readonly ReducerEntry<TItem, Event>[] = readonly ReducerEntry<TItem, Event>[]> {
   /** `'state'` (working state, restored by rollback and snapshots) or `'log'` (append-only history). */
   readonly policy: SlicePolicy;
   /** zod schema of one item; validates seeds, restores, JSON snapshots and (in dev) reducer output. */
@@ -20,7 +21,7 @@ export interface SliceConfig<TItem> {
    * The slice's reducers, declared with the builder's `on`, `onLatest` and `produceLatest`,
    * which already know the item type: `reducers: ({ on }) => [on(Added, (view, e) => append(e.payload))]`.
    */
-  readonly reducers?: (builder: ReducerBuilder<NoInfer<TItem>>) => readonly ReducerEntry<NoInfer<TItem>>[];
+  readonly reducers?: (builder: ReducerBuilder<NoInfer<TItem>>) => TReducers;
   /** Reducer middleware for this slice only, run inside the session's global ones. */
   readonly middleware?: readonly ReducerMiddleware[];
   /** A window bounding the slice (see `SliceWindow`). Default: unbounded. */
@@ -107,8 +108,13 @@ export class InvalidSliceDefinitionError extends RxSliceError {
  */
 export function defineSlice<TItem, const TName extends string = string>(
   name: TName,
-  config: SliceConfig<TItem>,
-): SliceDef<TName, TItem> {
+  config: SliceConfig<TItem, readonly []> & { readonly reducers?: undefined },
+): SliceDef<TName, TItem, never>;
+export function defineSlice<TItem, const TName extends string = string, TReducers extends readonly ReducerEntry<NoInfer<TItem>, Event>[] = readonly ReducerEntry<NoInfer<TItem>, Event>[]>(
+  name: TName,
+  config: SliceConfig<TItem, TReducers>,
+): SliceDef<TName, TItem, ReducerEvent<TReducers[number]>>;
+export function defineSlice<TItem>(name: string, config: SliceConfig<TItem>): SliceDef<string, TItem, Event> {
   const problem = sliceNameProblem(name);
   if (problem !== undefined) throw new InvalidSliceDefinitionError(String(name), problem);
   if (config.policy !== 'state' && config.policy !== 'log') {

@@ -31,7 +31,7 @@ export function onLatest<TItem, TType extends string, TPayload, TChannel extends
   creator: EventCreator<TType, TPayload>,
   reducer: (latest: TItem | undefined, event: Event<TType, TPayload>, ctx: ReducerContext<TItem, Event<TType, TPayload>>) => TItem,
   options?: string | ReducerOptions<TChannel, TType>,
-): ReducerEntry<TItem> {
+): ReducerEntry<TItem, Event<TType, TPayload>> {
   return {
     eventType: creator.type,
     schema: creator.schema,
@@ -68,7 +68,7 @@ export function produceLatest<TItem, TType extends string, TPayload, TChannel ex
   creator: EventCreator<TType, TPayload>,
   recipe: (draft: Draft<TItem>, event: Event<TType, TPayload>) => void | TItem,
   options?: string | ReducerOptions<TChannel, TType>,
-): ReducerEntry<TItem> {
+): ReducerEntry<TItem, Event<TType, TPayload>> {
   return {
     eventType: creator.type,
     schema: creator.schema,

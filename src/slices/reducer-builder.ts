@@ -13,15 +13,15 @@ export interface ReducerBuilder<TItem> {
     creator: EventCreator<TType, TPayload>,
     reducer: Reducer<TItem, Event<TType, TPayload>>,
     options?: string | ReducerOptions<TChannel, TType>,
-  ): ReducerEntry<TItem>;
+  ): ReducerEntry<TItem, Event<TType, TPayload>>;
   onLatest<TType extends string, TPayload, TChannel extends AnyChannelDef = AnyChannelDef>(
     creator: EventCreator<TType, TPayload>,
     reducer: (latest: TItem | undefined, event: Event<TType, TPayload>, ctx: ReducerContext<TItem, Event<TType, TPayload>>) => TItem,
     options?: string | ReducerOptions<TChannel, TType>,
-  ): ReducerEntry<TItem>;
+  ): ReducerEntry<TItem, Event<TType, TPayload>>;
   produceLatest<TType extends string, TPayload, TChannel extends AnyChannelDef = AnyChannelDef>(
     creator: EventCreator<TType, TPayload>,
     recipe: (draft: Draft<TItem>, event: Event<TType, TPayload>) => void | TItem,
     options?: string | ReducerOptions<TChannel, TType>,
-  ): ReducerEntry<TItem>;
+  ): ReducerEntry<TItem, Event<TType, TPayload>>;
 }

@@ -42,14 +42,23 @@ export type Reducer<TItem, TEvent extends Event = Event> = (
   ctx: ReducerContext<TItem, TEvent>,
 ) => SliceOp<TItem>;
 
-/** A reducer bound to one event type, as listed in `defineSlice({ reducers })`. */
-export interface ReducerEntry<TItem> {
+/**
+ * A reducer bound to one event type, as listed in `defineSlice({ reducers })`. `TEvent` is the
+ * event it handles (`on(StepAdded, ...)` gives `Event<'plan/stepAdded', { step: string }>`), so
+ * the session's `dispatch` is typed by its slices' reducers.
+ */
+export interface ReducerEntry<TItem, TEvent extends Event = Event> {
   readonly eventType: string;
   readonly name: string;
   readonly reducer: Reducer<TItem, any>;
   /** The event's payload schema, so the session validates dispatches of this type. */
   readonly schema?: import('zod').ZodType | undefined;
+  /** Phantom: the event the reducer handles (type level only; never set at run time). */
+  readonly Event?: TEvent;
 }
+
+/** The event a reducer entry handles: `ReducerEvent<ReturnType<typeof on>>`. */
+export type ReducerEvent<TEntry> = TEntry extends ReducerEntry<any, infer TEvent> ? TEvent : never;
 
 /**
  * Reducer middleware: runs around each reducer call (global ones first, then the slice's),
@@ -72,8 +81,11 @@ export type SlicePolicy = 'state' | 'log';
  */
 export type SliceMigrations = { readonly [fromVersion: number]: (item: any) => unknown };
 
-/** A slice declaration made by `defineSlice` (inert, reusable across sessions). */
-export interface SliceDef<TName extends string = string, TItem = unknown> {
+/**
+ * A slice declaration made by `defineSlice` (inert, reusable across sessions). `TEvent` is the
+ * union of the events its declared reducers handle (`Event`, any event, when not known).
+ */
+export interface SliceDef<TName extends string = string, TItem = unknown, TEvent extends Event = Event> {
   readonly name: TName;
   readonly policy: SlicePolicy;
   readonly schema: import('zod').ZodType<TItem> | undefined;
@@ -87,7 +99,12 @@ export interface SliceDef<TName extends string = string, TItem = unknown> {
   readonly migrations: SliceMigrations;
   /** Phantom field carrying the item type: `typeof Plan.Item`. Always `undefined` at run time. */
   readonly Item: TItem;
+  /** Phantom: the events its declared reducers handle (type level only; never set at run time). */
+  readonly Event?: TEvent;
 }
+
+/** The events a slice's declared reducers handle: `InferSliceEvent<typeof Plan>` (`Event` when not known). */
+export type InferSliceEvent<TSlice> = TSlice extends SliceDef<string, any, infer TEvent> ? TEvent : never;
 
 /** The item type of a slice definition: `InferItem<typeof Messages>`. */
 export type InferItem<TSlice> = TSlice extends SliceDef<string, infer TItem> ? TItem : never;
@@ -111,7 +128,7 @@ export function on<TItem, TType extends string, TPayload, TChannel extends AnyCh
   creator: EventCreator<TType, TPayload>,
   reducer: Reducer<TItem, Event<TType, TPayload>>,
   options?: string | ReducerOptions<TChannel, TType>,
-): ReducerEntry<TItem> {
+): ReducerEntry<TItem, Event<TType, TPayload>> {
   return { eventType: creator.type, name: reducerName(creator.type, options) ?? creator.type, reducer: reducer as Reducer<TItem, any>, schema: creator.schema };
 }
 

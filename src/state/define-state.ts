@@ -114,7 +114,8 @@ export type StateUpdate<TFields extends Fields> = {
 };
 
 /** A state declared by {@link defineState}: a state slice holding one frozen value, and its update events. */
-export interface StateDef<TName extends string, TFields extends Fields> extends SliceDef<TName, StateValue<TFields>> {
+export interface StateDef<TName extends string, TFields extends Fields>
+  extends SliceDef<TName, StateValue<TFields>, Event<`${TName}/updated`, { readonly updates: readonly StateUpdate<TFields>[] }>> {
   readonly fields: TFields;
   /** The initial value (every field's default). */
   readonly defaults: StateValue<TFields>;

@@ -10,7 +10,8 @@ import { installMachine, sessionMachine, type SessionMachine } from '../machines
 import type { AnySagaDef, InferSagaInput, InferSagaResult } from '../sagas/define-saga';
 import { installSagas, resumeSagas, runSaga } from '../sagas/run-saga';
 import type { ResumedSaga, ResumeSagasOptions, RunSagaOptions } from '../sagas/saga-runtime';
-import { createSession as createCoreSession, type Session as CoreSession, type SessionOptions as CoreSessionOptions } from '../session/create-session';
+import type { Event } from '../events/event';
+import { createSession as createCoreSession, type Session as CoreSession, type SessionEvent, type SessionOptions as CoreSessionOptions } from '../session/create-session';
 
 /** Options of {@link createSession}: the core options plus epics and their dependencies. */
 export interface SessionOptions<TDeps = unknown> extends CoreSessionOptions {
@@ -30,7 +31,7 @@ export interface SessionOptions<TDeps = unknown> extends CoreSessionOptions {
  * A live session with every layer wired in: the core store (dispatch, slices, snapshots,
  * computed slices through `session.computed`), effects and epics, and statecharts.
  */
-export interface Session<TDeps = unknown> extends CoreSession {
+export interface Session<TDeps = unknown, TEvent extends Event = Event> extends CoreSession<TEvent> {
   /** Starts an epic with the session's dependencies; returns a handle to stop it. See `runEpic`. */
   run(epic: Epic<TDeps>, options?: EpicOptions<TDeps>): EpicHandle;
   /** Registers the handler of an effect type. See `handleEffect`. */
@@ -69,6 +70,13 @@ export interface Session<TDeps = unknown> extends CoreSession {
  *   and makes `dispatch` throw `ReducerError` (its `cause` is the original error).
  * - A dispatch from a subscriber, effect or epic while another event is processed is queued
  *   (FIFO); a dispatch from inside a reducer throws `DispatchInReducerError`.
+ * - Known events: an event type that no slice reducer, installed machine, saga `startOn`, effect
+ *   (`onSuccess`, `compensate`), epic (`events`), channel or `events` entry declares is rejected
+ *   with `UnknownEventError` (reported on `errors$`, nothing changed, no `seq` taken) unless
+ *   `unknownEvents: 'accept'`. At the type level `dispatch` accepts the events of the slices'
+ *   reducers, `events` and `channels` ({@link SessionEvent}); annotate the result as `Session` for
+ *   events declared only at run time (machines, `register`, later channels), or list them in `events`.
+ *   Every rejected dispatch, `dispatch(null)` included, is reported on `errors$` before it throws.
  * - An effect requested with no registered handler is reported on `errors$`
  *   (`MissingEffectHandlerError`), never silently dropped.
  *
@@ -78,8 +86,13 @@ export interface Session<TDeps = unknown> extends CoreSession {
  * const session = createSession({ slices: [Messages] });
  * session.slice(Messages).all$.subscribe((m) => console.log(m.length)); // Logs: 0
  * session.dispatch(MessageAdded({ text: 'hi' }));                       // Logs: 1
+ * session.dispatch({ type: 'chat/mesageAdded', payload: { text: 'hi' } }); // compile error; at run time UnknownEventError:
+ * // Event "chat/mesageAdded" is not declared in this session (did you mean "chat/messageAdded"?). Nothing was changed. ...
  * ```
  */
+export function createSession<TDeps = unknown, TOptions extends SessionOptions<TDeps> = SessionOptions<TDeps>>(
+  options: TOptions & SessionOptions<TDeps>,
+): Session<TDeps, SessionEvent<TOptions>>;
 export function createSession<TDeps = unknown>(options: SessionOptions<TDeps>): Session<TDeps> {
   const { epics, dependencies, sagas, ...core } = options;
   const session = createCoreSession(core) as Session<TDeps>;

@@ -119,7 +119,8 @@ describe('runEpic', () => {
     runEpic(session, sloppy);
     for (let n = 1; n <= 4; n++) session.dispatch(Pinged({ n }));
     expect(ponged).toEqual([4]);
-    expect(errors.map((e) => e.code)).toEqual(['INVALID_EVENT', 'INVALID_EPIC_OUTPUT', 'INVALID_EPIC_OUTPUT', 'INVALID_EPIC_OUTPUT']);
+    // The session reports each rejection itself, then the epic names itself.
+    expect(errors.map((e) => e.code)).toEqual(['INVALID_EVENT', 'INVALID_EPIC_OUTPUT', 'RESERVED_EVENT_TYPE', 'INVALID_EPIC_OUTPUT', 'INVALID_EVENT', 'INVALID_EPIC_OUTPUT']);
     expect(errors[1]).toBeInstanceOf(InvalidEpicOutputError);
     expect(errors[1]?.message).toMatch(/Epic "sloppy" emitted "test\/ponged"/);
   });
@@ -149,7 +150,7 @@ describe('runEpic', () => {
 
 describe('installEpics and installEffects', () => {
   it('passes the dependencies to every epic', () => {
-    const session = createSession({ slices: [Notes, Counter] });
+    const session = createSession({ slices: [Notes, Counter], events: [Pinged, Ponged] });
     const deps = { scale: 10 };
     const scaled: Epic<typeof deps> = (events$, _state, d) => events$.pipe(ofType(Pinged), map((env) => Ponged({ n: env.event.payload.n * d.scale })));
     const handles = installEpics(session, [scaled, ponger as Epic<typeof deps>], deps);

@@ -1,7 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createSession, ReducerError, snapshotFromJSON, type CommittedEnvelope, type RxSliceError, type SliceView } from '../../src/index';
+import { z } from 'zod';
+import { createSession, defineEvent, ReducerError, snapshotFromJSON, type CommittedEnvelope, type RxSliceError, type SliceView } from '../../src/index';
 import { canTransition, InvalidTransitionError, transition, type InvalidTransitionPolicy } from '../../src/machines/index';
 import {
   AddStep,
@@ -15,8 +16,11 @@ import {
 } from '../../examples/plan-workflow/plan-workflow';
 
 /** The seed's PlanWorkflow (refactoring 3), as shipped in examples/plan-workflow/. */
+/** Known to the session (its `events`), named by no machine. */
+const OtherHappened = defineEvent('other/happened', z.number());
+
 function planSession(policy: InvalidTransitionPolicy = 'throw') {
-  const session = createSession({ slices: [Plan] });
+  const session = createSession({ slices: [Plan], events: [CompletePlan, CancelPlan, OtherHappened] });
   const workflow = session.install(policy === 'throw' ? PlanWorkflow : definePlanWorkflow(policy));
   const errors: RxSliceError[] = [];
   session.errors$.subscribe((e) => errors.push(e));
@@ -177,7 +181,7 @@ describe("the seed's PlanWorkflow in a session", () => {
       expect(errors).toEqual([caught]);
       expect(stateOf(session)).toBe(before);
       // an event the machine does not name is never its business
-      session.dispatch({ type: 'other/happened', payload: 1 });
+      session.dispatch(OtherHappened(1));
     });
 
     it("'report': the event is rejected and reported on errors$; dispatch returns; nothing changes", () => {
@@ -214,7 +218,7 @@ describe("the seed's PlanWorkflow in a session", () => {
     expect(workflow.canTransition(CompletePlan())).toBe(false); // b is pending again
     expect(() => session.dispatch(CompletePlan())).toThrow(InvalidTransitionError);
 
-    const other = createSession({ slices: [Plan] });
+    const other = createSession({ slices: [Plan], events: [CompletePlan, CancelPlan] });
     const restored = other.install(PlanWorkflow);
     other.restore(snapshotFromJSON(json, [Plan, restored.slice]));
     expect(restored.matches('active')).toBe(true);

@@ -15,6 +15,7 @@ import {
 
 const Added = defineEvent('item/added', z.object({ n: z.number() }));
 const Reset = defineEvent('item/reset');
+const OtherThing = defineEvent('other/thing');
 const Items = defineSlice('items', {
   policy: 'state',
   schema: z.number(),
@@ -58,7 +59,7 @@ describe('an installed machine decides before the slices reducers run', () => {
       events: [Added, GateOpened],
       states: { closed: { on: { 'gate/opened': 'opened' } }, opened: { on: { 'item/added': {} } } },
     });
-    const session = createSession({ slices: [Items] });
+    const session = createSession({ slices: [Items], events: [GateOpened] });
     const counter = session.install(Counter);
     const gate = session.install(Gate);
     expect(() => session.dispatch(Added({ n: 1 }))).toThrow(InvalidTransitionError); // Gate is closed
@@ -75,12 +76,12 @@ describe('an installed machine decides before the slices reducers run', () => {
     const M = setupMachine({ events: [Added, Reset] }).defineMachine('declared', {
       states: { a: { on: { 'item/added': 'b' } }, b: {} },
     });
-    const session = createSession({ slices: [Items] });
+    const session = createSession({ slices: [Items], events: [OtherThing] });
     session.install(M);
     expect(() => session.dispatch(Reset())).toThrow(InvalidTransitionError); // declared, never handled
     session.dispatch(Added({ n: 1 }));
     expect(() => session.dispatch(Added({ n: 2 }))).toThrow(InvalidTransitionError); // b has no transitions
-    session.dispatch({ type: 'other/thing', payload: null }); // not named: never rejected
+    session.dispatch(OtherThing()); // known to the session, not named by the machine: never rejected
     expect(session.slice(Items).all()).toEqual([1]);
   });
 

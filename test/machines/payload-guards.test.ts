@@ -6,6 +6,7 @@ import { defineMachine, InvalidTransitionError } from '../../src/machines/index.
 // Issue 9 with the plain defineMachine API (no setupMachine): each of these failed before the machine decided first.
 const Add = defineEvent('p/stepAdded', z.object({ id: z.string() }));
 const Upd = defineEvent('p/stepUpdated', z.object({ id: z.string() }));
+const Finished = defineEvent('p/finished');
 const Steps = defineSlice('steps', {
   policy: 'state',
   schema: z.object({ id: z.string(), done: z.boolean() }),
@@ -45,9 +46,9 @@ describe('payload guards with plain defineMachine (issue 9)', () => {
     expect(() => s.dispatch(Upd({ id: 'missing' }))).toThrow(InvalidTransitionError);
   });
   it("after done, 'throw' throws", () => {
-    const s = createSession({ slices: [Steps] });
+    const s = createSession({ slices: [Steps], events: [Finished] });
     s.install(M);
-    s.dispatch({ type: 'p/finished', payload: undefined });
+    s.dispatch(Finished());
     expect(() => s.dispatch(Add({ id: 'x' }))).toThrow(InvalidTransitionError);
   });
 });

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { map } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
@@ -56,7 +57,7 @@ describe('a machine installed in a session', () => {
   });
 
   it('leaves the machine untouched by events it does not listen to', () => {
-    const session = createSession({ slices: [] });
+    const session = createSession({ slices: [], events: [defineEvent('other/happened', z.number())] });
     const m = installMachine(session, Phase());
     const before = m.current;
     session.dispatch({ type: 'other/happened', payload: 1 });

@@ -14,7 +14,9 @@ import {
   SessionRestored,
   SliceCleared,
   SliceSeeded,
+  UnknownEventError,
   type ReducerContext,
+  type Session,
 } from '../../src/index';
 import { Counter, NoteAdded, Notes } from '../fixtures';
 
@@ -181,14 +183,17 @@ describe('system event creators', () => {
 describe('register() at run time', () => {
   it('routes and validates an event type no slice listened to when the session was created', () => {
     const Fresh = defineEvent('fresh/happened', z.object({ id: z.number() }));
-    const s = createSession({ slices: [Counter, Notes], validation: 'always' });
-    s.dispatch(Fresh({ id: 1 })); // nobody listens yet
+    // Typed as any-event Session: what register() adds at run time is not in createSession's type.
+    const s: Session = createSession({ slices: [Counter, Notes], validation: 'always' });
+    expect(() => s.dispatch(Fresh({ id: 1 }))).toThrow(UnknownEventError); // nobody declares it yet
+    expect(s.lastSeq).toBe(0);
     const off = s.slice(Notes).register(Fresh, (_v, e) => append({ id: e.payload.id, text: 'fresh' }));
     s.dispatch(Fresh({ id: 2 }));
     expect(s.slice(Notes).all()).toEqual([{ id: 2, text: 'fresh' }]);
     expect(() => s.dispatch(Fresh({ id: 'x' as unknown as number }))).toThrow(InvalidEventError);
     off();
-    s.dispatch(Fresh({ id: 3 }));
+    s.dispatch(Fresh({ id: 3 })); // still known (the known set only grows), no longer routed
     expect(s.slice(Notes).size).toBe(1);
+    expect(s.lastSeq).toBe(2);
   });
 });

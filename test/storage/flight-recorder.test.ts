@@ -49,7 +49,7 @@ function records(file: string): { k: string; seq?: number; [key: string]: unknow
 describe('flightRecorder', () => {
   it('writes a header, a base snapshot, then every committed envelope with its changed slices and effects', () => {
     const file = join(dir, 'run.jsonl');
-    const session = createSession({ slices: [Notes, Count] });
+    const session = createSession({ slices: [Notes, Count], events: [defineEvent('nobody/listens', z.number())] });
     session.dispatch(Noted({ text: 'before' }));
     const recorder = flightRecorder(session, { file, snapshotEvery: 1000 });
     session.dispatch(Noted({ text: 'a' }), { correlationId: 'c1' });

@@ -68,7 +68,9 @@ beforeEach(() => {
   dir = freshDir();
 });
 
-const open = (factory: JsonlStorageFactory = jsonl({ dir, fsync: 'never' })) => createSession({ slices: [Notes, Count], storage: factory });
+/** Declared, reduced by no slice: an event that changes nothing. */
+const NobodyListens = defineEvent('nobody/listens', z.number());
+const open = (factory: JsonlStorageFactory = jsonl({ dir, fsync: 'never' })) => createSession({ slices: [Notes, Count], storage: factory, events: [NobodyListens] });
 const journalOf = (d = dir): string => join(d, readdirSync(d).find((f) => f.startsWith('journal-')) as string);
 const state = (s: ReturnType<typeof open>) => ({ notes: s.slice(Notes).all(), count: s.slice(Count).all(), seq: s.lastSeq });
 

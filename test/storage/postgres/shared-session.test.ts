@@ -311,7 +311,7 @@ describe('createSharedSession', () => {
     await expect(createSharedSession({ ...base, sessionId: 's', middleware: { events: [] } } as unknown as SharedSessionOptions)).rejects.toMatchObject({ message: expect.stringMatching(/event middleware is not available/) });
     await expect(createSharedSession({ ...base, sessionId: 's', postgres: { connectionString: 'postgres://nobody@127.0.0.1:1/none' } })).rejects.toMatchObject({ code: 'SHARED_LOG_FAILED', message: expect.stringMatching(/connecting to PostgreSQL failed: connect ECONNREFUSED/) });
     const id = randomUUID();
-    const a = await share(id);
+    const a = await share(id, { events: [defineEvent('free/unchecked', z.unknown())] });
     await expect(a.dispatch(NoteAdded({ id: 1, text: 'x' }), { expectedSeq: -1 })).rejects.toMatchObject({ message: expect.stringMatching(/expectedSeq must be a non-negative integer/) });
     await expect(a.dispatch(NoteAdded({ id: 1, text: 'x' }), { idempotencyKey: '' })).rejects.toMatchObject({ message: expect.stringMatching(/idempotencyKey must be a non-empty string/) });
     await expect(a.dispatch({ type: 'free/unchecked', payload: { big: 1n } })).rejects.toMatchObject({ code: 'INVALID_EVENT', message: expect.stringMatching(/cannot be written as JSON/) });
