@@ -17,7 +17,8 @@ import { AddStep, CompletePlan, CreatePlan, definePlanWorkflow, Plan, PlanWorkfl
 
 /** The seed's PlanWorkflow in a session, in `active` with steps `tests` (done) and `notes` (pending). */
 function activePlan(policy: InvalidTransitionPolicy = 'throw') {
-  const session = createSession({ slices: [Plan] });
+  // CompletePlan is the machine's event (no slice reduces it): declared, so typed dispatch takes it.
+  const session = createSession({ slices: [Plan], events: [CompletePlan] });
   const workflow = session.install(policy === 'throw' ? PlanWorkflow : definePlanWorkflow(policy));
   const errors: RxSliceError[] = [];
   session.errors$.subscribe((e) => errors.push(e));
