@@ -22,7 +22,7 @@
  * recording.stateAt(recording.lastSeq).slices['messages']?.items.length; // the messages kept at the end
  * ```
  */
-export { timestampOf, TranscriptClock } from './clock';
+export { timestampOf, TranscriptClock, TranscriptTime, TranscriptTimeItem } from './clock';
 export { TaskSummary, ToolStatsOf, ToolNames, ToolCallTotals, TokenSummary, type ToolStatistics } from './computed';
 export {
   storeFileOf,

@@ -4,7 +4,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { createSession, isRxSliceError, type Event, type Session, type SessionOptions, type SliceDef } from '../index';
-import { TranscriptClock, timestampOf } from './clock';
+import { TranscriptClock, TranscriptTime, timestampOf } from './clock';
 import { TaskSummary, TokenSummary, ToolCallTotals, ToolNames, ToolStatsOf, type ToolStatistics } from './computed';
 import { transcriptEvents } from './events';
 import {
@@ -211,7 +211,7 @@ export function replayTranscript(lines: readonly string[], options: ReplayOption
     tokens: session.computed(TokenSummary).latest(),
     windows: [windowOf(session, Messages, evicted), windowOf(session, ToolCalls, evicted)],
     notifications: readNotifications(session, notificationsBefore, eventsByType.get('transcript/toolFailed') ?? 0),
-    phases: phaseDurations(session.machine(AgentPhases).current),
+    phases: phaseDurations(session.machine(AgentPhases).current, session.slice(TranscriptTime).latest()),
     timing: { parseMs, replayMs, eventsPerSecond: replayMs > 0 ? dispatched.length / (replayMs / 1000) : 0 },
   };
   if (options.session === undefined) session.dispose();

@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { append, defineSlice, none, replace, SliceWindow, withEffects, type SliceOp, type SliceView } from '../index';
+import { TranscriptTime } from './clock';
 import { Notifications, Notify } from './notifications';
 import {
   AssistantMessageAdded,
@@ -301,5 +302,8 @@ export const ToolStats = defineSlice('toolStats', {
   ],
 });
 
-/** The example's slices, in registration order (pass them to `createSession({ slices })`). */
-export const transcriptSlices = [Messages, ToolCalls, Plan, TokenUsage, ToolStats, Notifications] as const;
+/**
+ * The transcript session's slices, in registration order (pass them to `createSession({ slices })`);
+ * `transcriptTime` is the clock the `agentPhase` statechart reads, so a session that installs it needs it.
+ */
+export const transcriptSlices = [Messages, ToolCalls, Plan, TokenUsage, ToolStats, Notifications, TranscriptTime] as const;

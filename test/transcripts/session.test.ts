@@ -8,7 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { EffectCompensated, EffectRetrying, type Effect } from '../../src/index';
-import { TranscriptClock } from '../../src/transcripts/clock';
+import { TranscriptClock, TranscriptTime } from '../../src/transcripts/clock';
 import { TaskSummary, TokenSummary, ToolCallTotals, ToolNames, ToolStatsOf } from '../../src/transcripts/computed';
 import { TodosUpdated, ToolCalled, ToolFailed, ToolSucceeded } from '../../src/transcripts/events';
 import {
@@ -314,6 +314,29 @@ describe('agent-phase statechart', () => {
     session.dispose();
   });
 
+  it('keeps its clock out of its slice: an event that only moves time changes transcriptTime, not machine/agentPhase (issue 22)', () => {
+    const session = createTranscriptSession();
+    const machineSlice = `machine/${AgentPhases.name}`;
+    const changed: string[][] = [];
+    const sub = session.committed$.subscribe((c) => changed.push([...c.changed]));
+    replayTranscript([progress(0), prompt(1, 'go'), progress(2), progress(3), system(4, 'local'), progress(2.5)], { source: 'clock', session });
+    sub.unsubscribe();
+    // progress(0): the clock starts; prompt: the phase changes; progress(2), progress(3) and the
+    // system line only move the clock; progress(2.5) is a step back and changes nothing.
+    expect(changed.map((c) => [c.includes('transcriptTime'), c.includes(machineSlice)])).toEqual([
+      [true, false],
+      [true, true],
+      [true, false],
+      [true, false],
+      [true, false],
+      [false, false],
+    ]);
+    expect(session.slice(TranscriptTime).latest()).toEqual({ firstMs: Date.UTC(2026, 0, 1), lastMs: Date.UTC(2026, 0, 1) + 4000 });
+    expect(session.machine(AgentPhases).current.context).toEqual({ sinceMs: Date.UTC(2026, 0, 1) + 1000, msIn: { idle: 1000, thinking: 0, responding: 0, planning: 0, executing: 0, waitingForUser: 0 }, turns: 1, inFlight: 0 });
+    expect(phaseDurations(session.machine(AgentPhases).current, session.slice(TranscriptTime).latest()).msIn.thinking).toBe(3000);
+    session.dispose();
+  });
+
   it.each(BUNDLED)('%s: the phase times add up to the transcript span (latest minus first timestamp)', (file) => {
     const scan = scanTranscript(text(file));
     const session = createTranscriptSession();
@@ -323,7 +346,7 @@ describe('agent-phase statechart', () => {
     expect(phases.lastMs).toBe(scan.maxMs);
     expect(phases.spanMs).toBe((scan.maxMs ?? 0) - (scan.firstMs ?? 0));
     expect(sum).toBe(phases.spanMs);
-    expect(phaseDurations(session.machine(AgentPhases).current)).toEqual(phases);
+    expect(phaseDurations(session.machine(AgentPhases).current, session.slice(TranscriptTime).latest())).toEqual(phases);
     session.dispose();
   });
 });
