@@ -3,6 +3,7 @@
  * cli-progress). Run `rxslice --help` or `rxslice <command> --help`.
  */
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { isRxSliceError } from '../internal/errors';
 import { startInspector, type Inspector } from '../devtools/inspector-server';
@@ -27,6 +28,20 @@ const port = (value: string): number => {
   return n;
 };
 
+/**
+ * The version of the installed rxslice: `version` of the package.json two folders up (from
+ * `src/cli/main.ts` in a checkout and from `dist/cli/main.js` in an installed package alike).
+ */
+function packageVersion(): string {
+  try {
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { name?: unknown; version?: unknown };
+    if (pkg.name === 'rxslice' && typeof pkg.version === 'string') return pkg.version;
+  } catch {
+    // Not found or not readable: say so below rather than fail every command.
+  }
+  return 'unknown (package.json of rxslice not found)';
+}
+
 /** Opens `url` in the default browser (xdg-open, open or start); failures are reported, not fatal. */
 function openBrowser(url: string, io: CliIO): void {
   const [cmd, args] = process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '', url]] : ['xdg-open', [url]];
@@ -48,6 +63,7 @@ export async function runCli(argv: readonly string[], io: CliIO, options: RunCli
   let code = 0;
   const program = new Command('rxslice')
     .description('rxslice: replay agent transcripts, inspect and summarise flight recordings')
+    .version(packageVersion(), '-V, --version', 'print the version of rxslice')
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
     .showHelpAfterError();
