@@ -6,7 +6,7 @@
 import { VirtualTimeScheduler } from 'rxjs';
 import { z } from 'zod';
 import { defineSlice, none, replace, type Event, type Reducer } from '../index';
-import { transcriptEvents } from './events';
+import { transcriptEvents, TranscriptStarted } from './events';
 
 /**
  * The time of an event, in ms since the epoch: its payload's ISO-8601 `timestamp`, or
@@ -117,7 +117,8 @@ const advanced: Reducer<TranscriptTimeItem> = (view, event) => {
 /**
  * The transcript's time as the session has seen it (state, at most one item): the first
  * timestamp of any transcript event and the running maximum of their timestamps (transcripts
- * sometimes step back, see {@link TranscriptClock}). Empty before the first timestamped event.
+ * sometimes step back, see {@link TranscriptClock}). Empty before the first timestamped event,
+ * and again after `transcript/transcriptStarted` (another transcript in the same session).
  *
  * @remarks Kept apart from the `agentPhase` statechart's context so that an event that only
  * moves time changes this one small item and not the machine's slice (whose snapshot holds the
@@ -132,5 +133,6 @@ const advanced: Reducer<TranscriptTimeItem> = (view, event) => {
 export const TranscriptTime = defineSlice('transcriptTime', {
   policy: 'state',
   schema: TranscriptTimeItem,
-  reducers: ({ on }) => transcriptEvents.map((creator) => on(creator, advanced)),
+  // Another transcript in the same session: its time starts afresh (see TranscriptStarted).
+  reducers: ({ on }) => transcriptEvents.map((creator) => (creator === TranscriptStarted ? on(creator, () => replace([])) : on(creator, advanced))),
 });

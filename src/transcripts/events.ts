@@ -148,6 +148,17 @@ export const PromptQueueChanged = defineEvent(
   z.object({ operation: z.string(), content: z.string().nullable(), timestamp: Timestamp }),
 );
 
+/**
+ * Another transcript starts in a session that holds earlier ones (`rxslice replay --record` with
+ * several transcripts replays them into one session): dispatched by `replayTranscript` with
+ * `{ earlierTranscripts: n }` (n > 0) before the transcript's first event. It returns the transcript's state
+ * (plan, token totals, tool statistics, the `agentPhase` statechart and `transcriptTime`) to its
+ * start, so that the hours between two unrelated transcripts count in no phase and every figure
+ * read from that state is the new transcript's own; the logs (messages, tool calls,
+ * notifications) go on. `previous`: transcripts replayed into the session before this one.
+ */
+export const TranscriptStarted = defineEvent('transcript/transcriptStarted', z.object({ source: z.string(), previous: z.number().int().positive() }));
+
 /** Every transcript event creator, for `createSession({ events })` so that each dispatch is validated. */
 export const transcriptEvents: readonly AnyEventCreator[] = [
   UserMessageAdded,
@@ -162,4 +173,5 @@ export const transcriptEvents: readonly AnyEventCreator[] = [
   SummaryAdded,
   FileHistorySnapshotted,
   PromptQueueChanged,
+  TranscriptStarted,
 ];

@@ -26,6 +26,7 @@
  *   (lines of a response whose calls are in flight, and `tool_use` lines, change nothing: the
  *   `toolCalled` that follows decides);
  * - `systemMessageAdded` `stop_hook_summary` or `turn_duration` while working → waitingForUser;
+ * - `transcriptStarted` (another transcript in the same session) → idle, every total back to 0;
  * - any other event enables nothing (and costs the machine nothing).
  *
  * Time: the clock is the `transcriptTime` slice ({@link TranscriptTime}, clock.ts), the running
@@ -130,6 +131,8 @@ function lastCallAnswered({ context }: Args): boolean {
   return context.inFlight <= 1;
 }
 
+/** Another transcript starts in the same session: nothing of the one before counts. */
+const startAfresh = assign<PhaseContext>(() => ({ sinceMs: null, msIn: zeroes(), turns: 0, inFlight: 0 }));
 const startTurn = assign<PhaseContext>(({ context }) => ({ turns: context.turns + 1, inFlight: 0 }));
 const handBack = assign<PhaseContext>(() => ({ inFlight: 0 }));
 const callMade = assign<PhaseContext>(({ context }) => ({ inFlight: context.inFlight + 1 }));
@@ -174,6 +177,7 @@ export const AgentPhases = defineMachine('agentPhase', {
           { target: 'thinking', guard: wroteThinking },
         ],
         [RESULT]: { actions: callAnswered },
+        'transcript/transcriptStarted': { target: 'idle', actions: startAfresh },
       },
       states: {
         idle: { exit: leave('idle') },

@@ -61,10 +61,14 @@ function planLines(report: ReplayReport): string[] {
 function windowLines(report: ReplayReport): string[] {
   const width = Math.max(...report.windows.map((w) => w.slice.length));
   const kept = Math.max(...report.windows.map((w) => n(w.size).length));
-  return report.windows.map((w, i) => {
+  const lines = report.windows.map((w, i) => {
     const text = `${w.slice.padEnd(width)}  ${n(w.size).padStart(kept)} kept, ${n(w.evicted)} evicted  ${w.window}`;
     return i === 0 ? row('windows', text) : sub(text);
   });
+  const earlier = report.earlierTranscripts;
+  // The logs go on across the transcripts of one session: what they keep is the whole run's.
+  if (earlier > 0) lines.push(sub(`kept: the whole run's (this transcript and the ${n(earlier)} before it); evicted: during this transcript`));
+  return lines;
 }
 
 function notificationLines(report: ReplayReport): string[] {
@@ -123,6 +127,9 @@ function phaseLines(report: ReplayReport): string[] {
 export function formatReport(report: ReplayReport): string {
   const { tokens, timing, toolCalls } = report;
   const out: string[] = [report.source];
+  if (report.earlierTranscripts > 0) {
+    out.push(row('run', `transcript ${n(report.earlierTranscripts + 1)} of one session; figures are this transcript's own unless marked "whole run"`));
+  }
   out.push(row('lines', `${n(report.lines)} read, ${n(report.skippedLines)} gave no event`));
   if (report.events > 0) out.push(row('events', `${n(report.events)} dispatched, by type:`), ...counts(report.eventsByType));
   else out.push(row('events', `none${report.lines > 0 ? ' (not a Claude Code transcript?)' : ''}`));

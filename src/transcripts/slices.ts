@@ -16,6 +16,7 @@ import {
   ToolCalled,
   ToolFailed,
   ToolSucceeded,
+  TranscriptStarted,
   UserMessageAdded,
 } from './events';
 
@@ -181,13 +182,16 @@ export const PlanItem = z.object({
 });
 export type PlanItem = z.infer<typeof PlanItem>;
 
-/** One item: the latest todo list (empty until the first `TodoWrite`). */
+const NO_PLAN: PlanItem = { todos: [], toolUseId: null, updatedAt: null };
+
+/** One item: the latest todo list of the transcript (empty until its first `TodoWrite`). */
 export const Plan = defineSlice('plan', {
   policy: 'state',
   schema: PlanItem,
-  initial: [{ todos: [], toolUseId: null, updatedAt: null }],
+  initial: [NO_PLAN],
   reducers: ({ onLatest }) => [
     onLatest(TodosUpdated, (_plan, { payload: p }) => ({ todos: p.todos, toolUseId: p.toolUseId, updatedAt: p.timestamp })),
+    onLatest(TranscriptStarted, () => NO_PLAN),
   ],
 });
 
@@ -209,13 +213,15 @@ export const TokenTotals = TokenUsageSchema.extend({
 export type TokenTotals = z.infer<typeof TokenTotals>;
 
 const ZERO = { input: 0, output: 0, cacheCreation: 0, cacheRead: 0 };
+const NO_TOKENS: TokenTotals = { ...ZERO, responses: 0, lastMessageId: null, lastUsage: null };
 
-/** One item: the running token totals (see {@link TokenTotals} for the counting rule). */
+/** One item: the transcript's running token totals (see {@link TokenTotals} for the counting rule). */
 export const TokenUsage = defineSlice('tokenUsage', {
   policy: 'state',
   schema: TokenTotals,
-  initial: [{ ...ZERO, responses: 0, lastMessageId: null, lastUsage: null }],
+  initial: [NO_TOKENS],
   reducers: ({ on }) => [
+    on(TranscriptStarted, () => replace([NO_TOKENS])),
     on(AssistantMessageAdded, (view, { payload: p }) => {
       const t = view.latest();
       if (t === undefined || p.usage === null) return none();
@@ -289,6 +295,7 @@ export const ToolStats = defineSlice('toolStats', {
   schema: ToolStatsItem,
   initial: [{ tools: [], open: [] }],
   reducers: ({ on }) => [
+    on(TranscriptStarted, () => replace([{ tools: [], open: [] }])),
     on(ToolCalled, (view, { payload: p }) => {
       const stats = view.latest() as ToolStatsItem;
       return replace([{ tools: bump(stats.tools, p.name, { calls: 1 }), open: [...stats.open, { toolUseId: p.toolUseId, name: p.name }] }]);

@@ -21,6 +21,7 @@ import {
   rejectionsFor,
 } from '../../src/transcripts/notifications';
 import { splitLines } from '../../src/transcripts/parse';
+import { formatReport } from '../../src/transcripts/report';
 import { AgentPhases, phaseDurations, PHASES } from '../../src/transcripts/phases';
 import { createTranscriptSession, replayTranscript, type TranscriptSession } from '../../src/transcripts/replay';
 import { FAILED_CALLS_KEPT, MESSAGES_KEPT, Messages, RECENT_CALLS_KEPT, ToolCalls, ToolStats } from '../../src/transcripts/slices';
@@ -256,6 +257,51 @@ describe('notify retries run in transcript time', () => {
     (session.scheduler as TranscriptClock).finish();
     expect(session.slice(Notifications).all().map((n) => n.status)).toEqual(['delivered']);
     expect(NotificationDelivered.type).toBe('transcript/notificationDelivered');
+    session.dispose();
+  });
+});
+
+describe('several transcripts in one session (rxslice replay --record a.jsonl b.jsonl)', () => {
+  const own = (r: ReturnType<typeof replayTranscript>) => ({
+    events: r.events,
+    eventsByType: [...r.eventsByType],
+    tools: r.tools,
+    toolCalls: r.toolCalls,
+    task: r.task,
+    tokens: r.tokens,
+    notifications: r.notifications,
+    phases: r.phases,
+  });
+
+  it.each([
+    ['spotter-short.jsonl', 'agentlogs-crud.jsonl'],
+    ['agentlogs-crud.jsonl', 'spotter-short.jsonl'], // four months apart
+    ['agentlogs-todos.jsonl', 'spotter-tool_heavy.jsonl'],
+    [BIG_A, 'agentlogs-subagent.jsonl'],
+  ])('%s then %s: the second report is the second transcript alone, not the run so far, and the time between them is no phase', (first, second) => {
+    const session = createTranscriptSession();
+    const a = replayTranscript(splitLines(text(first)), { source: first, session });
+    const b = replayTranscript(splitLines(text(second)), { source: second, session, earlierTranscripts: 1 });
+    const alone = replayTranscript(splitLines(text(second)), { source: second });
+    expect(own(a)).toEqual(own(replayTranscript(splitLines(text(first)), { source: first })));
+    expect(own(b)).toEqual(own(alone));
+    expect(b.earlierTranscripts).toBe(1);
+    // The logs go on: what they keep is the whole run's, and the report says so.
+    expect(b.windows[0]?.size).toBe(Math.min(MESSAGES_KEPT, session.slice(Messages).size));
+    expect(formatReport(b)).toContain("kept: the whole run's (this transcript and the 1 before it)");
+    expect(formatReport(b)).toContain('transcript 2 of one session');
+    expect(session.slice(Messages).size).toBeGreaterThan(alone.windows[0]?.size ?? 0);
+    session.dispose();
+  });
+
+  it('without the boundary the second report would mix in the first (the bug this guards against)', () => {
+    const session = createTranscriptSession();
+    replayTranscript(splitLines(text('agentlogs-crud.jsonl')), { source: 'a', session });
+    const mixed = replayTranscript(splitLines(text('spotter-short.jsonl')), { source: 'b', session });
+    const alone = replayTranscript(splitLines(text('spotter-short.jsonl')), { source: 'b' });
+    expect(mixed.toolCalls.total).toBe(alone.toolCalls.total + 9);
+    // agentlogs-crud was recorded four months before spotter-short: the gap went into a phase.
+    expect(mixed.phases.spanMs).toBeGreaterThan(alone.phases.spanMs + 24 * 3600_000);
     session.dispose();
   });
 });
