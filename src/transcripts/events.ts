@@ -111,6 +111,10 @@ export const ProgressReported = defineEvent(
     toolUseId: z.string().nullable(),
     parentToolUseId: z.string().nullable(),
     timestamp: Timestamp,
+    /** `agent_progress` lines: the subagent's tool calls relayed in the line (`tool_use` blocks); empty otherwise. */
+    subagentCalls: z.array(z.object({ toolUseId: z.string(), name: z.string() })),
+    /** `agent_progress` lines: how many of the subagent's tool results in the line are errors (`is_error: true`). */
+    subagentErrors: z.number().int().nonnegative(),
   }),
 );
 

@@ -63,6 +63,7 @@ export {
   UserLine,
   AssistantLine,
   ProgressLine,
+  AgentProgressData,
   SystemLine,
   SummaryLine,
   FileHistorySnapshotLine,
@@ -118,5 +119,7 @@ export {
   ToolCounter,
   ToolStatsItem,
   ToolStats,
+  SubagentTools,
+  SubagentToolsItem,
   transcriptSlices,
 } from './slices';

@@ -59,6 +59,12 @@ export interface PhaseContext {
   readonly turns: number;
   /** Tool calls made and not answered yet. */
   readonly inFlight: number;
+  /**
+   * True when this is a subagent's own transcript (`<session>_subagents_agent-<id>.jsonl`): its
+   * first prompt was a sidechain line, so its sidechain lines are its own thread, not a Task
+   * call's subagent running inside a main transcript.
+   */
+  readonly subagent: boolean;
 }
 
 type Args = ActionArgs<PhaseContext>;
@@ -91,10 +97,17 @@ const leave = (phase: Phase) =>
 function hasTimestamp(args: Args): boolean {
   return timestampOf(args.event as Event) !== undefined;
 }
+/**
+ * A line of the transcript's own thread: not a sidechain line, unless the transcript is a
+ * subagent's own (every line is a sidechain one there; its first prompt, met while idle, says so).
+ */
+function ownThread({ event, context, inState }: Args): boolean {
+  return (event.payload as { isSidechain?: unknown } | undefined)?.isSidechain !== true || context.subagent || inState('idle');
+}
 /** User text that Claude Code writes itself: not meta, a compaction summary or a sidechain (subagent) line. */
 function fromTheUser(args: Args): boolean {
   const p = payloadOf(args);
-  return p['isMeta'] !== true && p['isCompactSummary'] !== true && p['isSidechain'] !== true;
+  return p['isMeta'] !== true && p['isCompactSummary'] !== true && ownThread(args);
 }
 const LOCAL_COMMAND = /^\s*<(command-name|local-command-stdout|local-command-caveat)>/;
 const INTERRUPTED = /^\s*\[Request interrupted by user/;
@@ -115,7 +128,7 @@ function isOtherTool(args: Args): boolean {
 }
 const blocks = (args: Args): readonly string[] => {
   const p = payloadOf(args);
-  return p['isSidechain'] === true ? [] : ((p['blockTypes'] as readonly string[] | undefined) ?? []);
+  return ownThread(args) ? ((p['blockTypes'] as readonly string[] | undefined) ?? []) : [];
 };
 function wroteText(args: Args): boolean {
   return blocks(args).includes('text');
@@ -132,8 +145,12 @@ function lastCallAnswered({ context }: Args): boolean {
 }
 
 /** Another transcript starts in the same session: nothing of the one before counts. */
-const startAfresh = assign<PhaseContext>(() => ({ sinceMs: null, msIn: zeroes(), turns: 0, inFlight: 0 }));
-const startTurn = assign<PhaseContext>(({ context }) => ({ turns: context.turns + 1, inFlight: 0 }));
+const startAfresh = assign<PhaseContext>(() => ({ sinceMs: null, msIn: zeroes(), turns: 0, inFlight: 0, subagent: false }));
+const startTurn = assign<PhaseContext>(({ context, event }) => ({
+  turns: context.turns + 1,
+  inFlight: 0,
+  subagent: context.subagent || (event.payload as { isSidechain?: unknown } | undefined)?.isSidechain === true,
+}));
 const handBack = assign<PhaseContext>(() => ({ inFlight: 0 }));
 const callMade = assign<PhaseContext>(({ context }) => ({ inFlight: context.inFlight + 1 }));
 const callAnswered = assign<PhaseContext>(({ context }) => ({ inFlight: Math.max(0, context.inFlight - 1) }));
@@ -156,6 +173,7 @@ export const AgentPhases = defineMachine('agentPhase', {
     msIn: zeroes(),
     turns: 0,
     inFlight: 0,
+    subagent: false,
   } as PhaseContext,
   // Events the chart has no transition for in the current phase change nothing.
   invalidTransitions: 'ignore',
@@ -216,6 +234,8 @@ export interface PhaseDurations {
   readonly firstMs: number | null;
   readonly lastMs: number | null;
   readonly turns: number;
+  /** A subagent's own transcript (see {@link PhaseContext.subagent}): ending in `responding` means it ended with its answer. */
+  readonly subagent: boolean;
 }
 
 /**
@@ -242,5 +262,6 @@ export function phaseDurations(snapshot: MachineSnapshot<PhaseContext, string>, 
     firstMs: time?.firstMs ?? null,
     lastMs: time?.lastMs ?? null,
     turns: c.turns,
+    subagent: c.subagent,
   };
 }

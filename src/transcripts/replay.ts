@@ -18,7 +18,7 @@ import {
 } from './notifications';
 import { parseTranscript } from './parse';
 import { AgentPhases, phaseDurations, type PhaseDurations } from './phases';
-import { Messages, ToolCalls, transcriptSlices } from './slices';
+import { Messages, SubagentTools, ToolCalls, transcriptSlices, type SubagentToolsItem } from './slices';
 
 /** A session made by {@link createTranscriptSession}. */
 export type TranscriptSession = Session<TranscriptDeps>;
@@ -108,6 +108,8 @@ export interface ReplayReport {
   readonly tools: readonly ToolStatistics[];
   /** Computed `ToolCallTotals`. */
   readonly toolCalls: ToolCallTotals;
+  /** Tool calls of subagents relayed in `agent_progress` lines (the `subagentTools` slice), by tool in first-seen order. */
+  readonly subagentCalls: SubagentToolsItem;
   /** Computed `TaskSummary` of the latest todo list. */
   readonly task: TaskSummary;
   /** Computed `TokenSummary`. */
@@ -220,6 +222,7 @@ export function replayTranscript(lines: readonly string[], options: ReplayOption
     skipped: byCountDesc(skipped),
     tools: readTools(session),
     toolCalls: session.computed(ToolCallTotals).latest(),
+    subagentCalls: session.slice(SubagentTools).latest() ?? { tools: [], calls: 0, errors: 0 },
     task: session.computed(TaskSummary).latest(),
     tokens: session.computed(TokenSummary).latest(),
     windows: [windowOf(session, Messages, evicted), windowOf(session, ToolCalls, evicted)],

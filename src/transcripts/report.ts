@@ -96,7 +96,8 @@ function phaseLines(report: ReplayReport): string[] {
   if (report.phases.firstMs === null) return [row('phases', 'no timestamp in the transcript')];
   const head = row(
     'phases',
-    `${formatDuration(spanMs)} from the first to the last timestamp, ${n(turns)} ${turns === 1 ? 'prompt' : 'prompts'}; ends in ${current}`,
+    `${formatDuration(spanMs)} from the first to the last timestamp, ${n(turns)} ${turns === 1 ? 'prompt' : 'prompts'}; ` +
+      (report.phases.subagent ? `a subagent's transcript; ${current === 'responding' ? 'ends with its answer (responding)' : `ends in ${current}`}` : `ends in ${current}`),
   );
   const all = (Object.keys(msIn) as (keyof typeof msIn)[]).sort((a, b) => msIn[b] - msIn[a]);
   const phases = all.filter((p) => msIn[p] > 0);
@@ -137,6 +138,11 @@ export function formatReport(report: ReplayReport): string {
   else out.push(row('skipped', 'by reason:'), ...counts(report.skipped));
   out.push(row('tool calls', `${n(toolCalls.total)} (${n(toolCalls.errors)} errors, ${n(toolCalls.pending)} without result)`));
   if (report.tools.length > 0) out.push(...toolTable(report));
+  const nested = report.subagentCalls;
+  if (nested.calls > 0 || nested.errors > 0) {
+    const byTool = [...nested.tools].sort((a, b) => b.calls - a.calls).map((t) => `${t.name} ${n(t.calls)}`);
+    out.push(sub(`+ ${n(nested.calls)} subagent ${nested.calls === 1 ? 'call' : 'calls'} in agent_progress lines (${n(nested.errors)} errors)${byTool.length > 0 ? `: ${byTool.join(', ')}` : ''}`));
+  }
   out.push(...planLines(report));
   out.push(
     row(

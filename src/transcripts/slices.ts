@@ -17,6 +17,7 @@ import {
   ToolFailed,
   ToolSucceeded,
   TranscriptStarted,
+  ProgressReported,
   UserMessageAdded,
 } from './events';
 
@@ -309,8 +310,43 @@ export const ToolStats = defineSlice('toolStats', {
   ],
 });
 
+/** One item of {@link SubagentTools}: calls per tool (first-seen order), their sum, and the failed results. */
+export const SubagentToolsItem = z.object({
+  tools: z.array(z.object({ name: z.string(), calls: z.number().int().nonnegative() })),
+  calls: z.number().int().nonnegative(),
+  errors: z.number().int().nonnegative(),
+});
+export type SubagentToolsItem = z.infer<typeof SubagentToolsItem>;
+
+const NO_SUBAGENT_TOOLS: SubagentToolsItem = { tools: [], calls: 0, errors: 0 };
+
+/**
+ * One item: the tool calls subagents made, as the main transcript relays them in its
+ * `agent_progress` lines (`ProgressReported.subagentCalls`; the `toolCalls` log and `toolStats`
+ * hold the transcript's own calls, the Task call among them).
+ */
+export const SubagentTools = defineSlice('subagentTools', {
+  policy: 'state',
+  schema: SubagentToolsItem,
+  initial: [NO_SUBAGENT_TOOLS],
+  reducers: ({ on }) => [
+    on(TranscriptStarted, () => replace([NO_SUBAGENT_TOOLS])),
+    on(ProgressReported, (view, { payload: p }) => {
+      if (p.subagentCalls.length === 0 && p.subagentErrors === 0) return none();
+      const item = view.latest() ?? NO_SUBAGENT_TOOLS;
+      const tools = item.tools.map((t) => ({ ...t }));
+      for (const call of p.subagentCalls) {
+        const tool = tools.find((t) => t.name === call.name);
+        if (tool === undefined) tools.push({ name: call.name, calls: 1 });
+        else tool.calls++;
+      }
+      return replace([{ tools, calls: item.calls + p.subagentCalls.length, errors: item.errors + p.subagentErrors }]);
+    }),
+  ],
+});
+
 /**
  * The transcript session's slices, in registration order (pass them to `createSession({ slices })`);
  * `transcriptTime` is the clock the `agentPhase` statechart reads, so a session that installs it needs it.
  */
-export const transcriptSlices = [Messages, ToolCalls, Plan, TokenUsage, ToolStats, Notifications, TranscriptTime] as const;
+export const transcriptSlices = [Messages, ToolCalls, Plan, TokenUsage, ToolStats, Notifications, TranscriptTime, SubagentTools] as const;

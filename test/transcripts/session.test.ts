@@ -261,6 +261,52 @@ describe('notify retries run in transcript time', () => {
   });
 });
 
+describe('subagents (real lines)', () => {
+  /** An independent plain JSON scan of the agent_progress lines: tool_use blocks by name, and tool_result blocks with is_error. */
+  const scanAgentProgress = (file: string) => {
+    const byName = new Map<string, number>();
+    let errors = 0;
+    for (const l of text(file).split('\n')) {
+      if (l.trim() === '') continue;
+      const o = JSON.parse(l) as { type?: string; data?: { type?: string; message?: { message?: { content?: unknown } } } };
+      if (o.type !== 'progress' || o.data?.type !== 'agent_progress') continue;
+      const content = o.data.message?.message?.content;
+      for (const b of Array.isArray(content) ? (content as { type: string; name?: string; is_error?: boolean }[]) : []) {
+        if (b.type === 'tool_use') byName.set(b.name as string, (byName.get(b.name as string) ?? 0) + 1);
+        if (b.type === 'tool_result' && b.is_error === true) errors++;
+      }
+    }
+    return { byName, errors };
+  };
+
+  it.each([BIG_A, BIG_B])('%s: the tool calls nested in agent_progress lines are counted as subagent calls, not left out', (file) => {
+    const scan = scanAgentProgress(file);
+    const report = replayTranscript(splitLines(text(file)), { source: file });
+    const total = [...scan.byName.values()].reduce((a, b) => a + b, 0);
+    expect(total).toBeGreaterThan(0);
+    expect(report.subagentCalls.calls).toBe(total);
+    expect(report.subagentCalls.errors).toBe(scan.errors);
+    expect(new Map(report.subagentCalls.tools.map((t) => [t.name, t.calls]))).toEqual(scan.byName);
+    // The transcript's own calls stay what they were (the Task calls among them).
+    expect(report.toolCalls.total).toBe(scanTranscript(text(file)).toolUse);
+    expect(formatReport(report)).toContain(`+ ${total} subagent calls in agent_progress lines (${scan.errors} errors)`);
+  });
+
+  it("a subagent transcript that ends with the agent's final answer is reported as answered, not as thinking", () => {
+    const file = fileURLToPath(new URL('./data/spotter-4d5611e5-241a-462a-8d15-5122611a9569_subagents_agent-a2898e3.jsonl', import.meta.url));
+    const lines = splitLines(readFileSync(file, 'utf8'));
+    const last = JSON.parse(lines[lines.length - 1] as string) as { type: string; isSidechain: boolean; message: { content: { type: string }[] } };
+    expect([last.type, last.isSidechain, last.message.content.map((b) => b.type)]).toEqual(['assistant', true, ['text']]);
+    const report = replayTranscript(lines, { source: 'subagent' });
+    expect(report.phases.subagent).toBe(true);
+    expect(report.phases.current).toBe('responding');
+    expect(report.phases.turns).toBe(1);
+    expect(formatReport(report)).toContain("1 prompt; a subagent's transcript; ends with its answer (responding)");
+    // A main transcript is not taken for a subagent's.
+    expect(replayTranscript(splitLines(text(BIG_A)), { source: BIG_A }).phases.subagent).toBe(false);
+  });
+});
+
 describe('several transcripts in one session (rxslice replay --record a.jsonl b.jsonl)', () => {
   const own = (r: ReturnType<typeof replayTranscript>) => ({
     events: r.events,
@@ -355,6 +401,7 @@ describe('agent-phase statechart', () => {
       firstMs: Date.UTC(2026, 0, 1),
       lastMs: Date.UTC(2026, 0, 1) + 120_000,
       turns: 2,
+      subagent: false,
     });
     expect(phase.toMermaid()).toContain('working --> waitingForUser : transcript/systemMessageAdded [endsTurn]');
     session.dispose();
@@ -378,7 +425,7 @@ describe('agent-phase statechart', () => {
       [false, false],
     ]);
     expect(session.slice(TranscriptTime).latest()).toEqual({ firstMs: Date.UTC(2026, 0, 1), lastMs: Date.UTC(2026, 0, 1) + 4000 });
-    expect(session.machine(AgentPhases).current.context).toEqual({ sinceMs: Date.UTC(2026, 0, 1) + 1000, msIn: { idle: 1000, thinking: 0, responding: 0, planning: 0, executing: 0, waitingForUser: 0 }, turns: 1, inFlight: 0 });
+    expect(session.machine(AgentPhases).current.context).toEqual({ sinceMs: Date.UTC(2026, 0, 1) + 1000, msIn: { idle: 1000, thinking: 0, responding: 0, planning: 0, executing: 0, waitingForUser: 0 }, turns: 1, inFlight: 0, subagent: false });
     expect(phaseDurations(session.machine(AgentPhases).current, session.slice(TranscriptTime).latest()).msIn.thinking).toBe(3000);
     session.dispose();
   });
