@@ -1,8 +1,10 @@
 /**
- * The `rxslice` command line: `replay`, `inspect` and `stats` (commander; progress bars with
+ * The `rxslice` command line: `replay`, `inspect`, `stats` and `history` (commander; progress bars with
  * cli-progress). Run `rxslice --help` or `rxslice <command> --help`.
  */
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { isRxSliceError } from '../internal/errors';
 import { startInspector, type Inspector } from '../devtools/inspector-server';
@@ -10,6 +12,7 @@ import { definitionsFor, DefinitionsError } from './definitions';
 import type { CliIO } from './progress';
 import { replayCommand } from './replay-command';
 import { formatStats, recordingStats } from './stats-command';
+import { formatHistory, HistoryError, threadHistory } from './history-command';
 
 /** Options of {@link runCli}. */
 export interface RunCliOptions {
@@ -26,6 +29,20 @@ const port = (value: string): number => {
   if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('a port is an integer from 0 to 65535');
   return n;
 };
+
+/**
+ * The version of the installed rxslice: `version` of the package.json two folders up (from
+ * `src/cli/main.ts` in a checkout and from `dist/cli/main.js` in an installed package alike).
+ */
+function packageVersion(): string {
+  try {
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { name?: unknown; version?: unknown };
+    if (pkg.name === 'rxslice' && typeof pkg.version === 'string') return pkg.version;
+  } catch {
+    // Not found or not readable: say so below rather than fail every command.
+  }
+  return 'unknown (package.json of rxslice not found)';
+}
 
 /** Opens `url` in the default browser (xdg-open, open or start); failures are reported, not fatal. */
 function openBrowser(url: string, io: CliIO): void {
@@ -48,6 +65,7 @@ export async function runCli(argv: readonly string[], io: CliIO, options: RunCli
   let code = 0;
   const program = new Command('rxslice')
     .description('rxslice: replay agent transcripts, inspect and summarise flight recordings')
+    .version(packageVersion(), '-V, --version', 'print the version of rxslice')
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
     .showHelpAfterError();
@@ -97,12 +115,23 @@ export async function runCli(argv: readonly string[], io: CliIO, options: RunCli
       io.stdout.write(`${opts.json === true ? JSON.stringify(stats, null, 2) : formatStats(stats)}\n`);
     });
 
+  program
+    .command('history')
+    .description("list a checkpointer thread's checkpoints (id, parent, step, node, time, changed fields) from a checkpointFiles directory")
+    .argument('<dir>', 'the directory given to checkpointFiles(dir)')
+    .requiredOption('--thread <id>', 'the thread id')
+    .option('--json', 'print the checkpoints as JSON')
+    .action((dir: string, opts: { thread: string; json?: boolean }) => {
+      const history = threadHistory(path.resolve(io.cwd, dir), opts.thread);
+      io.stdout.write(`${opts.json === true ? JSON.stringify(history, null, 2) : formatHistory(history)}\n`);
+    });
+
   try {
     await program.parseAsync([...argv], { from: 'user' });
     return code;
   } catch (e) {
     if (e instanceof CommanderError) return e.exitCode === 0 ? 0 : 2;
-    if (e instanceof InvalidArgumentError || e instanceof DefinitionsError || isRxSliceError(e)) {
+    if (e instanceof InvalidArgumentError || e instanceof DefinitionsError || e instanceof HistoryError || isRxSliceError(e)) {
       const what = isRxSliceError(e) ? `${e.name} (${e.code}): ` : '';
       io.stderr.write(`rxslice: ${what}${e.message}\n`);
       return 1;

@@ -59,7 +59,9 @@ function readInputs(cwd: string, args: readonly string[]): { inputs: Input[]; pr
  *   state and replays only what is new.
  * - `--record <file>` writes a flight recording of the replay (label `rxslice.transcript`) and
  *   reads it back. With several transcripts and no `--store`, they are replayed one after the
- *   other into one session, recorded in `<file>`; with `--store` too, each transcript gets its own
+ *   other into one session, recorded in `<file>`, each after the first opened by
+ *   `transcript/transcriptStarted` (its report gives its own figures; no time between two
+ *   transcripts is booked to a phase); with `--store` too, each transcript gets its own
  *   session and recording (`<file>` with the transcript's name inserted).
  * - `--diagram` prints the phase statechart in Mermaid.
  *
@@ -82,7 +84,12 @@ export function replayCommand(paths: readonly string[], options: ReplayCommandOp
   const shared = record !== undefined && store === undefined && inputs.length > 1 ? createTranscriptSession() : undefined;
   const sharedFile = record === undefined ? undefined : path.resolve(io.cwd, record);
   const sharedRecorder = shared === undefined || sharedFile === undefined ? undefined : startRecording(shared, sharedFile);
-  if (shared !== undefined) out(`record: ${inputs.length} transcripts replayed one after the other into one session, recorded in ${sharedFile}; each report's totals include the transcripts before it`);
+  if (shared !== undefined) {
+    out(
+      `record: ${inputs.length} transcripts replayed one after the other into one session, recorded in ${sharedFile}; ` +
+        "each transcript after the first starts with transcript/transcriptStarted, so each report gives its transcript's own figures (the windows' kept counts are the whole run's)",
+    );
+  }
   try {
     inputs.forEach((input, i) => {
       if (failure !== undefined) return;
@@ -98,7 +105,7 @@ export function replayCommand(paths: readonly string[], options: ReplayCommandOp
         return;
       }
       if (shared !== undefined) {
-        const report = replayTranscript(transcript, { source: input.label, session: shared, onProgress });
+        const report = replayTranscript(transcript, { source: input.label, session: shared, onProgress, earlierTranscripts: i });
         bar?.stop();
         lines += report.lines;
         events += report.events;

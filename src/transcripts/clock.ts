@@ -4,7 +4,9 @@
  * the transcript's own time, and a replay is synchronous and deterministic.
  */
 import { VirtualTimeScheduler } from 'rxjs';
-import type { Event } from '../index';
+import { z } from 'zod';
+import { defineSlice, none, replace, type Event, type Reducer } from '../index';
+import { transcriptEvents, TranscriptStarted } from './events';
 
 /**
  * The time of an event, in ms since the epoch: its payload's ISO-8601 `timestamp`, or
@@ -98,3 +100,39 @@ export class TranscriptClock extends VirtualTimeScheduler {
     return this.actions.length;
   }
 }
+
+/** The item of {@link TranscriptTime}: the first timestamp and the running maximum of the timestamps seen (ms since the epoch). */
+export const TranscriptTimeItem = z.object({ firstMs: z.number(), lastMs: z.number() });
+export type TranscriptTimeItem = z.infer<typeof TranscriptTimeItem>;
+
+/** Moves the running maximum to the event's timestamp; an event without one, or one not later, changes nothing. */
+const advanced: Reducer<TranscriptTimeItem> = (view, event) => {
+  const t = timestampOf(event);
+  if (t === undefined) return none();
+  const time = view.latest();
+  if (time !== undefined && t <= time.lastMs) return none();
+  return replace([{ firstMs: time?.firstMs ?? t, lastMs: t }]);
+};
+
+/**
+ * The transcript's time as the session has seen it (state, at most one item): the first
+ * timestamp of any transcript event and the running maximum of their timestamps (transcripts
+ * sometimes step back, see {@link TranscriptClock}). Empty before the first timestamped event,
+ * and again after `transcript/transcriptStarted` (another transcript in the same session).
+ *
+ * @remarks Kept apart from the `agentPhase` statechart's context so that an event that only
+ * moves time changes this one small item and not the machine's slice (whose snapshot holds the
+ * whole configuration): the statechart reads it (as committed before the event it handles) when
+ * a phase is left, and `phaseDurations` (phases.ts) reads it to close the current phase.
+ * @example
+ * ```ts
+ * session.dispatch(UserMessageAdded({ ...prompt, timestamp: '2025-01-01T00:00:01.000Z' }));
+ * session.slice(TranscriptTime).latest(); // { firstMs: 1735689601000, lastMs: 1735689601000 }
+ * ```
+ */
+export const TranscriptTime = defineSlice('transcriptTime', {
+  policy: 'state',
+  schema: TranscriptTimeItem,
+  // Another transcript in the same session: its time starts afresh (see TranscriptStarted).
+  reducers: ({ on }) => transcriptEvents.map((creator) => (creator === TranscriptStarted ? on(creator, () => replace([])) : on(creator, advanced))),
+});

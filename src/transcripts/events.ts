@@ -111,6 +111,10 @@ export const ProgressReported = defineEvent(
     toolUseId: z.string().nullable(),
     parentToolUseId: z.string().nullable(),
     timestamp: Timestamp,
+    /** `agent_progress` lines: the subagent's tool calls relayed in the line (`tool_use` blocks); empty otherwise. */
+    subagentCalls: z.array(z.object({ toolUseId: z.string(), name: z.string() })),
+    /** `agent_progress` lines: how many of the subagent's tool results in the line are errors (`is_error: true`). */
+    subagentErrors: z.number().int().nonnegative(),
   }),
 );
 
@@ -148,6 +152,17 @@ export const PromptQueueChanged = defineEvent(
   z.object({ operation: z.string(), content: z.string().nullable(), timestamp: Timestamp }),
 );
 
+/**
+ * Another transcript starts in a session that holds earlier ones (`rxslice replay --record` with
+ * several transcripts replays them into one session): dispatched by `replayTranscript` with
+ * `{ earlierTranscripts: n }` (n > 0) before the transcript's first event. It returns the transcript's state
+ * (plan, token totals, tool statistics, the `agentPhase` statechart and `transcriptTime`) to its
+ * start, so that the hours between two unrelated transcripts count in no phase and every figure
+ * read from that state is the new transcript's own; the logs (messages, tool calls,
+ * notifications) go on. `previous`: transcripts replayed into the session before this one.
+ */
+export const TranscriptStarted = defineEvent('transcript/transcriptStarted', z.object({ source: z.string(), previous: z.number().int().positive() }));
+
 /** Every transcript event creator, for `createSession({ events })` so that each dispatch is validated. */
 export const transcriptEvents: readonly AnyEventCreator[] = [
   UserMessageAdded,
@@ -162,4 +177,5 @@ export const transcriptEvents: readonly AnyEventCreator[] = [
   SummaryAdded,
   FileHistorySnapshotted,
   PromptQueueChanged,
+  TranscriptStarted,
 ];

@@ -22,7 +22,7 @@
  * recording.stateAt(recording.lastSeq).slices['messages']?.items.length; // the messages kept at the end
  * ```
  */
-export { timestampOf, TranscriptClock } from './clock';
+export { timestampOf, TranscriptClock, TranscriptTime, TranscriptTimeItem } from './clock';
 export { TaskSummary, ToolStatsOf, ToolNames, ToolCallTotals, TokenSummary, type ToolStatistics } from './computed';
 export {
   storeFileOf,
@@ -63,6 +63,7 @@ export {
   UserLine,
   AssistantLine,
   ProgressLine,
+  AgentProgressData,
   SystemLine,
   SummaryLine,
   FileHistorySnapshotLine,
@@ -118,5 +119,7 @@ export {
   ToolCounter,
   ToolStatsItem,
   ToolStats,
+  SubagentTools,
+  SubagentToolsItem,
   transcriptSlices,
 } from './slices';

@@ -68,6 +68,16 @@ export const ProgressLine = z.object({
   timestamp: Stamp,
 });
 
+/**
+ * `data` of a `progress` line of type `agent_progress`: one line of a subagent (a Task call)
+ * relayed into the main transcript while it runs. `data.message.message.content` holds its
+ * blocks: `tool_use` blocks are the subagent's tool calls, `tool_result` blocks their results.
+ */
+export const AgentProgressData = z.looseObject({
+  type: z.literal('agent_progress'),
+  message: z.looseObject({ message: z.looseObject({ content: z.union([z.string(), z.array(ContentBlock)]) }) }),
+});
+
 export const SystemLine = z.object({
   type: z.literal('system'),
   subtype: z.string(),

@@ -24,6 +24,7 @@ import {
   UserMessageAdded,
 } from './events';
 import {
+  AgentProgressData,
   AssistantLine,
   ContentBlock,
   FileHistorySnapshotLine,
@@ -190,6 +191,26 @@ function parseAssistant(line: z.infer<typeof AssistantLine>): ParsedLine {
 
 const one = (event: Event): ParsedLine => ({ events: [event], skipped: [] });
 
+/**
+ * The subagent's tool calls and failed results relayed in an `agent_progress` line (none for
+ * other progress lines, or blocks of a shape not recognised: those are left out, as found).
+ */
+function subagentBlocks(data: unknown): { subagentCalls: { toolUseId: string; name: string }[]; subagentErrors: number } {
+  const calls: { toolUseId: string; name: string }[] = [];
+  let errors = 0;
+  const progress = AgentProgressData.safeParse(data);
+  const content = progress.success ? progress.data.message.message.content : [];
+  if (Array.isArray(content)) {
+    for (const block of content) {
+      const use = ToolUseBlock.safeParse(block);
+      if (use.success) calls.push({ toolUseId: use.data.id, name: use.data.name });
+      const result = ToolResultBlock.safeParse(block);
+      if (result.success && result.data.is_error === true) errors++;
+    }
+  }
+  return { subagentCalls: calls, subagentErrors: errors };
+}
+
 const parsers: { readonly [K in LineType]: (line: z.infer<(typeof lineSchemas)[K]>) => ParsedLine } = {
   user: parseUser,
   assistant: parseAssistant,
@@ -200,6 +221,7 @@ const parsers: { readonly [K in LineType]: (line: z.infer<(typeof lineSchemas)[K
         toolUseId: line.toolUseID ?? null,
         parentToolUseId: line.parentToolUseID ?? null,
         timestamp: line.timestamp ?? null,
+        ...subagentBlocks(line.data),
       }),
     ),
   system: (line: z.infer<typeof SystemLine>) =>

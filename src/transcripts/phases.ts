@@ -26,30 +26,32 @@
  *   (lines of a response whose calls are in flight, and `tool_use` lines, change nothing: the
  *   `toolCalled` that follows decides);
  * - `systemMessageAdded` `stop_hook_summary` or `turn_duration` while working → waitingForUser;
- * - any other event with a timestamp only moves the machine's clock (the `*` transition).
+ * - `transcriptStarted` (another transcript in the same session) → idle, every total back to 0;
+ * - any other event enables nothing (and costs the machine nothing).
  *
- * Time: the machine reads each event's own `timestamp` (actions do not see the envelope's
- * time). Its clock is the running maximum of the timestamps it has seen, because transcripts
- * sometimes step back (see `clock.ts`). A phase's time runs from the clock when it was entered
- * to the clock when it is left, so the phases' times add up exactly to
- * `clockMs - firstMs`: the latest timestamp minus the first one, over every timestamped event
- * (see {@link phaseDurations}, which closes the current phase at `clockMs`).
+ * Time: the clock is the `transcriptTime` slice ({@link TranscriptTime}, clock.ts), the running
+ * maximum of the transcript events' timestamps, because transcripts sometimes step back. It is
+ * kept out of this machine's context, so an event that only moves time leaves the machine's
+ * slice alone. A phase's time runs from the clock when it was entered to the clock when it is
+ * left; the exit action reads the clock as committed before the event and the event's own
+ * `timestamp` (actions do not see the envelope's time). So the phases' times add up exactly to
+ * `lastMs - firstMs` of `transcriptTime`: the latest timestamp minus the first one, over every
+ * timestamped event (see {@link phaseDurations}, which closes the current phase at `lastMs`).
  */
 import { assign, defineMachine, type ActionArgs, type MachineSnapshot } from '../index';
-import { timestampOf } from './clock';
+import { timestampOf, TranscriptTime, type TranscriptTimeItem } from './clock';
 import type { Event } from '../index';
 
 /** The atomic phases, in chart order. */
 export const PHASES = ['idle', 'thinking', 'responding', 'planning', 'executing', 'waitingForUser'] as const;
 export type Phase = (typeof PHASES)[number];
 
-/** The machine's context: the phase clock and the tool calls in flight. All times in ms since the epoch. */
+/**
+ * The machine's context: the phase totals and the tool calls in flight. Times in ms since the
+ * epoch; the clock itself is the `transcriptTime` slice, not part of the context.
+ */
 export interface PhaseContext {
-  /** The first timestamp seen; `null` before any. */
-  readonly firstMs: number | null;
-  /** The running maximum of the timestamps seen. */
-  readonly clockMs: number | null;
-  /** When the current phase was entered (the clock then). */
+  /** When the current phase was entered (the clock then); `null` while it is the first phase (entered at the first timestamp). */
   readonly sinceMs: number | null;
   /** Time spent in each phase before the current visit of the current phase. */
   readonly msIn: Readonly<Record<Phase, number>>;
@@ -57,6 +59,12 @@ export interface PhaseContext {
   readonly turns: number;
   /** Tool calls made and not answered yet. */
   readonly inFlight: number;
+  /**
+   * True when this is a subagent's own transcript (`<session>_subagents_agent-<id>.jsonl`): its
+   * first prompt was a sidechain line, so its sidechain lines are its own thread, not a Task
+   * call's subagent running inside a main transcript.
+   */
+  readonly subagent: boolean;
 }
 
 type Args = ActionArgs<PhaseContext>;
@@ -65,40 +73,41 @@ const zeroes = (): Record<Phase, number> => ({ idle: 0, thinking: 0, responding:
 
 const payloadOf = (args: Args): Record<string, unknown> => (args.event.payload ?? {}) as Record<string, unknown>;
 
-/** The clock after the event: the later of the clock and the event's timestamp. */
-function clockAfter({ context, event }: Args): number | null {
+/**
+ * The clock after the event: the later of `transcriptTime` as committed before it and the
+ * event's own timestamp (the slice's reducer moves it the same way when the event commits).
+ * `undefined` before any timestamp.
+ */
+function clockAfter({ event, slices }: Args): { readonly firstMs: number; readonly nowMs: number } | undefined {
+  const time: TranscriptTimeItem | undefined = slices.get(TranscriptTime).latest();
   const t = timestampOf(event as Event);
-  if (t === undefined) return context.clockMs;
-  return context.clockMs === null ? t : Math.max(context.clockMs, t);
+  if (t === undefined) return time === undefined ? undefined : { firstMs: time.firstMs, nowMs: time.lastMs };
+  return time === undefined ? { firstMs: t, nowMs: t } : { firstMs: time.firstMs, nowMs: Math.max(time.lastMs, t) };
 }
-
-/** Moves the clock to the event's timestamp (the first timestamp also starts the first phase). */
-function ticked(args: Args): Partial<PhaseContext> {
-  const now = clockAfter(args);
-  const { context } = args;
-  if (now === null || now === context.clockMs) return {};
-  return { clockMs: now, firstMs: context.firstMs ?? now, sinceMs: context.sinceMs ?? now };
-}
-
-const tick = assign<PhaseContext>(ticked);
 
 /** Exit action of a phase: adds the time since it was entered and restarts the phase clock. */
 const leave = (phase: Phase) =>
   assign<PhaseContext>((args) => {
-    const moved = ticked(args);
-    const now = moved.clockMs ?? args.context.clockMs;
-    const since = moved.sinceMs ?? args.context.sinceMs;
-    if (now === null || since === null) return moved;
-    return { ...moved, msIn: { ...args.context.msIn, [phase]: args.context.msIn[phase] + (now - since) }, sinceMs: now };
+    const clock = clockAfter(args);
+    if (clock === undefined) return {};
+    const since = args.context.sinceMs ?? clock.firstMs;
+    return { msIn: { ...args.context.msIn, [phase]: args.context.msIn[phase] + (clock.nowMs - since) }, sinceMs: clock.nowMs };
   });
 
 function hasTimestamp(args: Args): boolean {
   return timestampOf(args.event as Event) !== undefined;
 }
+/**
+ * A line of the transcript's own thread: not a sidechain line, unless the transcript is a
+ * subagent's own (every line is a sidechain one there; its first prompt, met while idle, says so).
+ */
+function ownThread({ event, context, inState }: Args): boolean {
+  return (event.payload as { isSidechain?: unknown } | undefined)?.isSidechain !== true || context.subagent || inState('idle');
+}
 /** User text that Claude Code writes itself: not meta, a compaction summary or a sidechain (subagent) line. */
 function fromTheUser(args: Args): boolean {
   const p = payloadOf(args);
-  return p['isMeta'] !== true && p['isCompactSummary'] !== true && p['isSidechain'] !== true;
+  return p['isMeta'] !== true && p['isCompactSummary'] !== true && ownThread(args);
 }
 const LOCAL_COMMAND = /^\s*<(command-name|local-command-stdout|local-command-caveat)>/;
 const INTERRUPTED = /^\s*\[Request interrupted by user/;
@@ -119,7 +128,7 @@ function isOtherTool(args: Args): boolean {
 }
 const blocks = (args: Args): readonly string[] => {
   const p = payloadOf(args);
-  return p['isSidechain'] === true ? [] : ((p['blockTypes'] as readonly string[] | undefined) ?? []);
+  return ownThread(args) ? ((p['blockTypes'] as readonly string[] | undefined) ?? []) : [];
 };
 function wroteText(args: Args): boolean {
   return blocks(args).includes('text');
@@ -135,16 +144,22 @@ function lastCallAnswered({ context }: Args): boolean {
   return context.inFlight <= 1;
 }
 
-const startTurn = assign<PhaseContext>((args) => ({ ...ticked(args), turns: args.context.turns + 1, inFlight: 0 }));
-const handBack = assign<PhaseContext>((args) => ({ ...ticked(args), inFlight: 0 }));
-const callMade = assign<PhaseContext>((args) => ({ ...ticked(args), inFlight: args.context.inFlight + 1 }));
-const callAnswered = assign<PhaseContext>((args) => ({ ...ticked(args), inFlight: Math.max(0, args.context.inFlight - 1) }));
+/** Another transcript starts in the same session: nothing of the one before counts. */
+const startAfresh = assign<PhaseContext>(() => ({ sinceMs: null, msIn: zeroes(), turns: 0, inFlight: 0, subagent: false }));
+const startTurn = assign<PhaseContext>(({ context, event }) => ({
+  turns: context.turns + 1,
+  inFlight: 0,
+  subagent: context.subagent || (event.payload as { isSidechain?: unknown } | undefined)?.isSidechain === true,
+}));
+const handBack = assign<PhaseContext>(() => ({ inFlight: 0 }));
+const callMade = assign<PhaseContext>(({ context }) => ({ inFlight: context.inFlight + 1 }));
+const callAnswered = assign<PhaseContext>(({ context }) => ({ inFlight: Math.max(0, context.inFlight - 1) }));
 
 const RESULT = 'transcript/toolSucceeded transcript/toolFailed';
 
-/** While calls are in flight: more calls, lines of the same response, and results. */
+/** While calls are in flight: more calls, lines of the same response (they change nothing), and results. */
 const inFlightTransitions = {
-  'transcript/assistantMessageAdded': { guard: hasTimestamp, actions: tick },
+  'transcript/assistantMessageAdded': { guard: hasTimestamp },
   [RESULT]: [
     { target: 'thinking', guard: lastCallAnswered, actions: callAnswered },
     { actions: callAnswered },
@@ -154,12 +169,11 @@ const inFlightTransitions = {
 /** The agent's phases (see the module comment for the chart and how time is counted). */
 export const AgentPhases = defineMachine('agentPhase', {
   context: {
-    firstMs: null,
-    clockMs: null,
     sinceMs: null,
     msIn: zeroes(),
     turns: 0,
     inFlight: 0,
+    subagent: false,
   } as PhaseContext,
   // Events the chart has no transition for in the current phase change nothing.
   invalidTransitions: 'ignore',
@@ -177,17 +191,17 @@ export const AgentPhases = defineMachine('agentPhase', {
           { target: 'executing', actions: callMade },
         ],
         'transcript/assistantMessageAdded': [
-          { target: 'responding', guard: wroteText, actions: tick },
-          { target: 'thinking', guard: wroteThinking, actions: tick },
+          { target: 'responding', guard: wroteText },
+          { target: 'thinking', guard: wroteThinking },
         ],
         [RESULT]: { actions: callAnswered },
-        '*': { guard: hasTimestamp, actions: tick },
+        'transcript/transcriptStarted': { target: 'idle', actions: startAfresh },
       },
       states: {
         idle: { exit: leave('idle') },
         working: {
           initial: 'thinking',
-          on: { 'transcript/systemMessageAdded': { target: 'waitingForUser', guard: endsTurn, actions: tick } },
+          on: { 'transcript/systemMessageAdded': { target: 'waitingForUser', guard: endsTurn } },
           states: {
             thinking: { exit: leave('thinking') },
             responding: { exit: leave('responding') },
@@ -212,7 +226,7 @@ export const AgentPhases = defineMachine('agentPhase', {
 
 /** Time per phase, the current phase, and the span they add up to. */
 export interface PhaseDurations {
-  /** ms per phase, the current visit of the current phase included (closed at `clockMs`). */
+  /** ms per phase, the current visit of the current phase included (closed at `lastMs`). */
   readonly msIn: Readonly<Record<Phase, number>>;
   readonly current: Phase;
   /** Latest minus first timestamp seen (ms); equals the sum of `msIn`. 0 before any timestamp. */
@@ -220,28 +234,34 @@ export interface PhaseDurations {
   readonly firstMs: number | null;
   readonly lastMs: number | null;
   readonly turns: number;
+  /** A subagent's own transcript (see {@link PhaseContext.subagent}): ending in `responding` means it ended with its answer. */
+  readonly subagent: boolean;
 }
 
 /**
- * Reads the time per phase from a snapshot of {@link AgentPhases}: the context's totals plus
- * the current phase's visit so far (up to the machine's clock).
+ * Reads the time per phase from a snapshot of {@link AgentPhases} and the session's
+ * {@link TranscriptTime}: the context's totals plus the current phase's visit so far (up to the
+ * clock's `lastMs`).
  *
+ * @param time - `session.slice(TranscriptTime).latest()`: `undefined` before any timestamp
+ * (then every phase has 0 ms and `firstMs`/`lastMs` are `null`).
  * @example
  * ```ts
- * const d = phaseDurations(session.machine(AgentPhases).current);
+ * const d = phaseDurations(session.machine(AgentPhases).current, session.slice(TranscriptTime).latest());
  * Object.values(d.msIn).reduce((a, b) => a + b, 0) === d.spanMs; // true
  * ```
  */
-export function phaseDurations(snapshot: MachineSnapshot<PhaseContext, string>): PhaseDurations {
+export function phaseDurations(snapshot: MachineSnapshot<PhaseContext, string>, time: TranscriptTimeItem | undefined): PhaseDurations {
   const c = snapshot.context;
   const current = (snapshot.basicConfiguration.find((id) => (PHASES as readonly string[]).includes(id)) ?? 'idle') as Phase;
-  const open = c.clockMs !== null && c.sinceMs !== null ? c.clockMs - c.sinceMs : 0;
+  const open = time === undefined ? 0 : time.lastMs - (c.sinceMs ?? time.firstMs);
   return {
     msIn: { ...c.msIn, [current]: c.msIn[current] + open },
     current,
-    spanMs: c.clockMs !== null && c.firstMs !== null ? c.clockMs - c.firstMs : 0,
-    firstMs: c.firstMs,
-    lastMs: c.clockMs,
+    spanMs: time === undefined ? 0 : time.lastMs - time.firstMs,
+    firstMs: time?.firstMs ?? null,
+    lastMs: time?.lastMs ?? null,
     turns: c.turns,
+    subagent: c.subagent,
   };
 }

@@ -4,9 +4,9 @@
  */
 import { performance } from 'node:perf_hooks';
 import { createSession, isRxSliceError, type Event, type Session, type SessionOptions, type SliceDef } from '../index';
-import { TranscriptClock, timestampOf } from './clock';
+import { TranscriptClock, TranscriptTime, timestampOf } from './clock';
 import { TaskSummary, TokenSummary, ToolCallTotals, ToolNames, ToolStatsOf, type ToolStatistics } from './computed';
-import { transcriptEvents } from './events';
+import { transcriptEvents, TranscriptStarted } from './events';
 import {
   deliverNotification,
   NotificationChannel,
@@ -18,7 +18,7 @@ import {
 } from './notifications';
 import { parseTranscript } from './parse';
 import { AgentPhases, phaseDurations, type PhaseDurations } from './phases';
-import { Messages, ToolCalls, transcriptSlices } from './slices';
+import { Messages, SubagentTools, ToolCalls, transcriptSlices, type SubagentToolsItem } from './slices';
 
 /** A session made by {@link createTranscriptSession}. */
 export type TranscriptSession = Session<TranscriptDeps>;
@@ -108,6 +108,8 @@ export interface ReplayReport {
   readonly tools: readonly ToolStatistics[];
   /** Computed `ToolCallTotals`. */
   readonly toolCalls: ToolCallTotals;
+  /** Tool calls of subagents relayed in `agent_progress` lines (the `subagentTools` slice), by tool in first-seen order. */
+  readonly subagentCalls: SubagentToolsItem;
   /** Computed `TaskSummary` of the latest todo list. */
   readonly task: TaskSummary;
   /** Computed `TokenSummary`. */
@@ -118,6 +120,8 @@ export interface ReplayReport {
   /** Time per phase of the `agentPhase` statechart, in transcript time. */
   readonly phases: PhaseDurations;
   readonly timing: ReplayTiming;
+  /** {@link ReplayOptions.earlierTranscripts}: transcripts the session held before this one (their messages and tool calls are in the windows' `size`). */
+  readonly earlierTranscripts: number;
 }
 
 /** Options of {@link replayTranscript}. */
@@ -133,6 +137,15 @@ export interface ReplayOptions {
   readonly skipEvents?: number;
   /** Called with (events dispatched so far, events to dispatch) every 1,024 events and at the end: drives a progress bar. */
   readonly onProgress?: (done: number, total: number) => void;
+  /**
+   * Transcripts replayed into `session` before this one (one session for several, as
+   * `rxslice replay --record` does). When above 0, `transcript/transcriptStarted` is dispatched
+   * first: the plan, token, tool-statistics and phase state and the transcript's time start
+   * afresh, so every figure of the report is this transcript's own and the time between the two
+   * transcripts counts in no phase; the logs go on (the windows' `size` is then the session's).
+   * Default 0.
+   */
+  readonly earlierTranscripts?: number;
 }
 
 const byCountDesc = (counts: Map<string, number>): ReadonlyMap<string, number> =>
@@ -179,6 +192,8 @@ export function replayTranscript(lines: readonly string[], options: ReplayOption
   const toDispatch = parsed.events.slice(options.skipEvents ?? 0);
   const onProgress = options.onProgress;
   let n = 0;
+  const earlierTranscripts = options.earlierTranscripts ?? 0;
+  if (earlierTranscripts > 0) session.dispatch(TranscriptStarted({ source: options.source, previous: earlierTranscripts }));
   for (const event of toDispatch) {
     if (onProgress !== undefined && (++n & 1023) === 0) onProgress(n, toDispatch.length);
     const at = clock === undefined ? undefined : timestampOf(event);
@@ -207,12 +222,14 @@ export function replayTranscript(lines: readonly string[], options: ReplayOption
     skipped: byCountDesc(skipped),
     tools: readTools(session),
     toolCalls: session.computed(ToolCallTotals).latest(),
+    subagentCalls: session.slice(SubagentTools).latest() ?? { tools: [], calls: 0, errors: 0 },
     task: session.computed(TaskSummary).latest(),
     tokens: session.computed(TokenSummary).latest(),
     windows: [windowOf(session, Messages, evicted), windowOf(session, ToolCalls, evicted)],
     notifications: readNotifications(session, notificationsBefore, eventsByType.get('transcript/toolFailed') ?? 0),
-    phases: phaseDurations(session.machine(AgentPhases).current),
+    phases: phaseDurations(session.machine(AgentPhases).current, session.slice(TranscriptTime).latest()),
     timing: { parseMs, replayMs, eventsPerSecond: replayMs > 0 ? dispatched.length / (replayMs / 1000) : 0 },
+    earlierTranscripts,
   };
   if (options.session === undefined) session.dispose();
   return report;

@@ -61,10 +61,14 @@ function planLines(report: ReplayReport): string[] {
 function windowLines(report: ReplayReport): string[] {
   const width = Math.max(...report.windows.map((w) => w.slice.length));
   const kept = Math.max(...report.windows.map((w) => n(w.size).length));
-  return report.windows.map((w, i) => {
+  const lines = report.windows.map((w, i) => {
     const text = `${w.slice.padEnd(width)}  ${n(w.size).padStart(kept)} kept, ${n(w.evicted)} evicted  ${w.window}`;
     return i === 0 ? row('windows', text) : sub(text);
   });
+  const earlier = report.earlierTranscripts;
+  // The logs go on across the transcripts of one session: what they keep is the whole run's.
+  if (earlier > 0) lines.push(sub(`kept: the whole run's (this transcript and the ${n(earlier)} before it); evicted: during this transcript`));
+  return lines;
 }
 
 function notificationLines(report: ReplayReport): string[] {
@@ -92,7 +96,8 @@ function phaseLines(report: ReplayReport): string[] {
   if (report.phases.firstMs === null) return [row('phases', 'no timestamp in the transcript')];
   const head = row(
     'phases',
-    `${formatDuration(spanMs)} from the first to the last timestamp, ${n(turns)} ${turns === 1 ? 'prompt' : 'prompts'}; ends in ${current}`,
+    `${formatDuration(spanMs)} from the first to the last timestamp, ${n(turns)} ${turns === 1 ? 'prompt' : 'prompts'}; ` +
+      (report.phases.subagent ? `a subagent's transcript; ${current === 'responding' ? 'ends with its answer (responding)' : `ends in ${current}`}` : `ends in ${current}`),
   );
   const all = (Object.keys(msIn) as (keyof typeof msIn)[]).sort((a, b) => msIn[b] - msIn[a]);
   const phases = all.filter((p) => msIn[p] > 0);
@@ -123,6 +128,9 @@ function phaseLines(report: ReplayReport): string[] {
 export function formatReport(report: ReplayReport): string {
   const { tokens, timing, toolCalls } = report;
   const out: string[] = [report.source];
+  if (report.earlierTranscripts > 0) {
+    out.push(row('run', `transcript ${n(report.earlierTranscripts + 1)} of one session; figures are this transcript's own unless marked "whole run"`));
+  }
   out.push(row('lines', `${n(report.lines)} read, ${n(report.skippedLines)} gave no event`));
   if (report.events > 0) out.push(row('events', `${n(report.events)} dispatched, by type:`), ...counts(report.eventsByType));
   else out.push(row('events', `none${report.lines > 0 ? ' (not a Claude Code transcript?)' : ''}`));
@@ -130,6 +138,11 @@ export function formatReport(report: ReplayReport): string {
   else out.push(row('skipped', 'by reason:'), ...counts(report.skipped));
   out.push(row('tool calls', `${n(toolCalls.total)} (${n(toolCalls.errors)} errors, ${n(toolCalls.pending)} without result)`));
   if (report.tools.length > 0) out.push(...toolTable(report));
+  const nested = report.subagentCalls;
+  if (nested.calls > 0 || nested.errors > 0) {
+    const byTool = [...nested.tools].sort((a, b) => b.calls - a.calls).map((t) => `${t.name} ${n(t.calls)}`);
+    out.push(sub(`+ ${n(nested.calls)} subagent ${nested.calls === 1 ? 'call' : 'calls'} in agent_progress lines (${n(nested.errors)} errors)${byTool.length > 0 ? `: ${byTool.join(', ')}` : ''}`));
+  }
   out.push(...planLines(report));
   out.push(
     row(

@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { append, defineSlice, none, replace, SliceWindow, withEffects, type SliceOp, type SliceView } from '../index';
+import { TranscriptTime } from './clock';
 import { Notifications, Notify } from './notifications';
 import {
   AssistantMessageAdded,
@@ -15,6 +16,8 @@ import {
   ToolCalled,
   ToolFailed,
   ToolSucceeded,
+  TranscriptStarted,
+  ProgressReported,
   UserMessageAdded,
 } from './events';
 
@@ -180,13 +183,16 @@ export const PlanItem = z.object({
 });
 export type PlanItem = z.infer<typeof PlanItem>;
 
-/** One item: the latest todo list (empty until the first `TodoWrite`). */
+const NO_PLAN: PlanItem = { todos: [], toolUseId: null, updatedAt: null };
+
+/** One item: the latest todo list of the transcript (empty until its first `TodoWrite`). */
 export const Plan = defineSlice('plan', {
   policy: 'state',
   schema: PlanItem,
-  initial: [{ todos: [], toolUseId: null, updatedAt: null }],
+  initial: [NO_PLAN],
   reducers: ({ onLatest }) => [
     onLatest(TodosUpdated, (_plan, { payload: p }) => ({ todos: p.todos, toolUseId: p.toolUseId, updatedAt: p.timestamp })),
+    onLatest(TranscriptStarted, () => NO_PLAN),
   ],
 });
 
@@ -208,13 +214,15 @@ export const TokenTotals = TokenUsageSchema.extend({
 export type TokenTotals = z.infer<typeof TokenTotals>;
 
 const ZERO = { input: 0, output: 0, cacheCreation: 0, cacheRead: 0 };
+const NO_TOKENS: TokenTotals = { ...ZERO, responses: 0, lastMessageId: null, lastUsage: null };
 
-/** One item: the running token totals (see {@link TokenTotals} for the counting rule). */
+/** One item: the transcript's running token totals (see {@link TokenTotals} for the counting rule). */
 export const TokenUsage = defineSlice('tokenUsage', {
   policy: 'state',
   schema: TokenTotals,
-  initial: [{ ...ZERO, responses: 0, lastMessageId: null, lastUsage: null }],
+  initial: [NO_TOKENS],
   reducers: ({ on }) => [
+    on(TranscriptStarted, () => replace([NO_TOKENS])),
     on(AssistantMessageAdded, (view, { payload: p }) => {
       const t = view.latest();
       if (t === undefined || p.usage === null) return none();
@@ -288,6 +296,7 @@ export const ToolStats = defineSlice('toolStats', {
   schema: ToolStatsItem,
   initial: [{ tools: [], open: [] }],
   reducers: ({ on }) => [
+    on(TranscriptStarted, () => replace([{ tools: [], open: [] }])),
     on(ToolCalled, (view, { payload: p }) => {
       const stats = view.latest() as ToolStatsItem;
       return replace([{ tools: bump(stats.tools, p.name, { calls: 1 }), open: [...stats.open, { toolUseId: p.toolUseId, name: p.name }] }]);
@@ -301,5 +310,43 @@ export const ToolStats = defineSlice('toolStats', {
   ],
 });
 
-/** The example's slices, in registration order (pass them to `createSession({ slices })`). */
-export const transcriptSlices = [Messages, ToolCalls, Plan, TokenUsage, ToolStats, Notifications] as const;
+/** One item of {@link SubagentTools}: calls per tool (first-seen order), their sum, and the failed results. */
+export const SubagentToolsItem = z.object({
+  tools: z.array(z.object({ name: z.string(), calls: z.number().int().nonnegative() })),
+  calls: z.number().int().nonnegative(),
+  errors: z.number().int().nonnegative(),
+});
+export type SubagentToolsItem = z.infer<typeof SubagentToolsItem>;
+
+const NO_SUBAGENT_TOOLS: SubagentToolsItem = { tools: [], calls: 0, errors: 0 };
+
+/**
+ * One item: the tool calls subagents made, as the main transcript relays them in its
+ * `agent_progress` lines (`ProgressReported.subagentCalls`; the `toolCalls` log and `toolStats`
+ * hold the transcript's own calls, the Task call among them).
+ */
+export const SubagentTools = defineSlice('subagentTools', {
+  policy: 'state',
+  schema: SubagentToolsItem,
+  initial: [NO_SUBAGENT_TOOLS],
+  reducers: ({ on }) => [
+    on(TranscriptStarted, () => replace([NO_SUBAGENT_TOOLS])),
+    on(ProgressReported, (view, { payload: p }) => {
+      if (p.subagentCalls.length === 0 && p.subagentErrors === 0) return none();
+      const item = view.latest() ?? NO_SUBAGENT_TOOLS;
+      const tools = item.tools.map((t) => ({ ...t }));
+      for (const call of p.subagentCalls) {
+        const tool = tools.find((t) => t.name === call.name);
+        if (tool === undefined) tools.push({ name: call.name, calls: 1 });
+        else tool.calls++;
+      }
+      return replace([{ tools, calls: item.calls + p.subagentCalls.length, errors: item.errors + p.subagentErrors }]);
+    }),
+  ],
+});
+
+/**
+ * The transcript session's slices, in registration order (pass them to `createSession({ slices })`);
+ * `transcriptTime` is the clock the `agentPhase` statechart reads, so a session that installs it needs it.
+ */
+export const transcriptSlices = [Messages, ToolCalls, Plan, TokenUsage, ToolStats, Notifications, TranscriptTime, SubagentTools] as const;

@@ -7,10 +7,12 @@
 // 3. The tarball from `npm pack` is unpacked into a scratch directory outside the repository with
 //    only rxjs, zod and immer beside it: `rxslice` loads under `import` and `require`, and any
 //    other entry either loads or fails only for want of an optional peer (rxslice/scxml does).
-// 4. Then with fast-xml-parser and jsep added: every entry loads under `import` and `require`,
+// 4. Then with the optional peers added: every entry loads under `import` and `require`,
 //    shares the core's objects, and errors cross entries (`instanceof` holds) — entry-checks.cjs.
+// 5. The packed bin loads a TypeScript `--session` module through the optional peer tsx, and
+//    without tsx says to install it.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -95,6 +97,47 @@ try {
   const rest = [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.peerDependencies ?? {})];
   [...new Set(rest)].filter((name) => !CORE_DEPS.includes(name) && !BIN_DEPS.includes(name)).forEach(link);
   run(true);
+
+  // 5. The bin loads a `--session` module written in TypeScript (a user's, beside the package,
+  //    importing `rxslice`) through the optional peer tsx, linked above with the other peers.
+  const sessionSource = (ts) =>
+    [
+      "import { z } from 'zod';",
+      "import { append, defineEvent, defineSlice } from 'rxslice';",
+      "export const Added = defineEvent('items/added', z.object({ n: z.number() }));",
+      `export const slices = [defineSlice('items', { policy: 'log', reducers: ({ on }) => [on(Added, (_v, e) => append(e.payload${ts ? ' satisfies { n: number }' : ''}))] })];`,
+      '',
+    ].join('\n');
+  writeFileSync(join(scratch, 'session.mjs'), sessionSource(false));
+  writeFileSync(join(scratch, 'session.ts'), sessionSource(true));
+  const recorded = spawnSync(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      [
+        "import { createSession } from 'rxslice';",
+        "import { flightRecorder } from 'rxslice/storage/jsonl';",
+        "import { slices, Added } from './session.mjs';",
+        'const session = createSession({ slices });',
+        "const recorder = flightRecorder(session, { file: 'plain.jsonl' });",
+        'session.dispatch(Added({ n: 1 }));',
+        'recorder.close();',
+        'session.dispose();',
+      ].join('\n'),
+    ],
+    { cwd: scratch, encoding: 'utf8', input: '' },
+  );
+  if (recorded.status !== 0) fail(`recording for the --session check failed:\n${recorded.stderr.trimEnd()}`);
+  else {
+    const stats = spawnSync(process.execPath, [join(modules, 'rxslice', pkg.bin.rxslice), 'stats', 'plain.jsonl', '--session', 'session.ts'], { cwd: scratch, encoding: 'utf8', env: { ...process.env, INIT_CWD: scratch } });
+    if (stats.status !== 0 || !stats.stdout.includes('events      1')) fail(`bin rxslice stats --session session.ts from the tarball (tsx installed) failed (exit ${stats.status}):\n${(stats.stderr || stats.stdout).trimEnd()}`);
+    rmSync(join(modules, 'tsx'), { recursive: true, force: true });
+    const missing = spawnSync(process.execPath, [join(modules, 'rxslice', pkg.bin.rxslice), 'stats', 'plain.jsonl', '--session', 'session.ts'], { cwd: scratch, encoding: 'utf8', env: { ...process.env, INIT_CWD: scratch } });
+    if (missing.status !== 1 || !missing.stderr.includes('needs the package tsx, which is not installed')) {
+      fail(`bin rxslice stats --session session.ts without tsx: expected exit 1 and the install hint, got exit ${missing.status}:\n${(missing.stderr || missing.stdout).trimEnd()}`);
+    }
+  }
 } finally {
   rmSync(scratch, { recursive: true, force: true });
 }

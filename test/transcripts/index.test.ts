@@ -42,7 +42,7 @@ describe('rxslice/transcripts', () => {
 
     // The same transcripts replayed here, one after the other into one session, as the demo did.
     const session = createTranscriptSession();
-    for (const f of FILES) replayTranscript(splitLines(readFileSync(f, 'utf8')), { source: f, session });
+    FILES.forEach((f, i) => replayTranscript(splitLines(readFileSync(f, 'utf8')), { source: f, session, earlierTranscripts: i }));
     const events = FILES.reduce((n, f) => n + parseTranscript(splitLines(readFileSync(f, 'utf8'))).events.length, 0);
     const end = recording.stateAt(recording.lastSeq);
     expect(recording.size).toBeGreaterThanOrEqual(events);

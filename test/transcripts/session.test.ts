@@ -8,7 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { EffectCompensated, EffectRetrying, type Effect } from '../../src/index';
-import { TranscriptClock } from '../../src/transcripts/clock';
+import { TranscriptClock, TranscriptTime } from '../../src/transcripts/clock';
 import { TaskSummary, TokenSummary, ToolCallTotals, ToolNames, ToolStatsOf } from '../../src/transcripts/computed';
 import { TodosUpdated, ToolCalled, ToolFailed, ToolSucceeded } from '../../src/transcripts/events';
 import {
@@ -21,6 +21,7 @@ import {
   rejectionsFor,
 } from '../../src/transcripts/notifications';
 import { splitLines } from '../../src/transcripts/parse';
+import { formatReport } from '../../src/transcripts/report';
 import { AgentPhases, phaseDurations, PHASES } from '../../src/transcripts/phases';
 import { createTranscriptSession, replayTranscript, type TranscriptSession } from '../../src/transcripts/replay';
 import { FAILED_CALLS_KEPT, MESSAGES_KEPT, Messages, RECENT_CALLS_KEPT, ToolCalls, ToolStats } from '../../src/transcripts/slices';
@@ -260,6 +261,97 @@ describe('notify retries run in transcript time', () => {
   });
 });
 
+describe('subagents (real lines)', () => {
+  /** An independent plain JSON scan of the agent_progress lines: tool_use blocks by name, and tool_result blocks with is_error. */
+  const scanAgentProgress = (file: string) => {
+    const byName = new Map<string, number>();
+    let errors = 0;
+    for (const l of text(file).split('\n')) {
+      if (l.trim() === '') continue;
+      const o = JSON.parse(l) as { type?: string; data?: { type?: string; message?: { message?: { content?: unknown } } } };
+      if (o.type !== 'progress' || o.data?.type !== 'agent_progress') continue;
+      const content = o.data.message?.message?.content;
+      for (const b of Array.isArray(content) ? (content as { type: string; name?: string; is_error?: boolean }[]) : []) {
+        if (b.type === 'tool_use') byName.set(b.name as string, (byName.get(b.name as string) ?? 0) + 1);
+        if (b.type === 'tool_result' && b.is_error === true) errors++;
+      }
+    }
+    return { byName, errors };
+  };
+
+  it.each([BIG_A, BIG_B])('%s: the tool calls nested in agent_progress lines are counted as subagent calls, not left out', (file) => {
+    const scan = scanAgentProgress(file);
+    const report = replayTranscript(splitLines(text(file)), { source: file });
+    const total = [...scan.byName.values()].reduce((a, b) => a + b, 0);
+    expect(total).toBeGreaterThan(0);
+    expect(report.subagentCalls.calls).toBe(total);
+    expect(report.subagentCalls.errors).toBe(scan.errors);
+    expect(new Map(report.subagentCalls.tools.map((t) => [t.name, t.calls]))).toEqual(scan.byName);
+    // The transcript's own calls stay what they were (the Task calls among them).
+    expect(report.toolCalls.total).toBe(scanTranscript(text(file)).toolUse);
+    expect(formatReport(report)).toContain(`+ ${total} subagent calls in agent_progress lines (${scan.errors} errors)`);
+  });
+
+  it("a subagent transcript that ends with the agent's final answer is reported as answered, not as thinking", () => {
+    const file = fileURLToPath(new URL('./data/spotter-4d5611e5-241a-462a-8d15-5122611a9569_subagents_agent-a2898e3.jsonl', import.meta.url));
+    const lines = splitLines(readFileSync(file, 'utf8'));
+    const last = JSON.parse(lines[lines.length - 1] as string) as { type: string; isSidechain: boolean; message: { content: { type: string }[] } };
+    expect([last.type, last.isSidechain, last.message.content.map((b) => b.type)]).toEqual(['assistant', true, ['text']]);
+    const report = replayTranscript(lines, { source: 'subagent' });
+    expect(report.phases.subagent).toBe(true);
+    expect(report.phases.current).toBe('responding');
+    expect(report.phases.turns).toBe(1);
+    expect(formatReport(report)).toContain("1 prompt; a subagent's transcript; ends with its answer (responding)");
+    // A main transcript is not taken for a subagent's.
+    expect(replayTranscript(splitLines(text(BIG_A)), { source: BIG_A }).phases.subagent).toBe(false);
+  });
+});
+
+describe('several transcripts in one session (rxslice replay --record a.jsonl b.jsonl)', () => {
+  const own = (r: ReturnType<typeof replayTranscript>) => ({
+    events: r.events,
+    eventsByType: [...r.eventsByType],
+    tools: r.tools,
+    toolCalls: r.toolCalls,
+    task: r.task,
+    tokens: r.tokens,
+    notifications: r.notifications,
+    phases: r.phases,
+  });
+
+  it.each([
+    ['spotter-short.jsonl', 'agentlogs-crud.jsonl'],
+    ['agentlogs-crud.jsonl', 'spotter-short.jsonl'], // four months apart
+    ['agentlogs-todos.jsonl', 'spotter-tool_heavy.jsonl'],
+    [BIG_A, 'agentlogs-subagent.jsonl'],
+  ])('%s then %s: the second report is the second transcript alone, not the run so far, and the time between them is no phase', (first, second) => {
+    const session = createTranscriptSession();
+    const a = replayTranscript(splitLines(text(first)), { source: first, session });
+    const b = replayTranscript(splitLines(text(second)), { source: second, session, earlierTranscripts: 1 });
+    const alone = replayTranscript(splitLines(text(second)), { source: second });
+    expect(own(a)).toEqual(own(replayTranscript(splitLines(text(first)), { source: first })));
+    expect(own(b)).toEqual(own(alone));
+    expect(b.earlierTranscripts).toBe(1);
+    // The logs go on: what they keep is the whole run's, and the report says so.
+    expect(b.windows[0]?.size).toBe(Math.min(MESSAGES_KEPT, session.slice(Messages).size));
+    expect(formatReport(b)).toContain("kept: the whole run's (this transcript and the 1 before it)");
+    expect(formatReport(b)).toContain('transcript 2 of one session');
+    expect(session.slice(Messages).size).toBeGreaterThan(alone.windows[0]?.size ?? 0);
+    session.dispose();
+  });
+
+  it('without the boundary the second report would mix in the first (the bug this guards against)', () => {
+    const session = createTranscriptSession();
+    replayTranscript(splitLines(text('agentlogs-crud.jsonl')), { source: 'a', session });
+    const mixed = replayTranscript(splitLines(text('spotter-short.jsonl')), { source: 'b', session });
+    const alone = replayTranscript(splitLines(text('spotter-short.jsonl')), { source: 'b' });
+    expect(mixed.toolCalls.total).toBe(alone.toolCalls.total + 9);
+    // agentlogs-crud was recorded four months before spotter-short: the gap went into a phase.
+    expect(mixed.phases.spanMs).toBeGreaterThan(alone.phases.spanMs + 24 * 3600_000);
+    session.dispose();
+  });
+});
+
 describe('agent-phase statechart', () => {
   it('walks the chart and counts each phase from its entry to its exit, in transcript time', () => {
     const session = createTranscriptSession();
@@ -309,8 +401,32 @@ describe('agent-phase statechart', () => {
       firstMs: Date.UTC(2026, 0, 1),
       lastMs: Date.UTC(2026, 0, 1) + 120_000,
       turns: 2,
+      subagent: false,
     });
     expect(phase.toMermaid()).toContain('working --> waitingForUser: transcript/systemMessageAdded [endsTurn]');
+    session.dispose();
+  });
+
+  it('keeps its clock out of its slice: an event that only moves time changes transcriptTime, not machine/agentPhase (issue 22)', () => {
+    const session = createTranscriptSession();
+    const machineSlice = `machine/${AgentPhases.name}`;
+    const changed: string[][] = [];
+    const sub = session.committed$.subscribe((c) => changed.push([...c.changed]));
+    replayTranscript([progress(0), prompt(1, 'go'), progress(2), progress(3), system(4, 'local'), progress(2.5)], { source: 'clock', session });
+    sub.unsubscribe();
+    // progress(0): the clock starts; prompt: the phase changes; progress(2), progress(3) and the
+    // system line only move the clock; progress(2.5) is a step back and changes nothing.
+    expect(changed.map((c) => [c.includes('transcriptTime'), c.includes(machineSlice)])).toEqual([
+      [true, false],
+      [true, true],
+      [true, false],
+      [true, false],
+      [true, false],
+      [false, false],
+    ]);
+    expect(session.slice(TranscriptTime).latest()).toEqual({ firstMs: Date.UTC(2026, 0, 1), lastMs: Date.UTC(2026, 0, 1) + 4000 });
+    expect(session.machine(AgentPhases).current.context).toEqual({ sinceMs: Date.UTC(2026, 0, 1) + 1000, msIn: { idle: 1000, thinking: 0, responding: 0, planning: 0, executing: 0, waitingForUser: 0 }, turns: 1, inFlight: 0, subagent: false });
+    expect(phaseDurations(session.machine(AgentPhases).current, session.slice(TranscriptTime).latest()).msIn.thinking).toBe(3000);
     session.dispose();
   });
 
@@ -323,7 +439,7 @@ describe('agent-phase statechart', () => {
     expect(phases.lastMs).toBe(scan.maxMs);
     expect(phases.spanMs).toBe((scan.maxMs ?? 0) - (scan.firstMs ?? 0));
     expect(sum).toBe(phases.spanMs);
-    expect(phaseDurations(session.machine(AgentPhases).current)).toEqual(phases);
+    expect(phaseDurations(session.machine(AgentPhases).current, session.slice(TranscriptTime).latest())).toEqual(phases);
     session.dispose();
   });
 });

@@ -144,7 +144,7 @@ describe('parseLine: each event kind', () => {
   it('progress, system, summary, file-history-snapshot and queue-operation lines', () => {
     const one = (o: unknown): Event | undefined => parseLine(line(o)).events[0];
     expect(one({ type: 'progress', data: { type: 'hook_progress' }, toolUseID: 'x', parentToolUseID: 'y', timestamp: 't' })).toEqual(
-      ProgressReported({ kind: 'hook_progress', toolUseId: 'x', parentToolUseId: 'y', timestamp: 't' }),
+      ProgressReported({ kind: 'hook_progress', toolUseId: 'x', parentToolUseId: 'y', timestamp: 't', subagentCalls: [], subagentErrors: 0 }),
     );
     expect(one({ type: 'system', subtype: 'compact_boundary', content: 'Conversation compacted', level: 'info', timestamp: 't' })).toEqual(
       SystemMessageAdded({ subtype: 'compact_boundary', content: 'Conversation compacted', level: 'info', timestamp: 't' }),
