@@ -128,6 +128,27 @@ export function applyOp(record: SliceRecord<any>, tx: StorageTransaction<any>, o
   }
 }
 
+/**
+ * @internal Stages `next` as the slice's new latest item in its open transaction (what an
+ * `onLatest` reducer's `replaceLatestOp` + {@link applyOp} did, without the op): appended when the
+ * slice is empty, else the content with its last item replaced (the earlier items are the same
+ * references, so only `next` is normalised and frozen). `at` is the envelope's time (ms).
+ * @throws {@link InvalidSliceItemError} for a bad item (the caller discards the stage).
+ */
+export function stageLatest(record: SliceRecord<any>, tx: StorageTransaction<any>, next: unknown, at: number, validate: boolean, freeze: boolean): void {
+  const view = tx.view();
+  const size = view.size;
+  const item = validate ? normalizeItem(record, next, size === 0 ? 0 : size - 1) : next;
+  if (freeze) deepFreeze(item);
+  if (size === 0) tx.append(item, at);
+  else if (size === 1) tx.replace([item], at);
+  else {
+    const items = view.all().slice(0, size - 1);
+    items.push(item);
+    tx.replace(items, at);
+  }
+}
+
 function notASliceOp(op: unknown): never {
   throw new TypeError(
     `The reducer returned ${op === undefined ? 'undefined' : JSON.stringify(op)}, which is not a SliceOp. Return append(...), extend(...), replace(...), clear(...) or none().`,

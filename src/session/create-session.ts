@@ -338,13 +338,23 @@ export function createSession(options: SessionOptions): Session {
     addReducer: (slice, entry) => registry.addReducer(registry.recordOf(slice), entry),
     extensions: new Map(),
     onCommitted(listener) {
-      return addListener(core.committedListeners, listener);
+      const full = listener.effectsOnly !== true;
+      if (full) core.fullCommittedListeners++;
+      const remove = addListener(core.committedListeners, listener);
+      let removed = false;
+      return () => {
+        if (removed) return;
+        removed = true;
+        if (full) core.fullCommittedListeners--;
+        remove();
+      };
     },
     onCommit(listener) {
       return addListener(core.commitListeners, listener);
     },
     addDecider: (decider) => addListener(core.deciders, decider),
     version: (name) => (registry.records.get(name) ?? registry.recordOf(name)).storage.version,
+    sliceSource: (name) => registry.recordOf(name).storage,
     appendedOnlySince: (name, version) => (registry.records.get(name) ?? registry.recordOf(name)).storage.appendedOnlySince?.(version) ?? false,
     freeze,
     hasSlice: (name) => registry.records.has(name),

@@ -157,4 +157,9 @@ export interface Route {
   readonly reducer: Reducer<any>;
   /** The reducer wrapped in the slice's middleware chain, composed once; `undefined` without middleware. */
   readonly invoke: (() => SliceOp<any>) | undefined;
+  /**
+   * An `onLatest` reducer's own function (`ReducerEntry.latest`) when the slice has no reducer
+   * middleware: the session calls it and stages its result as the new latest item, no op made.
+   */
+  readonly latest: ReducerEntry<any>['latest'];
 }

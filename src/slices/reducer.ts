@@ -49,6 +49,13 @@ export interface ReducerEntry<TItem> {
   readonly reducer: Reducer<TItem, any>;
   /** The event's payload schema, so the session validates dispatches of this type. */
   readonly schema?: import('zod').ZodType | undefined;
+  /**
+   * @internal Set by `onLatest`: the user's `(latest, event, ctx) => next` itself. A route
+   * without reducer middleware calls it directly and stages `next` as the slice's new latest
+   * item, with no op object; `reducer` (the same logic returning an op) serves every other
+   * caller (middleware chains, tests that call reducers by hand).
+   */
+  readonly latest?: ((latest: TItem | undefined, event: any, ctx: ReducerContext<TItem, any>) => TItem) | undefined;
 }
 
 /**

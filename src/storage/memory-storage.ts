@@ -49,7 +49,11 @@ function ascendingWithin(indices: readonly number[], size: number): boolean {
 }
 
 class Window<TItem> implements SliceView<TItem> {
-  constructor(private readonly c: Cells<TItem>) {}
+  /** `owner`: set on the committed view, whose `all()` is the storage's (one array per version). */
+  constructor(
+    private readonly c: Cells<TItem>,
+    private readonly owner?: MemoryStorage<TItem>,
+  ) {}
   get isEmpty(): boolean {
     return this.c.end === this.c.start;
   }
@@ -61,6 +65,7 @@ class Window<TItem> implements SliceView<TItem> {
     return c.end > c.start ? c.buf[c.end - 1] : undefined;
   }
   all(): readonly TItem[] {
+    if (this.owner !== undefined) return this.owner.all();
     const c = this.c;
     return arrayView(c.buf, c.start, c.end, c.sealed);
   }
@@ -359,6 +364,9 @@ export class MemoryStorage<TItem> implements SliceStorage<TItem> {
   private captureVersion = -1;
   /** The version of the last commit that did more than append (0: the initial content). */
   private rewrittenAt = 0;
+  /** What `all()` returned for version `allVersion` (one array per version: identity is the version). */
+  private allItems: readonly TItem[] | undefined = undefined;
+  private allVersion = -1;
 
   constructor(initial: readonly TItem[] = [], at = 0, options: MemoryStorageOptions = {}) {
     this.freeze = options.freeze ?? true;
@@ -366,15 +374,24 @@ export class MemoryStorage<TItem> implements SliceStorage<TItem> {
     const buf = [...initial];
     if (this.freeze) Object.freeze(buf);
     this.cells = { buf, times: initial.map(() => at), start: 0, end: initial.length, appended: initial.length, sealed: true, memo: undefined };
-    this.committedView = new Window<TItem>(this.cells);
+    this.committedView = new Window<TItem>(this.cells, this);
   }
 
   get size(): number {
     return this.cells.end - this.cells.start;
   }
+  /**
+   * The committed items: an immutable array (or read-only view of the shared buffer), the
+   * same object on every call until the version changes (`all() === all()`), so
+   * reference-equality memoisation and `useSyncExternalStore` see a change only on a commit.
+   */
   all(): readonly TItem[] {
+    if (this.allVersion === this.version) return this.allItems as readonly TItem[];
     const c = this.cells;
-    return arrayView(c.buf, c.start, c.end, c.sealed);
+    const items = arrayView(c.buf, c.start, c.end, c.sealed);
+    this.allItems = items;
+    this.allVersion = this.version;
+    return items;
   }
   latest(): TItem | undefined {
     const c = this.cells;
