@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
-import { append, createSession, defineComputed, defineEvent, defineSlice } from '../../src/index';
+import { append, createSession, defineComputed, defineEvent, defineSlice, replace } from '../../src/index';
 
 const Added = defineEvent('ref/added', z.object({ text: z.string() }));
 const Counted = defineEvent('ref/counted', z.object({ by: z.number() }));
@@ -85,5 +85,44 @@ describe('identity is the version: reads are the same objects until the slice ch
     expect(v1).toEqual({ count: 1 });
     expect(handle.latest()).toBe(v1);
     expect(emitted[emitted.length - 1]).toBe(v1);
+  });
+});
+
+describe('a validated replace normalises only the items that are new to the slice', () => {
+  const Todo = z.object({ id: z.number(), text: z.string() });
+  const TodosSet = defineEvent('todo/set', z.object({ items: z.array(Todo) }));
+  const Todos = defineSlice('todos', {
+    policy: 'state',
+    schema: Todo,
+    initial: [],
+    reducers: ({ on }) => [on(TodosSet, (_v, e) => replace(e.payload.items))],
+  });
+  const Prepend = defineEvent('todo/prepend', z.object({ id: z.number() }));
+  const Drop = defineEvent('todo/drop', z.object({ id: z.number() }));
+  const Edit = defineSlice('todos2', {
+    policy: 'state',
+    schema: Todo,
+    initial: [{ id: 1, text: 'a' }, { id: 2, text: 'b' }, { id: 3, text: 'c' }],
+    reducers: ({ on }) => [
+      on(Prepend, (v, e) => replace([{ id: e.payload.id, text: 'new', extra: 'stripped' } as never, ...v.all()])),
+      on(Drop, (v, e) => replace(v.all().filter((t) => t.id !== e.payload.id))),
+    ],
+  });
+
+  it('kept items stay the same objects after an insertion in front and after removals; new ones are the schema output', () => {
+    const session = createSession({ slices: [Todos, Edit], validation: 'always' });
+    const handle = session.slice(Edit);
+    const before = handle.all();
+    session.dispatch(Prepend({ id: 0 }));
+    const after = handle.all();
+    expect(after.slice(1)).toEqual(before);
+    after.slice(1).forEach((t, i) => expect(t).toBe(before[i]));
+    expect(after[0]).toEqual({ id: 0, text: 'new' }); // unknown key stripped: normalised
+    session.dispatch(Drop({ id: 1 }));
+    session.dispatch(Drop({ id: 0 }));
+    expect(handle.all()).toEqual([{ id: 2, text: 'b' }, { id: 3, text: 'c' }]);
+    expect(handle.all()[0]).toBe(before[1]);
+    expect(handle.all()[1]).toBe(before[2]);
+    expect(session.slice(Todos).all()).toEqual([]);
   });
 });
