@@ -340,13 +340,14 @@ export function createSession(options: SessionOptions): Session {
     onCommitted(listener) {
       const full = listener.effectsOnly !== true;
       if (full) core.fullCommittedListeners++;
-      const remove = addListener(core.committedListeners, listener);
+      core.committedListeners = [...core.committedListeners, listener];
       let removed = false;
       return () => {
         if (removed) return;
         removed = true;
         if (full) core.fullCommittedListeners--;
-        remove();
+        const i = core.committedListeners.indexOf(listener);
+        if (i >= 0) core.committedListeners = [...core.committedListeners.slice(0, i), ...core.committedListeners.slice(i + 1)];
       };
     },
     onCommit(listener) {

@@ -77,7 +77,12 @@ export class SessionCore {
   readonly errors$ = new Subject<RxSliceError>();
   readonly evicted$ = new Subject<EvictedItems>();
   readonly commitListeners: CommitListener[] = [];
-  readonly committedListeners: CommittedListener[] = [];
+  /**
+   * Replaced, never mutated, when a listener is added or removed (copy on write): a publish
+   * iterates the list it read, as a Subject iterates a copy of its observers, so a listener that
+   * unsubscribes and resubscribes while told (an epic's retry) neither skips nor repeats one.
+   */
+  committedListeners: readonly CommittedListener[] = [];
   /** Consulted before the reducers of every non-library envelope (installed machines). */
   readonly deciders: EnvelopeDecider[] = [];
   readonly subscriptions = new Subscription();

@@ -2,6 +2,7 @@ import { arrayView, isArrayView } from '../internal/array-view';
 import type { SliceView } from '../slices/slice-view';
 import type { WindowMemo } from '../slices/window-contract';
 import type { SliceStorage, StorageFactory, StorageTransaction, StoredSlice } from './slice-storage';
+import { TimeColumn } from './time-column';
 
 /** Compact the buffer once this many dead items sit in front of the live window. */
 const COMPACT_MIN = 1024;
@@ -15,7 +16,8 @@ const COMPACT_MIN = 1024;
  */
 interface Cells<TItem> {
   buf: TItem[];
-  times: number[];
+  /** The items' commit times (4-byte offsets, see {@link TimeColumn}), shared like `buf`. */
+  times: TimeColumn;
   start: number;
   end: number;
   appended: number;
@@ -97,7 +99,7 @@ class CellsToken<TItem> {
 class MemoryTransaction<TItem> implements StorageTransaction<TItem> {
   changed = false;
   open = false;
-  private readonly c: Cells<TItem> = { buf: [], times: [], start: 0, end: 0, appended: 0, sealed: false, memo: undefined };
+  private readonly c: Cells<TItem> = { buf: [], times: new TimeColumn(), start: 0, end: 0, appended: 0, sealed: false, memo: undefined };
   private readonly pendingView = new Window<TItem>(this.c);
   private beginLength = 0;
   /**
@@ -128,7 +130,7 @@ class MemoryTransaction<TItem> implements StorageTransaction<TItem> {
     return this.pendingView;
   }
   timeAt(index: number): number {
-    return this.c.times[this.c.start + index] ?? 0;
+    return this.c.times.get(this.c.start + index) ?? 0;
   }
   get windowMemo(): WindowMemo | undefined {
     return this.c.memo;
@@ -160,15 +162,15 @@ class MemoryTransaction<TItem> implements StorageTransaction<TItem> {
   replace(items: readonly TItem[], at: number): void {
     const c = this.c;
     const n = items.length;
-    const times = new Array<number>(n);
+    const times = new TimeColumn();
     const memo = c.memo;
     let changed: number[] | undefined;
     for (let i = 0; i < n; i++) {
       const j = c.start + i;
       if (j < c.end && c.buf[j] === items[i]) {
-        times[i] = c.times[j] as number;
+        times.push(c.times.get(j) as number);
       } else {
-        times[i] = at;
+        times.push(at);
         // Items past the old end are new to the window anyway (their index >= stableBelow or the remembered size).
         if (memo !== undefined && j < c.end) (changed ??= memo.changed.slice()).push(i);
       }
@@ -216,7 +218,7 @@ class MemoryTransaction<TItem> implements StorageTransaction<TItem> {
     this.rewrote = true;
     if (predicate === undefined) {
       c.buf = EMPTY as unknown as TItem[];
-      c.times = [];
+      c.times = new TimeColumn();
       c.start = c.end = 0;
       c.sealed = true;
       this.changed = true;
@@ -251,7 +253,7 @@ class MemoryTransaction<TItem> implements StorageTransaction<TItem> {
     const floor = Math.max(c.end, this.keep);
     if (!c.sealed && c.buf.length > floor) {
       c.buf.length = floor;
-      c.times.length = floor;
+      c.times.truncate(floor);
     }
     this.changed = true;
     return dropped;
@@ -264,13 +266,16 @@ class MemoryTransaction<TItem> implements StorageTransaction<TItem> {
     if (indices.length <= 4 && ascendingWithin(indices, c.end - c.start)) {
       // A few items (a predicate window evicting one per append): copy with native slices, then splice.
       const buf = c.buf.slice(c.start, c.end);
-      const times = c.times.slice(c.start, c.end);
       const dropped = new Array<TItem>(indices.length);
       for (let k = indices.length - 1; k >= 0; k--) {
         const i = indices[k] as number;
         dropped[k] = buf[i] as TItem;
         buf.splice(i, 1);
-        times.splice(i, 1);
+      }
+      const times = new TimeColumn();
+      for (let i = 0, k = 0; i < c.end - c.start; i++) {
+        if (k < indices.length && indices[k] === i) k++;
+        else times.push(c.times.get(c.start + i) as number);
       }
       this.adoptOwned(buf, times);
       this.changed = true;
@@ -278,7 +283,7 @@ class MemoryTransaction<TItem> implements StorageTransaction<TItem> {
     }
     const dropped: TItem[] = [];
     const buf: TItem[] = [];
-    const times: number[] = [];
+    const times = new TimeColumn();
     let k = 0;
     for (let i = 0; i < c.end - c.start; i++) {
       if (k < indices.length && indices[k] === i) {
@@ -286,7 +291,7 @@ class MemoryTransaction<TItem> implements StorageTransaction<TItem> {
         k++;
       } else {
         buf.push(c.buf[c.start + i] as TItem);
-        times.push(c.times[c.start + i] as number);
+        times.push(c.times.get(c.start + i) as number);
       }
     }
     this.adoptOwned(buf, times);
@@ -294,7 +299,7 @@ class MemoryTransaction<TItem> implements StorageTransaction<TItem> {
     return dropped;
   }
   /** Makes fresh arrays, owned by this transaction alone, the live content. */
-  private adoptOwned(buf: TItem[], times: number[]): void {
+  private adoptOwned(buf: TItem[], times: TimeColumn): void {
     const c = this.c;
     c.buf = buf;
     c.times = times;
@@ -317,7 +322,7 @@ class MemoryTransaction<TItem> implements StorageTransaction<TItem> {
     // Undo pushes onto the committed buffer so that its owner can keep appending in O(1).
     if (!committed.sealed && committed.buf.length > this.beginLength) {
       committed.buf.length = this.beginLength;
-      committed.times.length = this.beginLength;
+      committed.times.truncate(this.beginLength);
     }
   }
 }
@@ -373,7 +378,7 @@ export class MemoryStorage<TItem> implements SliceStorage<TItem> {
     this.sealOnReplace = options.sealOnReplace ?? true;
     const buf = [...initial];
     if (this.freeze) Object.freeze(buf);
-    this.cells = { buf, times: initial.map(() => at), start: 0, end: initial.length, appended: initial.length, sealed: true, memo: undefined };
+    this.cells = { buf, times: TimeColumn.filled(initial.length, at), start: 0, end: initial.length, appended: initial.length, sealed: true, memo: undefined };
     this.committedView = new Window<TItem>(this.cells, this);
   }
 
