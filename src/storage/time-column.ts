@@ -2,8 +2,13 @@
 const CHUNK_BITS = 14;
 const CHUNK = 1 << CHUNK_BITS;
 const MASK = CHUNK - 1;
-/** The first chunk starts this small and doubles up to {@link CHUNK} (small slices stay small). */
-const FIRST_CAPACITY = 8;
+/** The first chunk starts this small and doubles up to {@link CHUNK}. */
+const FIRST_CAPACITY = 256;
+/**
+ * Up to this many times a column is a plain array (a state slice replaced on every event makes a
+ * one-item column each time: an array is cheaper to make than a typed array); past it, chunks.
+ */
+const SMALL_MAX = 128;
 const INT32_MIN = -0x80000000;
 const INT32_MAX = 0x7fffffff;
 
@@ -13,7 +18,7 @@ const INT32_MAX = 0x7fffffff;
  * below a version's end are never rewritten; `truncate` only drops what a rolled-back or
  * evicting transaction pushed itself).
  *
- * Stored as 4-byte signed offsets from the column's origin (its first time) in `Int32Array`
+ * A small column (up to {@link SMALL_MAX} times) is a plain array; a larger one is stored as 4-byte signed offsets from the column's origin (its first time) in `Int32Array`
  * chunks of {@link CHUNK} entries: a 1M-item log costs ~4 bytes per item for its times instead of
  * an 8-byte double plus the array's growth slack. Times that do not fit (not an integer, or more
  * than ~24.8 days from the origin: a scheduler with fractional or far-apart virtual times) turn
@@ -22,6 +27,8 @@ const INT32_MAX = 0x7fffffff;
 export class TimeColumn {
   /** Number of times held. */
   length = 0;
+  /** The times while the column is small (see {@link SMALL_MAX}); `undefined` once in chunks. */
+  private small: number[] | undefined = [];
   /** Offsets from `origin` (`Int32Array`), or absolute times after the fallback (`Float64Array`). */
   private chunks: (Int32Array | Float64Array)[] = [];
   private origin = 0;
@@ -44,6 +51,8 @@ export class TimeColumn {
   /** The time at `index` (`undefined` outside `[0, length)`). O(1). */
   get(index: number): number | undefined {
     if (index < 0 || index >= this.length) return undefined;
+    const small = this.small;
+    if (small !== undefined) return small[index];
     const v = (this.chunks[index >>> CHUNK_BITS] as Int32Array | Float64Array)[index & MASK] as number;
     return this.wide ? v : this.origin + v;
   }
@@ -51,6 +60,19 @@ export class TimeColumn {
   /** Appends `at`. O(1) amortized. */
   push(at: number): void {
     const i = this.length;
+    const small = this.small;
+    if (small !== undefined) {
+      if (i < SMALL_MAX) {
+        small.push(at);
+        this.length = i + 1;
+        return;
+      }
+      this.small = undefined;
+      this.length = 0;
+      for (let k = 0; k < i; k++) this.push(small[k] as number);
+      this.push(at);
+      return;
+    }
     if (i === 0 && !this.wide) this.origin = Number.isSafeInteger(at) ? at : 0;
     let value = at;
     if (!this.wide) {
@@ -81,6 +103,10 @@ export class TimeColumn {
   truncate(length: number): void {
     if (length < this.length) {
       this.length = length;
+      if (this.small !== undefined) {
+        this.small.length = length;
+        return;
+      }
       // Chunks past the new end are released; the one holding the end is kept (rewritten by later pushes).
       this.chunks.length = Math.ceil(length / CHUNK);
     }
