@@ -287,6 +287,11 @@ const isProduction = (): boolean =>
  *   and makes `dispatch` throw a {@link ReducerError} whose `cause` is the original error.
  *   `dispatch` returns normally only for an event that was applied, or that an operator
  *   middleware deliberately filtered out or delayed.
+ * - `seq` is gapless: only committed events keep one. A rejected event (schema, reducer,
+ *   statechart refusal, middleware failure) gives its number back and is reported with the
+ *   seq that was current (the last one taken); envelopes queued behind it move down by one.
+ *   Envelopes of a shared log keep the log's numbers; one held by an asynchronous operator
+ *   middleware or dropped by a filtering middleware still leaves its number unused.
  * - The event is read once, when accepted: its `type` and `payload` are copied (and `meta`), so
  *   a getter or Proxy cannot change it afterwards; one that throws is an {@link InvalidEventError}.
  * - A dispatch from a subscriber while another event is processed is queued (FIFO) and runs
