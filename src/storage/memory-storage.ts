@@ -162,15 +162,15 @@ class MemoryTransaction<TItem> implements StorageTransaction<TItem> {
   replace(items: readonly TItem[], at: number): void {
     const c = this.c;
     const n = items.length;
-    const times = new TimeColumn();
+    const times = new Array<number>(n);
     const memo = c.memo;
     let changed: number[] | undefined;
     for (let i = 0; i < n; i++) {
       const j = c.start + i;
       if (j < c.end && c.buf[j] === items[i]) {
-        times.push(c.times.get(j) as number);
+        times[i] = c.times.get(j) as number;
       } else {
-        times.push(at);
+        times[i] = at;
         // Items past the old end are new to the window anyway (their index >= stableBelow or the remembered size).
         if (memo !== undefined && j < c.end) (changed ??= memo.changed.slice()).push(i);
       }
@@ -186,7 +186,7 @@ class MemoryTransaction<TItem> implements StorageTransaction<TItem> {
     c.buf = adopted;
     c.sealed = this.owner.sealOnReplace;
     if (c.sealed && this.owner.freeze && !Object.isFrozen(adopted)) Object.freeze(adopted);
-    c.times = times;
+    c.times = TimeColumn.adopt(times);
     c.start = 0;
     c.end = n;
     this.keep = n;

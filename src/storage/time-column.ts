@@ -8,7 +8,7 @@ const FIRST_CAPACITY = 256;
  * Up to this many times a column is a plain array (a state slice replaced on every event makes a
  * one-item column each time: an array is cheaper to make than a typed array); past it, chunks.
  */
-const SMALL_MAX = 128;
+const SMALL_MAX = 4096;
 const INT32_MIN = -0x80000000;
 const INT32_MAX = 0x7fffffff;
 
@@ -38,6 +38,18 @@ export class TimeColumn {
   static filled(count: number, at: number): TimeColumn {
     const column = new TimeColumn();
     for (let i = 0; i < count; i++) column.push(at);
+    return column;
+  }
+
+  /**
+   * A column over `times` itself (taken over, not copied: the caller gives it up), whatever its
+   * length: a `replace` builds its times in a plain array in one tight loop. Pushing past
+   * {@link SMALL_MAX} then moves the column into chunks once.
+   */
+  static adopt(times: number[]): TimeColumn {
+    const column = new TimeColumn();
+    column.small = times;
+    column.length = times.length;
     return column;
   }
 
@@ -114,6 +126,7 @@ export class TimeColumn {
 
   /** A new column with the times of `[start, end)`. O(end - start). */
   slice(start: number, end: number): TimeColumn {
+    if (this.small !== undefined) return TimeColumn.adopt(this.small.slice(Math.max(0, start), Math.min(end, this.length)));
     const column = new TimeColumn();
     const stop = Math.min(end, this.length);
     for (let i = Math.max(0, start); i < stop; i++) column.push(this.get(i) as number);

@@ -36,6 +36,10 @@ describe('TimeColumn: item times as 4-byte offsets, with a fallback for times th
         expect(column.get(model.length)).toBeUndefined();
         expect(column.get(-1)).toBeUndefined();
         expect(TimeColumn.from(model).toArray()).toEqual(model);
+        const adopted = TimeColumn.adopt([...model]);
+        adopted.push(1_700_000_000_123);
+        expect(adopted.toArray()).toEqual([...model, 1_700_000_000_123]);
+        expect(adopted.slice(1, adopted.length).toArray()).toEqual([...model, 1_700_000_000_123].slice(1));
       }),
       { numRuns: 60 },
     );
