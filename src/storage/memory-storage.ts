@@ -272,18 +272,15 @@ class MemoryTransaction<TItem> implements StorageTransaction<TItem> {
         dropped[k] = buf[i] as TItem;
         buf.splice(i, 1);
       }
-      const times = new TimeColumn();
-      for (let i = 0, k = 0; i < c.end - c.start; i++) {
-        if (k < indices.length && indices[k] === i) k++;
-        else times.push(c.times.get(c.start + i) as number);
-      }
-      this.adoptOwned(buf, times);
+      const times = c.times.toArray(c.start, c.end);
+      for (let k = indices.length - 1; k >= 0; k--) times.splice(indices[k] as number, 1);
+      this.adoptOwned(buf, TimeColumn.adopt(times));
       this.changed = true;
       return dropped;
     }
     const dropped: TItem[] = [];
     const buf: TItem[] = [];
-    const times = new TimeColumn();
+    const times: number[] = [];
     let k = 0;
     for (let i = 0; i < c.end - c.start; i++) {
       if (k < indices.length && indices[k] === i) {
@@ -294,7 +291,7 @@ class MemoryTransaction<TItem> implements StorageTransaction<TItem> {
         times.push(c.times.get(c.start + i) as number);
       }
     }
-    this.adoptOwned(buf, times);
+    this.adoptOwned(buf, TimeColumn.adopt(times));
     if (dropped.length > 0) this.changed = true;
     return dropped;
   }

@@ -136,6 +136,7 @@ export class TimeColumn {
   /** The times of `[start, end)` as a plain array (for serialisation). */
   toArray(start = 0, end = this.length): number[] {
     const stop = Math.min(end, this.length);
+    if (this.small !== undefined) return this.small.slice(Math.max(0, start), stop);
     const out: number[] = [];
     for (let i = Math.max(0, start); i < stop; i++) out.push(this.get(i) as number);
     return out;
