@@ -47,7 +47,7 @@ export class ComputedGraph {
     const sources: NodeSource[] = def.sources.map((source) => {
       if (isComputedDef(source)) return { node: this.node(source) };
       if (!this.internals.hasSlice(source.name)) throw new SliceNotRegisteredError(source.name);
-      return { slice: source };
+      return { slice: source, ref: this.internals.sliceSource(source.name) };
     });
     const node = new ComputedNode(def, sources, this.internals, this.session);
     for (const s of sources) {

@@ -1,13 +1,13 @@
 import { Emitter, type EmitterListener } from '../internal/emitter';
 import type { SessionReader, SliceDef } from '../slices/reducer';
-import type { SessionInternals } from '../session/internals';
+import type { SessionInternals, SliceSource } from '../session/internals';
 import { ComputedError } from './computed-errors';
 import type { ComputedDef, IncrementalFold } from './define-computed';
 import { freezeValue } from './freeze-value';
 
-/** @internal Where a node reads one of its sources. */
+/** @internal Where a node reads one of its sources: a slice (through its live source, held by reference) or a node. */
 export type NodeSource =
-  | { readonly slice: SliceDef<string, any>; readonly node?: undefined }
+  | { readonly slice: SliceDef<string, any>; readonly ref: SliceSource; readonly node?: undefined }
   | { readonly slice?: undefined; readonly node: ComputedNode<any> };
 
 /** @internal What a `value$` subscription registers on a node. */
@@ -60,7 +60,7 @@ export class ComputedNode<TValue> {
   }
 
   private sourceVersion(s: NodeSource): number {
-    return s.node !== undefined ? s.node.version : this.internals.version(s.slice.name);
+    return s.node !== undefined ? s.node.version : s.ref.version;
   }
 
   /** True when `refresh()` would call `project`: never computed, invalidated, or a source changed. */
@@ -96,7 +96,7 @@ export class ComputedNode<TValue> {
         s.node.refresh();
         version = s.node.version;
       } else {
-        version = this.internals.version(s.slice.name);
+        version = s.ref.version;
       }
       versions[i] = version;
       if (!stale && version !== (seen as number[])[i]) stale = true;
@@ -138,8 +138,9 @@ export class ComputedNode<TValue> {
    * when the slice only had appends since then; else the fold of every item from `init()`.
    */
   private fold(incremental: IncrementalFold<TValue>, version: number): TValue {
-    const slice = (this.sources[0] as NodeSource).slice as SliceDef<string, any>;
-    const items = this.reader.read(slice);
+    const source = this.sources[0] as NodeSource & { readonly ref: SliceSource; readonly slice: SliceDef<string, any> };
+    const slice = source.slice;
+    const items = source.ref.all();
     const folded = this.folded;
     this.folded = undefined; // until this fold succeeds
     let next: TValue;
@@ -155,7 +156,7 @@ export class ComputedNode<TValue> {
   /** The value of source `i`: a slice's items, or a computed source's value. */
   private valueOf(i: number): unknown {
     const s = this.sources[i] as NodeSource;
-    return s.node === undefined ? this.reader.read(s.slice) : s.node.value;
+    return s.node === undefined ? s.ref.all() : s.node.value;
   }
 
   /** Calls `project` with the sources' values (no argument array for up to three sources). */

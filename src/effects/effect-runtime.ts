@@ -157,7 +157,10 @@ export class EffectRuntime {
     this.subscription.add(this.internals.onCommitted(this));
   }
 
-  /** @internal Called by the session for every commit (most carry no effects): routes its effects. */
+  /** @internal The session tells this runtime only the commits that carry effects (see `CommittedListener.effectsOnly`). */
+  readonly effectsOnly = true;
+
+  /** @internal Called by the session for the commits that carry effects: routes them. */
   onCommitted(committed: CommittedEnvelope): void {
     const effects = committed.effects;
     for (let i = 0; i < effects.length; i++) this.route(effects[i] as Effect, committed);

@@ -86,9 +86,11 @@ export function runEpic<TDeps>(session: Session, epic: Epic<TDeps>, options: Epi
   let consecutiveFailures = 0;
   let stopped = false;
 
+  // Fed by a direct committed listener (told each commit just before `committed$` emits it):
+  // no Subject and no operator between the session and the epic.
   const events$ = new Observable<CommittedEnvelope>((subscriber) =>
-    session.committed$.subscribe({
-      next: (committed) => {
+    internals.onCommitted({
+      onCommitted: (committed) => {
         const previous = current;
         current = committed;
         try {
@@ -98,8 +100,6 @@ export function runEpic<TDeps>(session: Session, epic: Epic<TDeps>, options: Epi
         }
         if (!subscriber.closed) consecutiveFailures = 0;
       },
-      error: (error: unknown) => subscriber.error(error),
-      complete: () => subscriber.complete(),
     }),
   );
 

@@ -213,3 +213,108 @@ export function jsonIssue(problem: JsonProblem): { code: string; path: (string |
   const path = problem.path.length > 16 ? [...problem.path.slice(0, 8), `…(${problem.path.length - 16} more)…`, ...problem.path.slice(-8)] : [...problem.path];
   return { code: 'not_json', path, message: `${problem.message}; slice items must be plain JSON data` };
 }
+
+/** Verdicts of {@link schemaGivesJson}, per schema object (decided once). */
+const schemaVerdicts = new WeakMap<object, boolean>();
+
+/** A zod (v4) schema's definition, as far as {@link schemaGivesJson} reads it. */
+interface ZodDefLike {
+  readonly type?: unknown;
+  readonly shape?: Record<string, unknown>;
+  readonly catchall?: unknown;
+  readonly element?: unknown;
+  readonly innerType?: unknown;
+  readonly options?: readonly unknown[];
+  readonly items?: readonly unknown[];
+  readonly rest?: unknown;
+  readonly values?: readonly unknown[];
+  readonly entries?: Record<string, unknown>;
+  readonly defaultValue?: unknown;
+}
+
+const defOf = (schema: unknown): ZodDefLike | undefined => {
+  const internals = (schema as { _zod?: { def?: ZodDefLike } } | null | undefined)?._zod;
+  return internals?.def;
+};
+
+const isJsonLeaf = (v: unknown): boolean =>
+  typeof v === 'string' || typeof v === 'boolean' || v === null || (typeof v === 'number' && Number.isFinite(v));
+
+/**
+ * True when every value `schema` outputs on success is certainly plain JSON data, as
+ * {@link jsonProblem} defines it (so the session need not walk its output): decided from the
+ * schema's structure once (cached per schema object), conservatively. Accepted: `string`,
+ * `number` (zod 4 rejects NaN and ±Infinity), `boolean`, `null`, `literal`/`enum` of JSON
+ * leaves, `object` in strip or strict mode (a new plain object with only its declared keys, none
+ * named `__proto__`), `array` and `tuple` (new arrays, no rest), `optional` (as an object
+ * property only: `undefined` is not an item or an array element), `nullable`,
+ * `readonly`, `default` with a JSON-data default, and `union` of accepted schemas, nested at
+ * most {@link MAX_ITEM_DEPTH} deep. Anything else — transforms and pipes, `any`/`unknown`,
+ * records, intersections, `lazy` (recursion), `catch`, dates, bigints, custom schemas, or a
+ * schema from another library — is answered false (the output is walked as before).
+ *
+ * @example
+ * ```ts
+ * schemaGivesJson(z.object({ id: z.string(), n: z.number() })); // true
+ * schemaGivesJson(z.object({ at: z.date() }));                  // false
+ * ```
+ */
+export function schemaGivesJson(schema: unknown): boolean {
+  if (schema === null || typeof schema !== 'object') return false;
+  const known = schemaVerdicts.get(schema);
+  if (known !== undefined) return known;
+  let verdict: boolean;
+  try {
+    verdict = givesJson(schema, 0);
+  } catch {
+    verdict = false;
+  }
+  schemaVerdicts.set(schema, verdict);
+  return verdict;
+}
+
+/** `property`: the schema is an object property's (where `undefined` is allowed: JSON drops it). */
+function givesJson(schema: unknown, depth: number, property = false): boolean {
+  if (depth > MAX_ITEM_DEPTH) return false;
+  const def = defOf(schema);
+  if (def === undefined) return false;
+  switch (def.type) {
+    case 'string':
+    case 'number':
+    case 'boolean':
+    case 'null':
+      return true;
+    case 'literal':
+      return Array.isArray(def.values) && def.values.length > 0 && def.values.every(isJsonLeaf);
+    case 'enum':
+      return def.entries !== undefined && Object.values(def.entries).every((v) => typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v)));
+    case 'object': {
+      const shape = def.shape;
+      if (shape === undefined || Object.getPrototypeOf(shape) !== Object.prototype && Object.getPrototypeOf(shape) !== null) return false;
+      // catchall: absent (strip) or `never` (strict); passthrough/loose keep unknown input keys.
+      if (def.catchall !== undefined && defOf(def.catchall)?.type !== 'never') return false;
+      for (const key of Object.keys(shape)) {
+        if (key === '__proto__' || !givesJson(shape[key], depth + 1, true)) return false;
+      }
+      return true;
+    }
+    case 'array':
+      return givesJson(def.element, depth + 1);
+    case 'tuple':
+      return def.rest == null && Array.isArray(def.items) && def.items.every((item) => givesJson(item, depth + 1));
+    case 'optional':
+      // `undefined` is data only as an object property's value (not an item, not in an array).
+      return property && givesJson(def.innerType, depth, true);
+    case 'nullable':
+    case 'readonly':
+      return givesJson(def.innerType, depth, property);
+    case 'default': {
+      const value: unknown = def.defaultValue;
+      return givesJson(def.innerType, depth, property) && value !== undefined && jsonProblem(value) === undefined;
+    }
+    case 'union':
+      return Array.isArray(def.options) && def.options.length > 0 && def.options.every((option) => givesJson(option, depth, property));
+    default:
+      return false;
+  }
+}

@@ -8,6 +8,9 @@ import type { SliceRecord } from './slice-handle';
 
 // Module-level functions (no per-session closures): V8 optimizes them once for every session.
 
+/** How far past the expected position a `replace` looks for a kept item (items removed before it). */
+const REPLACE_LOOKAHEAD = 8;
+
 /**
  * @internal Validates `item` (at `index`) against the slice's schema; returns the parsed item.
  * @throws {@link InvalidSliceItemError} when it does not match (or the schema throws).
@@ -34,6 +37,8 @@ export function checkItem(record: SliceRecord<any>, item: unknown, index: number
  * @throws {@link InvalidSliceItemError} when the item fails the schema or is not JSON data.
  */
 export function normalizeItem(record: SliceRecord<any>, item: unknown, index: number): unknown {
+  // The schema's output is JSON data by construction (see `schemaGivesJson`): nothing to walk or remember.
+  if (record.jsonSafe) return checkItem(record, item, index);
   if (item !== null && typeof item === 'object' && record.normalized.has(item)) return item;
   const out = checkItem(record, item, index);
   let problem: JsonProblem | undefined;
@@ -104,11 +109,28 @@ export function applyOp(record: SliceRecord<any>, tx: StorageTransaction<any>, o
     case 'replace': {
       let items = op.items;
       if (validate || freeze) {
+        // Only items that are not in the previous content (already checked and frozen when they
+        // entered) are normalised: a merge-like scan that follows the previous content in order,
+        // so kept items are skipped also after an insertion, a replaced item or a few removals.
         const prev = tx.view();
+        const prevSize = prev.size;
+        let j = 0;
         let copied: unknown[] | undefined;
         for (let i = 0; i < items.length; i++) {
           const item = items[i];
-          if (prev.at(i) === item) continue;
+          if (j < prevSize) {
+            if (prev.at(j) === item) {
+              j++;
+              continue;
+            }
+            let k = j + 1;
+            const last = Math.min(prevSize, j + 1 + REPLACE_LOOKAHEAD);
+            while (k < last && prev.at(k) !== item) k++;
+            if (k < last) {
+              j = k + 1;
+              continue;
+            }
+          }
           const next = validate ? normalizeItem(record, item, i) : item;
           if (next !== item) (copied ??= items.slice())[i] = next;
           if (freeze) deepFreeze(next);
@@ -125,6 +147,27 @@ export function applyOp(record: SliceRecord<any>, tx: StorageTransaction<any>, o
       break;
     default:
       notASliceOp(op);
+  }
+}
+
+/**
+ * @internal Stages `next` as the slice's new latest item in its open transaction (what an
+ * `onLatest` reducer's `replaceLatestOp` + {@link applyOp} did, without the op): appended when the
+ * slice is empty, else the content with its last item replaced (the earlier items are the same
+ * references, so only `next` is normalised and frozen). `at` is the envelope's time (ms).
+ * @throws {@link InvalidSliceItemError} for a bad item (the caller discards the stage).
+ */
+export function stageLatest(record: SliceRecord<any>, tx: StorageTransaction<any>, next: unknown, at: number, validate: boolean, freeze: boolean): void {
+  const view = tx.view();
+  const size = view.size;
+  const item = validate ? normalizeItem(record, next, size === 0 ? 0 : size - 1) : next;
+  if (freeze) deepFreeze(item);
+  if (size === 0) tx.append(item, at);
+  else if (size === 1) tx.replace([item], at);
+  else {
+    const items = view.all().slice(0, size - 1);
+    items.push(item);
+    tx.replace(items, at);
   }
 }
 

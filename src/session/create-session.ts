@@ -330,6 +330,11 @@ const isProduction = (): boolean =>
  *   and makes `dispatch` throw a {@link ReducerError} whose `cause` is the original error.
  *   `dispatch` returns normally only for an event that was applied, or that an operator
  *   middleware deliberately filtered out or delayed.
+ * - `seq` is gapless: only committed events keep one. A rejected event (schema, reducer,
+ *   statechart refusal, middleware failure) gives its number back and is reported with the
+ *   seq that was current (the last one taken); envelopes queued behind it move down by one.
+ *   Envelopes of a shared log keep the log's numbers; one held by an asynchronous operator
+ *   middleware or dropped by a filtering middleware still leaves its number unused.
  * - The event is read once, when accepted: its `type` and `payload` are copied (and `meta`), so
  *   a getter or Proxy cannot change it afterwards; one that throws is an {@link InvalidEventError}.
  * - A dispatch from a subscriber while another event is processed is queued (FIFO) and runs
@@ -393,13 +398,24 @@ export function createSession(options: SessionOptions): Session {
     },
     extensions: new Map(),
     onCommitted(listener) {
-      return addListener(core.committedListeners, listener);
+      const full = listener.effectsOnly !== true;
+      if (full) core.fullCommittedListeners++;
+      core.committedListeners = [...core.committedListeners, listener];
+      let removed = false;
+      return () => {
+        if (removed) return;
+        removed = true;
+        if (full) core.fullCommittedListeners--;
+        const i = core.committedListeners.indexOf(listener);
+        if (i >= 0) core.committedListeners = [...core.committedListeners.slice(0, i), ...core.committedListeners.slice(i + 1)];
+      };
     },
     onCommit(listener) {
       return addListener(core.commitListeners, listener);
     },
     addDecider: (decider) => addListener(core.deciders, decider),
     version: (name) => (registry.records.get(name) ?? registry.recordOf(name)).storage.version,
+    sliceSource: (name) => registry.recordOf(name).storage,
     appendedOnlySince: (name, version) => (registry.records.get(name) ?? registry.recordOf(name)).storage.appendedOnlySince?.(version) ?? false,
     freeze,
     hasSlice: (name) => registry.records.has(name),

@@ -45,6 +45,12 @@ export interface CommitListener {
 /** @internal Told every committed envelope, just before `committed$` emits it. An object for the reason given at {@link CommitListener}. */
 export interface CommittedListener {
   onCommitted(committed: CommittedEnvelope): void;
+  /**
+   * True when the listener only reads `committed.effects`: it is then told only the commits
+   * that carry effects (or that someone else made the envelope for), and a session whose
+   * listeners are all like this builds no committed envelope for a commit without effects.
+   */
+  readonly effectsOnly?: boolean;
 }
 
 /**
@@ -61,11 +67,23 @@ export interface EnvelopeDecider {
   decide(env: Envelope): { readonly error: RxSliceError; readonly throws: boolean } | undefined;
 }
 
+/** @internal A slice's committed content as a computed node reads it (its storage). */
+export interface SliceSource {
+  readonly version: number;
+  all(): readonly unknown[];
+}
+
 /** @internal Hooks into a session for the library's own higher layers. Not public API. */
 export interface SessionInternals {
   /** Runs after changed slices were notified and before `committed$` (once per commit or batch). */
   onCommit(listener: CommitListener): () => void;
   version(slice: string): number;
+  /**
+   * The live source of `slice` for readers that poll it on every commit (computed nodes): its
+   * `version` and committed items (`all()`, the same array until the version changes), read
+   * by reference instead of looked up by name each time. @throws SliceNotRegisteredError
+   */
+  sliceSource(slice: string): SliceSource;
   /** Whether `slice` only had items appended since its version `version` (false when its storage cannot tell). */
   appendedOnlySince(slice: string, version: number): boolean;
   /** Whether the session deep-freezes what enters it (items, and so computed values). */

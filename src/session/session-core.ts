@@ -7,7 +7,7 @@ import { reportUnhandled } from '../internal/guarded-observable';
 import type { ReducerMiddleware, SliceDef } from '../slices/reducer';
 import type { Snapshot } from '../snapshots/snapshot';
 import type { StorageFactory, StorageTransaction } from '../storage/slice-storage';
-import { applyOp, applyWindow } from './apply-op';
+import { applyOp, applyWindow, stageLatest } from './apply-op';
 import type { CommittedEnvelope, EvictedItems } from './create-session';
 import { DispatchInReducerError, InvalidEventError, ReducerError, SessionDisposedError, StorageFailedError, UnknownEventError } from './errors';
 import type { CommitListener, CommittedListener, EnvelopeDecider } from './internals';
@@ -81,7 +81,12 @@ export class SessionCore {
   readonly errors$ = new Subject<RxSliceError>();
   readonly evicted$ = new Subject<EvictedItems>();
   readonly commitListeners: CommitListener[] = [];
-  readonly committedListeners: CommittedListener[] = [];
+  /**
+   * Replaced, never mutated, when a listener is added or removed (copy on write): a publish
+   * iterates the list it read, as a Subject iterates a copy of its observers, so a listener that
+   * unsubscribes and resubscribes while told (an epic's retry) neither skips nor repeats one.
+   */
+  committedListeners: readonly CommittedListener[] = [];
   /** Consulted before the reducers of every non-library envelope (installed machines). */
   readonly deciders: EnvelopeDecider[] = [];
   readonly subscriptions = new Subscription();
@@ -89,6 +94,10 @@ export class SessionCore {
   readonly restoring = new Map<number, Snapshot>();
   seq = 0;
   lastSeq = 0;
+  /** True while an envelope of a shared log is processed: its `seq` is the log's, never given back. */
+  logged = false;
+  /** Committed listeners that want every commit (not only those carrying effects). */
+  fullCommittedListeners = 0;
   disposed = false;
   inReducer = false;
   busy = false;
@@ -176,8 +185,9 @@ export class SessionCore {
   middlewareFailed(cause: unknown, kind: 'operator middleware' | 'event middleware' = 'operator middleware'): void {
     const pipeline = this.pipeline;
     const env = pipeline?.current ?? this.lastEnvelope();
-    const error = new ReducerError(env, '(session)', kind, cause);
-    if (pipeline?.isFeeding === true && env.seq === this.awaitedSeq) this.awaitedFailure = error;
+    const awaited = pipeline?.isFeeding === true && env.seq === this.awaitedSeq;
+    const error = new ReducerError(pipeline?.current === undefined ? env : this.releaseSeq(env), '(session)', kind, cause);
+    if (awaited) this.awaitedFailure = error;
     this.errors$.next(error);
   }
 
@@ -307,7 +317,12 @@ export class SessionCore {
   applyLogged(env: Envelope): void {
     this.checkNextSeq(env.seq, 'applyLogged');
     this.seq = env.seq;
-    this.process(env);
+    this.logged = true;
+    try {
+      this.process(env);
+    } finally {
+      this.logged = false;
+    }
   }
 
   /**
@@ -455,7 +470,18 @@ export class SessionCore {
         // The first reducer of a slice for this envelope reads the committed view; a
         // transaction opens only when an op actually changes something.
         const ctx = route.ctx;
-        ctx.previous = record.tx === undefined ? record.storage.view() : record.tx.view();
+        const view = (ctx.previous = record.tx === undefined ? record.storage.view() : record.tx.view());
+        const latestFn = route.latest;
+        if (latestFn !== undefined) {
+          // onLatest without middleware: no op; the same reference changes nothing.
+          const latest = view.latest();
+          const next = latestFn(latest, event, ctx);
+          if (next === latest && latest !== undefined) continue;
+          const tx = this.pendingOf(record);
+          stageLatest(record, tx, next, env.at, this.validate, this.freeze);
+          if (record.window !== undefined) applyWindow(record, tx, env.seq, env.at);
+          continue;
+        }
         // Without middleware the reducer is called directly (one call frame fewer per route).
         const invoke = route.invoke;
         const op = invoke === undefined ? route.reducer(ctx.previous, event, ctx) : invoke();
@@ -472,8 +498,11 @@ export class SessionCore {
     } catch (cause) {
       this.inReducer = false;
       this.rollbackPending();
-      const error = failed === undefined ? new ReducerError(env, '(session)', type, cause) : new ReducerError(env, failed.record.def.name, failed.entry.name, cause);
-      if (env.seq === this.awaitedSeq) this.awaitedFailure = error;
+      const awaited = env.seq === this.awaitedSeq;
+      const reported = this.releaseSeq(env);
+      const error =
+        failed === undefined ? new ReducerError(reported, '(session)', type, cause) : new ReducerError(reported, failed.record.def.name, failed.entry.name, cause);
+      if (awaited) this.awaitedFailure = error;
       this.errors$.next(error);
       return;
     }
@@ -489,6 +518,7 @@ export class SessionCore {
       if (rejection === undefined) continue;
       this.inReducer = false;
       if (rejection.throws && env.seq === this.awaitedSeq) this.awaitedFailure = rejection.error;
+      this.releaseSeq(env);
       this.errors$.next(rejection.error);
       return true;
     }
@@ -519,6 +549,40 @@ export class SessionCore {
     this.queue.length = 0;
     if (!this.disposed) this.errors$.next(error);
     return error;
+  }
+
+  /**
+   * Gives back the `seq` of a rejected envelope (only committed events take one: DESIGN
+   * "Envelope"): envelopes numbered after it and still waiting in the queue move down by one
+   * (their objects are the library's own, made by `accept`), and the next commit takes the
+   * number. Returns the envelope to report: `env` with the seq that was current (the last one
+   * taken). Envelopes of a shared log keep the log's numbers; an envelope numbered after `env`
+   * that is not in the queue (held by an asynchronous operator middleware) leaves the gap.
+   */
+  private releaseSeq(env: Envelope): Envelope {
+    const seq = env.seq;
+    if (this.forward !== undefined || this.logged || seq !== this.seq - this.queuedAfter(seq) || seq <= this.lastSeq) return env;
+    const queue = this.queue;
+    for (let i = 0; i < queue.length; i++) {
+      const q = queue[i] as Envelope;
+      if (q.seq <= seq) continue;
+      const snapshot = this.restoring.get(q.seq);
+      if (snapshot !== undefined) {
+        this.restoring.delete(q.seq);
+        this.restoring.set(q.seq - 1, snapshot);
+      }
+      (q as { seq: number }).seq = q.seq - 1;
+    }
+    this.seq--;
+    return { seq: this.seq, at: env.at, event: env.event, meta: env.meta };
+  }
+
+  /** How many queued envelopes carry a `seq` above `seq`. */
+  private queuedAfter(seq: number): number {
+    let n = 0;
+    const queue = this.queue;
+    for (let i = 0; i < queue.length; i++) if ((queue[i] as Envelope).seq > seq) n++;
+    return n;
   }
 
   private rollbackPending(): void {
@@ -562,29 +626,33 @@ export class SessionCore {
     }
     this.pendingCount = 0;
     this.lastSeq = env.seq;
-    const committed: CommittedEnvelope = {
-      seq: env.seq,
-      at: env.at,
-      event: env.event,
-      meta: env.meta,
-      changed: names ?? NO_NAMES,
-      effects: effects ?? NO_EFFECTS,
-    };
-    if (this.batchDepth > 0) this.held.push({ committed, records: changed ?? NO_RECORDS, evicted: evicted ?? NO_EVICTIONS });
-    else this.publishOne(committed, changed, evicted);
+    // The committed envelope is built only when someone will read it: `committed$`, a listener
+    // of every commit, or (for a commit carrying effects) any committed listener.
+    const committed: CommittedEnvelope | undefined =
+      this.batchDepth > 0 || this.committed$.observed || this.fullCommittedListeners > 0 || (effects !== undefined && this.committedListeners.length > 0)
+        ? { seq: env.seq, at: env.at, event: env.event, meta: env.meta, changed: names ?? NO_NAMES, effects: effects ?? NO_EFFECTS }
+        : undefined;
+    if (this.batchDepth > 0) this.held.push({ committed: committed as CommittedEnvelope, records: changed ?? NO_RECORDS, evicted: evicted ?? NO_EVICTIONS });
+    else this.publishOne(committed, changed, names, evicted);
   }
 
   /** Publishes one commit: changed slices, then commit listeners, then evictions and `committed$`. */
-  private publishOne(committed: CommittedEnvelope, changed: readonly SliceRecord<any>[] | undefined, evicted: EvictedItems[] | undefined): void {
+  private publishOne(
+    committed: CommittedEnvelope | undefined,
+    changed: readonly SliceRecord<any>[] | undefined,
+    names: readonly string[] | undefined,
+    evicted: EvictedItems[] | undefined,
+  ): void {
     const commitListeners = this.commitListeners;
     if (changed !== undefined) {
       for (let i = 0; i < changed.length; i++) (changed[i] as SliceRecord<any>).notify();
       if (commitListeners.length > 0) {
-        const set = changed.length === 1 ? (changed[0] as SliceRecord<any>).nameSet : new Set(committed.changed);
+        const set = changed.length === 1 ? (changed[0] as SliceRecord<any>).nameSet : new Set(names);
         for (let i = 0; i < commitListeners.length; i++) (commitListeners[i] as CommitListener).onCommit(set);
       }
     }
     if (evicted !== undefined) for (const e of evicted) this.evicted$.next(e);
+    if (committed === undefined) return;
     const committedListeners = this.committedListeners;
     for (let i = 0; i < committedListeners.length; i++) (committedListeners[i] as CommittedListener).onCommitted(committed);
     if (this.committed$.observed) this.committed$.next(committed);

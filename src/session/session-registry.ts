@@ -129,14 +129,14 @@ export class SessionRegistry {
     // reducer call allocates nothing.
     const ctx: Route['ctx'] = new RouteContext(this.reducing, record.def.name, entry.name, this.reader, record.storage.view());
     const reducer = entry.reducer as Reducer<any>;
-    if (record.chain.length === 0) return { record, entry, ctx, reducer, invoke: undefined };
+    if (record.chain.length === 0) return { record, entry, ctx, reducer, invoke: undefined, latest: entry.latest };
     let invoke = (): SliceOp<any> => reducer(ctx.previous, ctx.event, ctx);
     for (let i = record.chain.length - 1; i >= 0; i--) {
       const middleware = record.chain[i] as ReducerMiddleware;
       const next = invoke;
       invoke = () => middleware(ctx, next);
     }
-    return { record, entry, ctx, reducer, invoke };
+    return { record, entry, ctx, reducer, invoke, latest: undefined };
   }
 
   recordOf(def: SliceDef<string, any> | string): SliceRecord<any> {

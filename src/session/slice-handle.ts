@@ -1,5 +1,6 @@
 import type { Observable } from 'rxjs';
 import { Emitter, type SubscriberGuard } from '../internal/emitter';
+import { schemaGivesJson } from '../internal/json-data';
 import type { SubscriberFailureReporter } from '../internal/guarded-observable';
 import type { Event, EventCreator } from '../events/event';
 import type { Reducer, ReducerContext, ReducerEntry, ReducerMiddleware, SliceDef } from '../slices/reducer';
@@ -79,8 +80,16 @@ export class SliceRecord<TItem> {
   readonly nameList: readonly string[];
   /** `[this]`, the changed records of such a commit (frozen, shared). */
   readonly selfList: readonly SliceRecord<TItem>[];
-  /** Items (objects) this slice stored after normalising them (see `normalizeItem`): not normalised again. */
+  /**
+   * Items (objects) this slice stored after normalising them (see `normalizeItem`): not
+   * normalised again. Unused when {@link SliceRecord.jsonSafe}.
+   */
   readonly normalized = new WeakSet<object>();
+  /**
+   * True when the slice's schema guarantees JSON-data output (`schemaGivesJson`, decided once):
+   * normalising an item is then the schema's parse alone, no JSON-data walk and no WeakSet.
+   */
+  readonly jsonSafe: boolean;
   /** Where failures of `all$`/`latest$` subscribers go (the session's `errors$`). */
   private readonly report: SubscriberFailureReporter | undefined;
 
@@ -91,6 +100,7 @@ export class SliceRecord<TItem> {
     report?: SubscriberFailureReporter,
   ) {
     this.report = report;
+    this.jsonSafe = def.schema !== undefined && schemaGivesJson(def.schema);
     this.window = def.window;
     this.chain = [...globalMiddleware, ...def.middleware];
     this.nameSet = new Set([def.name]);
@@ -157,4 +167,9 @@ export interface Route {
   readonly reducer: Reducer<any>;
   /** The reducer wrapped in the slice's middleware chain, composed once; `undefined` without middleware. */
   readonly invoke: (() => SliceOp<any>) | undefined;
+  /**
+   * An `onLatest` reducer's own function (`ReducerEntry.latest`) when the slice has no reducer
+   * middleware: the session calls it and stages its result as the new latest item, no op made.
+   */
+  readonly latest: ReducerEntry<any>['latest'];
 }

@@ -36,6 +36,7 @@ export function onLatest<TItem, TType extends string, TPayload, TChannel extends
     eventType: creator.type,
     schema: creator.schema,
     name: reducerName(creator.type, options) ?? `onLatest(${creator.type})`,
+    latest: reducer as ReducerEntry<TItem>['latest'],
     reducer: (view: SliceView<TItem>, event: Event<TType, TPayload>, ctx: ReducerContext<TItem, Event<TType, TPayload>>) => {
       const latest = view.latest();
       const next = reducer(latest, event, ctx);

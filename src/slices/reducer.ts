@@ -55,6 +55,13 @@ export interface ReducerEntry<TItem, TEvent extends Event = Event> {
   readonly schema?: import('zod').ZodType | undefined;
   /** Phantom: the event the reducer handles (type level only; never set at run time). */
   readonly Event?: TEvent;
+  /**
+   * @internal Set by `onLatest`: the user's `(latest, event, ctx) => next` itself. A route
+   * without reducer middleware calls it directly and stages `next` as the slice's new latest
+   * item, with no op object; `reducer` (the same logic returning an op) serves every other
+   * caller (middleware chains, tests that call reducers by hand).
+   */
+  readonly latest?: ((latest: TItem | undefined, event: any, ctx: ReducerContext<TItem, any>) => TItem) | undefined;
 }
 
 /** The event a reducer entry handles: `ReducerEvent<ReturnType<typeof on>>`. */

@@ -2,6 +2,7 @@ import { arrayView, isArrayView } from '../internal/array-view';
 import type { SliceView } from '../slices/slice-view';
 import type { WindowMemo } from '../slices/window-contract';
 import type { SliceStorage, StorageFactory, StorageTransaction, StoredSlice } from './slice-storage';
+import { TimeColumn } from './time-column';
 
 /** Compact the buffer once this many dead items sit in front of the live window. */
 const COMPACT_MIN = 1024;
@@ -15,7 +16,8 @@ const COMPACT_MIN = 1024;
  */
 interface Cells<TItem> {
   buf: TItem[];
-  times: number[];
+  /** The items' commit times (4-byte offsets, see {@link TimeColumn}), shared like `buf`. */
+  times: TimeColumn;
   start: number;
   end: number;
   appended: number;
@@ -49,7 +51,11 @@ function ascendingWithin(indices: readonly number[], size: number): boolean {
 }
 
 class Window<TItem> implements SliceView<TItem> {
-  constructor(private readonly c: Cells<TItem>) {}
+  /** `owner`: set on the committed view, whose `all()` is the storage's (one array per version). */
+  constructor(
+    private readonly c: Cells<TItem>,
+    private readonly owner?: MemoryStorage<TItem>,
+  ) {}
   get isEmpty(): boolean {
     return this.c.end === this.c.start;
   }
@@ -61,6 +67,7 @@ class Window<TItem> implements SliceView<TItem> {
     return c.end > c.start ? c.buf[c.end - 1] : undefined;
   }
   all(): readonly TItem[] {
+    if (this.owner !== undefined) return this.owner.all();
     const c = this.c;
     return arrayView(c.buf, c.start, c.end, c.sealed);
   }
@@ -92,7 +99,7 @@ class CellsToken<TItem> {
 class MemoryTransaction<TItem> implements StorageTransaction<TItem> {
   changed = false;
   open = false;
-  private readonly c: Cells<TItem> = { buf: [], times: [], start: 0, end: 0, appended: 0, sealed: false, memo: undefined };
+  private readonly c: Cells<TItem> = { buf: [], times: new TimeColumn(), start: 0, end: 0, appended: 0, sealed: false, memo: undefined };
   private readonly pendingView = new Window<TItem>(this.c);
   private beginLength = 0;
   /**
@@ -123,7 +130,7 @@ class MemoryTransaction<TItem> implements StorageTransaction<TItem> {
     return this.pendingView;
   }
   timeAt(index: number): number {
-    return this.c.times[this.c.start + index] ?? 0;
+    return this.c.times.get(this.c.start + index) ?? 0;
   }
   get windowMemo(): WindowMemo | undefined {
     return this.c.memo;
@@ -161,7 +168,7 @@ class MemoryTransaction<TItem> implements StorageTransaction<TItem> {
     for (let i = 0; i < n; i++) {
       const j = c.start + i;
       if (j < c.end && c.buf[j] === items[i]) {
-        times[i] = c.times[j] as number;
+        times[i] = c.times.get(j) as number;
       } else {
         times[i] = at;
         // Items past the old end are new to the window anyway (their index >= stableBelow or the remembered size).
@@ -179,7 +186,7 @@ class MemoryTransaction<TItem> implements StorageTransaction<TItem> {
     c.buf = adopted;
     c.sealed = this.owner.sealOnReplace;
     if (c.sealed && this.owner.freeze && !Object.isFrozen(adopted)) Object.freeze(adopted);
-    c.times = times;
+    c.times = TimeColumn.adopt(times);
     c.start = 0;
     c.end = n;
     this.keep = n;
@@ -211,7 +218,7 @@ class MemoryTransaction<TItem> implements StorageTransaction<TItem> {
     this.rewrote = true;
     if (predicate === undefined) {
       c.buf = EMPTY as unknown as TItem[];
-      c.times = [];
+      c.times = new TimeColumn();
       c.start = c.end = 0;
       c.sealed = true;
       this.changed = true;
@@ -246,7 +253,7 @@ class MemoryTransaction<TItem> implements StorageTransaction<TItem> {
     const floor = Math.max(c.end, this.keep);
     if (!c.sealed && c.buf.length > floor) {
       c.buf.length = floor;
-      c.times.length = floor;
+      c.times.truncate(floor);
     }
     this.changed = true;
     return dropped;
@@ -259,15 +266,15 @@ class MemoryTransaction<TItem> implements StorageTransaction<TItem> {
     if (indices.length <= 4 && ascendingWithin(indices, c.end - c.start)) {
       // A few items (a predicate window evicting one per append): copy with native slices, then splice.
       const buf = c.buf.slice(c.start, c.end);
-      const times = c.times.slice(c.start, c.end);
       const dropped = new Array<TItem>(indices.length);
       for (let k = indices.length - 1; k >= 0; k--) {
         const i = indices[k] as number;
         dropped[k] = buf[i] as TItem;
         buf.splice(i, 1);
-        times.splice(i, 1);
       }
-      this.adoptOwned(buf, times);
+      const times = c.times.toArray(c.start, c.end);
+      for (let k = indices.length - 1; k >= 0; k--) times.splice(indices[k] as number, 1);
+      this.adoptOwned(buf, TimeColumn.adopt(times));
       this.changed = true;
       return dropped;
     }
@@ -281,15 +288,15 @@ class MemoryTransaction<TItem> implements StorageTransaction<TItem> {
         k++;
       } else {
         buf.push(c.buf[c.start + i] as TItem);
-        times.push(c.times[c.start + i] as number);
+        times.push(c.times.get(c.start + i) as number);
       }
     }
-    this.adoptOwned(buf, times);
+    this.adoptOwned(buf, TimeColumn.adopt(times));
     if (dropped.length > 0) this.changed = true;
     return dropped;
   }
   /** Makes fresh arrays, owned by this transaction alone, the live content. */
-  private adoptOwned(buf: TItem[], times: number[]): void {
+  private adoptOwned(buf: TItem[], times: TimeColumn): void {
     const c = this.c;
     c.buf = buf;
     c.times = times;
@@ -312,7 +319,7 @@ class MemoryTransaction<TItem> implements StorageTransaction<TItem> {
     // Undo pushes onto the committed buffer so that its owner can keep appending in O(1).
     if (!committed.sealed && committed.buf.length > this.beginLength) {
       committed.buf.length = this.beginLength;
-      committed.times.length = this.beginLength;
+      committed.times.truncate(this.beginLength);
     }
   }
 }
@@ -359,22 +366,34 @@ export class MemoryStorage<TItem> implements SliceStorage<TItem> {
   private captureVersion = -1;
   /** The version of the last commit that did more than append (0: the initial content). */
   private rewrittenAt = 0;
+  /** What `all()` returned for version `allVersion` (one array per version: identity is the version). */
+  private allItems: readonly TItem[] | undefined = undefined;
+  private allVersion = -1;
 
   constructor(initial: readonly TItem[] = [], at = 0, options: MemoryStorageOptions = {}) {
     this.freeze = options.freeze ?? true;
     this.sealOnReplace = options.sealOnReplace ?? true;
     const buf = [...initial];
     if (this.freeze) Object.freeze(buf);
-    this.cells = { buf, times: initial.map(() => at), start: 0, end: initial.length, appended: initial.length, sealed: true, memo: undefined };
-    this.committedView = new Window<TItem>(this.cells);
+    this.cells = { buf, times: TimeColumn.filled(initial.length, at), start: 0, end: initial.length, appended: initial.length, sealed: true, memo: undefined };
+    this.committedView = new Window<TItem>(this.cells, this);
   }
 
   get size(): number {
     return this.cells.end - this.cells.start;
   }
+  /**
+   * The committed items: an immutable array (or read-only view of the shared buffer), the
+   * same object on every call until the version changes (`all() === all()`), so
+   * reference-equality memoisation and `useSyncExternalStore` see a change only on a commit.
+   */
   all(): readonly TItem[] {
+    if (this.allVersion === this.version) return this.allItems as readonly TItem[];
     const c = this.cells;
-    return arrayView(c.buf, c.start, c.end, c.sealed);
+    const items = arrayView(c.buf, c.start, c.end, c.sealed);
+    this.allItems = items;
+    this.allVersion = this.version;
+    return items;
   }
   latest(): TItem | undefined {
     const c = this.cells;

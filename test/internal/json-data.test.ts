@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAX_ITEM_DEPTH, isJsonDataFast, jsonProblem, jsonProblemWalk } from '../../src/internal/json-data';
+import { z } from 'zod';
+import { MAX_ITEM_DEPTH, isJsonDataFast, jsonProblem, jsonProblemWalk, schemaGivesJson } from '../../src/internal/json-data';
 
 class Point {
   constructor(readonly x: number) {}
@@ -119,5 +120,69 @@ describe('jsonProblem: the recursive pre-check and the walk', () => {
     for (let i = 0; i < 60; i++) v = [v, v];
     expect(isJsonDataFast(v)).toBe(false);
     expect(jsonProblem(v)).toBeUndefined();
+  });
+});
+
+describe('schemaGivesJson: schemas whose output is JSON data by construction (decided once, conservatively)', () => {
+  it('accepts plain data schemas', () => {
+    const Item = z.object({
+      id: z.string(),
+      n: z.number().int(),
+      ok: z.boolean(),
+      none: z.null(),
+      kind: z.enum(['a', 'b']),
+      lit: z.literal('x'),
+      tags: z.array(z.string()),
+      pair: z.tuple([z.string(), z.number()]),
+      maybe: z.string().optional(),
+      nul: z.number().nullable(),
+      def: z.array(z.string()).default([]),
+      either: z.union([z.string(), z.object({ x: z.number() })]),
+      strict: z.strictObject({ a: z.string() }),
+    });
+    expect(schemaGivesJson(Item)).toBe(true);
+    expect(schemaGivesJson(z.discriminatedUnion('k', [z.object({ k: z.literal('a') }), z.object({ k: z.literal('b'), v: z.number() })]))).toBe(true);
+    expect(schemaGivesJson(z.number())).toBe(true);
+  });
+
+  it('refuses anything whose output may not be JSON data', () => {
+    for (const schema of [
+      z.object({ at: z.date() }),
+      z.object({ x: z.unknown() }),
+      z.object({ x: z.any() }),
+      z.looseObject({ a: z.string() }),
+      z.object({ a: z.string() }).passthrough(),
+      z.record(z.string(), z.number()),
+      z.object({ a: z.string().transform((s) => new Date(s)) }),
+      z.object({ n: z.bigint() }),
+      z.string().optional(), // an item may not be undefined
+      z.array(z.string().optional()), // nor an array element
+      z.object({ a: z.string() }).and(z.object({ b: z.string() })),
+      z.lazy(() => z.string()),
+      z.string().catch('x'),
+      z.nan(),
+      z.custom<string>(() => true),
+      42,
+      undefined,
+    ]) {
+      expect(schemaGivesJson(schema)).toBe(false);
+    }
+  });
+
+  it('its verdict agrees with jsonProblem on the outputs of accepted schemas (fast-check)', () => {
+    const Item = z.object({ s: z.string(), n: z.number(), o: z.string().optional(), a: z.array(z.union([z.string(), z.null()])) });
+    expect(schemaGivesJson(Item)).toBe(true);
+    fc.assert(
+      fc.property(fc.anything(), (input) => {
+        const r = Item.safeParse(input);
+        if (r.success) expect(jsonProblem(r.data)).toBeUndefined();
+      }),
+    );
+    fc.assert(
+      fc.property(fc.record({ s: fc.string(), n: fc.double({ noNaN: false }), o: fc.option(fc.string(), { nil: undefined }), a: fc.array(fc.option(fc.string(), { nil: null })) }), (input) => {
+        const r = Item.safeParse(input);
+        if (r.success) expect(jsonProblem(r.data)).toBeUndefined();
+      }),
+    );
   });
 });

@@ -58,7 +58,7 @@ describe('event middleware', () => {
     }
     expect(thrown).toBeInstanceOf(ReducerError);
     expect((thrown as ReducerError).reducerName).toBe('event middleware');
-    expect((thrown as ReducerError).message).toContain('The event middleware failed on "counter/bumped" (seq 1): metrics backend down');
+    expect((thrown as ReducerError).message).toContain('The event middleware failed on "counter/bumped" (seq 0): metrics backend down');
     expect(errors).toEqual([thrown]);
     expect(session.slice(Counter).latest()).toEqual({ n: 0 });
     fail = false;

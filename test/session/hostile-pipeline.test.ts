@@ -63,10 +63,12 @@ describe('a throwing operator middleware rejects one envelope, never the session
       s.dispatch(NoteAdded({ id: 1, text: 'bad' })); // deferred: returns normally
       expect(errors).toEqual([]);
       flush();
-      expect(errors.map((e) => [e.code, (e as ReducerError).envelope.seq])).toEqual([['REDUCER_FAILED', 1]]);
+      // Rejected: reported with the seq that was current (0); the next commit takes seq 1.
+      expect(errors.map((e) => [e.code, (e as ReducerError).envelope.seq])).toEqual([['REDUCER_FAILED', 0]]);
       s.dispatch(NoteAdded({ id: 2, text: 'good' }));
       flush();
       expect(s.slice(Notes).all()).toEqual([{ id: 2, text: 'good' }]);
+      expect(s.lastSeq).toBe(1);
     });
   });
 

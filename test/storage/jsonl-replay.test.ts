@@ -38,7 +38,7 @@ describe('replayJournalOp (bulk recovery)', () => {
         for (const rec of records) for (const o of rec.ops) replayJournalOp(s, o, rec.at, (xs) => [...(xs as number[])]);
         const c = memory.cells;
         expect(s.items.slice(s.start)).toEqual(Array.from(memory.all()));
-        expect(s.times.slice(s.start)).toEqual(c.times.slice(c.start, c.end));
+        expect(s.times.slice(s.start)).toEqual(c.times.toArray(c.start, c.end));
         expect(s.appended).toBe(c.appended);
       }),
       { numRuns: 500 },

@@ -45,7 +45,7 @@ function clock() {
 
 const slicesOf = (s: Snapshot) => JSON.stringify(Object.fromEntries(Object.entries(s.slices).map(([k, v]) => [k, v.items])));
 
-/** Records `n` events (one failed dispatch in the middle, which leaves a seq gap), keeping the live state after each seq. */
+/** Records `n` events (one failed dispatch in the middle, which takes no seq: gapless), keeping the live state after each seq. */
 function recordRun(file: string, n: number, snapshotEvery: number): Map<number, string> {
   const c = clock();
   const session = createSession({ slices: [Notes, Count], scheduler: c.scheduler });
@@ -67,16 +67,15 @@ describe('readRecording', () => {
     const live = recordRun(file, 40, 7);
     const rec = readRecording(file, { slices: [Notes, Count] });
     expect(rec.firstSeq).toBe(0);
-    expect(rec.lastSeq).toBe(41);
+    expect(rec.lastSeq).toBe(40);
     expect(rec.size).toBe(40);
-    expect(rec.snapshotSeqs).toEqual([0, 8, 15, 22, 29, 36]);
+    expect(rec.snapshotSeqs).toEqual([0, 7, 14, 21, 28, 35]);
     expect(rec.tornTail).toBeUndefined();
     for (const [seq, state] of live) expect([seq, slicesOf(rec.stateAt(seq))]).toEqual([seq, state]);
     // Backwards and in random order too.
-    for (const seq of [41, 3, 40, 0, 22, 6, 21]) expect(slicesOf(rec.stateAt(seq))).toBe(live.get(seq) ?? live.get(seq - 1));
-    // The seq lost to the failed dispatch reads as the state before it.
-    expect(live.has(6)).toBe(false);
-    expect(slicesOf(rec.stateAt(6))).toBe(live.get(5));
+    for (const seq of [40, 3, 39, 0, 22, 6, 21]) expect(slicesOf(rec.stateAt(seq))).toBe(live.get(seq));
+    // The failed dispatch took no seq: every seq from 0 to 40 is a committed state.
+    expect([...live.keys()]).toEqual(Array.from({ length: 41 }, (_, i) => i));
     expect(rec.stateAt(30).seq).toBe(30);
   });
 
@@ -92,16 +91,16 @@ describe('readRecording', () => {
         return s;
       },
     });
-    rec.stateAt(35); // snapshot 29 (restore) + 6 envelopes
+    rec.stateAt(34); // snapshot 28 (restore) + 6 envelopes
     expect(replayed).toBe(7);
     replayed = 0;
-    rec.stateAt(35); // already there
+    rec.stateAt(34); // already there
     expect(replayed).toBe(0);
     replayed = 0;
-    rec.stateAt(36); // exactly a snapshot: just its restore
+    rec.stateAt(35); // exactly a snapshot: just its restore
     expect(replayed).toBe(1);
     replayed = 0;
-    rec.stateAt(38); // continues from 36
+    rec.stateAt(37); // continues from 35
     expect(replayed).toBe(2);
   });
 
@@ -110,13 +109,13 @@ describe('readRecording', () => {
     recordRun(file, 10, 4);
     const rec = readRecording(file, { slices: [Notes, Count] });
     const all = [...rec.envelopes()];
-    expect(all.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 7, 8, 9, 10, 11]);
+    expect(all.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
     expect(all[0]).toMatchObject({ event: { type: 'notes/noted', payload: { text: 'n0' } }, changed: ['notes', 'count'], effects: [], at: 1003 });
     expect(Object.isFrozen(all[0]?.event)).toBe(true);
-    expect([...rec.envelopes({ fromSeq: 6, toSeq: 9 })].map((e) => e.seq)).toEqual([7, 8, 9]);
+    expect([...rec.envelopes({ fromSeq: 6, toSeq: 9 })].map((e) => e.seq)).toEqual([6, 7, 8, 9]);
     let seqs: number[] = [];
-    rec.envelopes$({ fromSeq: 10 }).pipe(toArray()).subscribe((list) => (seqs = list.map((e) => e.seq)));
-    expect(seqs).toEqual([10, 11]);
+    rec.envelopes$({ fromSeq: 9 }).pipe(toArray()).subscribe((list) => (seqs = list.map((e) => e.seq)));
+    expect(seqs).toEqual([9, 10]);
   });
 
   it('drops a torn last line cut at any byte, and reads everything before it', () => {
@@ -127,9 +126,9 @@ describe('readRecording', () => {
     for (let cut = lastStart; cut < whole.length; cut++) {
       writeFileSync(file, whole.subarray(0, cut));
       const rec = readRecording(file, { slices: [Notes, Count] });
-      expect(rec.lastSeq).toBe(12);
+      expect(rec.lastSeq).toBe(11);
       expect(rec.tornTail).toEqual(cut === lastStart ? undefined : { offset: lastStart, bytes: cut - lastStart });
-      expect(slicesOf(rec.stateAt(12))).toBe(live.get(12));
+      expect(slicesOf(rec.stateAt(11))).toBe(live.get(11));
     }
   });
 
@@ -139,7 +138,7 @@ describe('readRecording', () => {
     const text = readFileSync(file, 'utf8');
     writeFileSync(file, text.slice(0, -3) + 'X}\n');
     const rec = readRecording(file, { slices: [Notes, Count] });
-    expect(rec.lastSeq).toBe(12);
+    expect(rec.lastSeq).toBe(11);
     expect(rec.tornTail?.bytes).toBeGreaterThan(0);
   });
 
@@ -239,7 +238,7 @@ describe('time travel on a recording', () => {
     expect(slicesOf(fork.snapshot({ includeLogs: true }))).toBe(live.get(9));
     expect(fork.lastSeq).toBe(10);
     expect(fork.dispatch(Noted({ text: 'what if' })).seq).toBe(11);
-    expect(fork.slice(Count).all()).toEqual([9]);
+    expect(fork.slice(Count).all()).toEqual([10]);
     expect(slicesOf(rec.stateAt(9))).toBe(live.get(9));
     const made = rec.fork(4, () => createSession({ slices: [Notes, Count] }));
     expect(made.slice(Count).all()).toEqual([4]);

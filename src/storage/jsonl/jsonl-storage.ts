@@ -9,6 +9,7 @@ import type { SliceDef } from '../../slices/reducer';
 import type { SliceView } from '../../slices/slice-view';
 import type { WindowMemo } from '../../slices/window-contract';
 import { MemoryStorage } from '../memory-storage';
+import { TimeColumn } from '../time-column';
 import type { SliceStorage, StorageFactory, StorageJournal, StorageTransaction, StoredSlice } from '../slice-storage';
 import { lockDirectory, StorageLockedError, type DirectoryLock, type StorageLockCompromisedError } from './directory-lock';
 import { CorruptStorageError, decodeBase, encodeBase, scanJournal, type BaseSlice, type JournalOp, type JournalRecord, type SliceChange } from './journal-format';
@@ -268,7 +269,7 @@ export class JsonlJournal implements StorageJournal {
       times = times.slice();
     }
     const inner = new MemoryStorage(items, 0, options);
-    if (times !== undefined) inner.cells.times = times;
+    if (times !== undefined) inner.cells.times = TimeColumn.from(times);
     inner.cells.appended = appended;
     if (raw !== undefined) this.raw.delete(def.name);
     const storage = new JsonlSliceStorage(this, def.name, version, inner);
@@ -377,7 +378,7 @@ export class JsonlJournal implements StorageJournal {
     const parts: string[] = [];
     for (const [name, storage] of this.storages) {
       const c = storage.inner.cells;
-      parts.push(`${JSON.stringify(name)}:${JSON.stringify({ v: storage.schemaVersion, items: Array.from(storage.inner.all()), times: c.times.slice(c.start, c.end), appended: c.appended })}`);
+      parts.push(`${JSON.stringify(name)}:${JSON.stringify({ v: storage.schemaVersion, items: Array.from(storage.inner.all()), times: c.times.toArray(c.start, c.end), appended: c.appended })}`);
     }
     for (const [name, raw] of this.raw) {
       parts.push(`${JSON.stringify(name)}:${JSON.stringify({ ...(raw.base ?? { v: 1 }), tail: raw.records })}`);
