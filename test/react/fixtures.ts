@@ -18,7 +18,7 @@ export const Messages = defineSlice('messages', {
 export const Usage = defineSlice('usage', {
   policy: 'state',
   initial: [{ input: 0, output: 0 }],
-  reducers: ({ onLatest }) => [onLatest(TokensUsed, (u, e) => ({ input: u.input + e.payload.input, output: u.output + e.payload.output }))],
+  reducers: ({ onLatest }) => [onLatest(TokensUsed, (u, e) => ({ input: (u?.input ?? 0) + e.payload.input, output: (u?.output ?? 0) + e.payload.output }))],
 });
 /** Not in the session: reading it must fail with SliceNotRegisteredError. */
 export const Stranger = defineSlice('stranger', { policy: 'state', initial: [1] });

@@ -2,7 +2,7 @@
 /// <reference lib="dom" />
 import { act, cleanup, fireEvent, render } from '@testing-library/react';
 import { createRoot } from 'react-dom/client';
-import { createElement as h, startTransition, Profiler, StrictMode, useRef, useState } from 'react';
+import { createElement as h, startTransition, Profiler, StrictMode, useState } from 'react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { SessionProvider, useComputed, useDispatch, useLatest, useMachine, useSelector, useSession, useSlice } from '../../src/react/index';
 import { DoorClosed, DoorOpened, Door, makeSession, MessageAdded, Messages, TokensUsed, TotalHundreds, Usage, countSubscriptions } from './fixtures';
@@ -183,8 +183,6 @@ describe('useDispatch, useSession and useMachine', () => {
     const session = makeSession();
     const states: unknown[] = [];
     const Reader = () => {
-      const [, force] = [useRef(0)];
-      void force;
       states.push(useMachine(Door));
       return null;
     };
@@ -215,7 +213,7 @@ describe('no tearing', () => {
     };
     // What each commit put on screen (Profiler's onRender runs in the commit, after the DOM changed):
     // a torn commit shows two values side by side.
-    const onRender = () => void screens.push([...container.querySelectorAll('span')].map((c) => c.textContent ?? '').join(','));
+    const onRender = () => void screens.push(Array.from(container.querySelectorAll('span')).map((c) => c.textContent ?? '').join(','));
     const container = document.createElement('div');
     const root = createRoot(container);
     try {
