@@ -165,7 +165,7 @@ describe('errors', () => {
     ['injectComputed()', () => injectComputed(TotalHundreds)],
     ['injectDispatch()', () => injectDispatch()],
     ['injectMachine()', () => injectMachine(Door)],
-  ])('%s without provideSession throws SessionNotProvidedError', (name, inject) => {
+  ] as [string, () => unknown][])('%s without provideSession throws SessionNotProvidedError', (name, inject) => {
     let caught: unknown;
     try {
       run(inject);
