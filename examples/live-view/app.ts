@@ -14,13 +14,13 @@ import { createRoot } from 'react-dom/client';
 import type { Observable } from 'rxjs';
 import { isRxSliceError, type Event } from '../../src/index';
 import { SessionProvider, useComputed, useDispatch, useMachine, useSlice } from '../../src/react/index';
-import { TranscriptClock, timestampOf } from '../agent-transcript/clock';
-import { TokenSummary, ToolCallTotals } from '../agent-transcript/computed';
-import { SystemMessageAdded, ToolCalled, UserMessageAdded } from '../agent-transcript/events';
-import { parseTranscript, splitLines } from '../agent-transcript/parse';
-import { AgentPhases, PHASES } from '../agent-transcript/phases';
-import { createTranscriptSession, type TranscriptSession } from '../agent-transcript/replay';
-import { Messages, ToolCalls } from '../agent-transcript/slices';
+import { TranscriptClock, timestampOf } from '../../src/transcripts/clock';
+import { TokenSummary, ToolCallTotals } from '../../src/transcripts/computed';
+import { SystemMessageAdded, ToolCalled, UserMessageAdded } from '../../src/transcripts/events';
+import { parseTranscript, splitLines } from '../../src/transcripts/parse';
+import { AgentPhases, PHASES } from '../../src/transcripts/phases';
+import { createTranscriptSession, type TranscriptSession } from '../../src/transcripts/replay';
+import { Messages, ToolCalls } from '../../src/transcripts/slices';
 
 /** What the page exposes for the browser test. */
 interface LiveView {

@@ -10,8 +10,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { splitLines } from '../../examples/agent-transcript/parse';
-import { replayTranscript, type ReplayReport } from '../../examples/agent-transcript/replay';
+import { splitLines } from '../../src/transcripts/parse';
+import { replayTranscript, type ReplayReport } from '../../src/transcripts/replay';
 import { startLiveView, type LiveViewServer } from '../../examples/live-view/serve';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
