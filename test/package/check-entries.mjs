@@ -7,7 +7,7 @@
 // 3. The tarball from `npm pack` is unpacked into a scratch directory outside the repository with
 //    only rxjs, zod and immer beside it: `rxslice` loads under `import` and `require`, and any
 //    other entry either loads or fails only for want of an optional peer (rxslice/scxml does).
-// 4. Then with the optional peers added: every entry loads under `import` and `require`,
+// 4. Then with the optional peers added (and react-dom to render rxslice/react's hooks): every entry loads under `import` and `require`,
 //    shares the core's objects, and errors cross entries (`instanceof` holds) — entry-checks.cjs.
 // 5. The packed bin loads a TypeScript `--session` module through the optional peer tsx, and
 //    without tsx says to install it.
@@ -33,6 +33,8 @@ const CORE_DEPS = ['immer', 'rxjs', 'zod'];
 // The `rxslice` bin's dependencies: installed with the package, never imported by the core entry
 // (the JSONL storage's are among them: the bin replays into durable sessions and recordings).
 const BIN_DEPS = ['cli-progress', 'commander', 'proper-lockfile', 'write-file-atomic'];
+// Dev dependencies the checks of step 4 use beside the optional peers (react-dom renders rxslice/react).
+const TEST_RENDERERS = ['react-dom'];
 const optional = new Set(Object.entries(pkg.peerDependenciesMeta ?? {}).filter(([, m]) => m.optional).map(([n]) => n));
 const installed = [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.peerDependencies ?? {}).filter((n) => !optional.has(n))];
 for (const name of installed) if (!CORE_DEPS.includes(name) && !BIN_DEPS.includes(name)) fail(`package.json: "${name}" is installed with the core; make it an optional peer of its entry`);
@@ -96,6 +98,8 @@ try {
   run(false);
   const rest = [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.peerDependencies ?? {})];
   [...new Set(rest)].filter((name) => !CORE_DEPS.includes(name) && !BIN_DEPS.includes(name)).forEach(link);
+  // Not a peer of any entry, but what renders rxslice/react's hooks in the check (react-dom/server).
+  TEST_RENDERERS.forEach(link);
   run(true);
 
   // 5. The bin loads a `--session` module written in TypeScript (a user's, beside the package,

@@ -130,6 +130,53 @@ async function checkEntries(load, { format, withOptionalPeers, entries, optional
       }
     });
   }
+
+  // 5. rxslice/react and rxslice/angular read a core session (optional peers react, @angular/core;
+  //    react-dom/server renders), and their errors are rxslice errors.
+  const usageSession = async () => {
+    const { z } = await load('zod');
+    const Used = core.defineEvent('test/used', z.object({ n: z.number() }));
+    const Usage = core.defineSlice('usage', { policy: 'state', initial: [0], reducers: ({ onLatest }) => [onLatest(Used, (n, e) => n + e.payload.n)] });
+    return { session: core.createSession({ slices: [Usage] }), Used, Usage };
+  };
+  const react = loaded.get('./react');
+  if (react) {
+    await attempt('rxslice/react: a hook renders a core session on the server', async () => {
+      const { createElement: h } = await load('react');
+      const { renderToString } = await load('react-dom/server');
+      const { session, Used, Usage } = await usageSession();
+      session.dispatch(Used({ n: 5 }));
+      const View = () => h('b', null, String(react.useLatest(Usage)));
+      const html = renderToString(h(react.SessionProvider, { session }, h(View)));
+      if (html !== '<b>5</b>') throw new Error(`rendered ${html}`);
+      let thrown;
+      try {
+        renderToString(h(View));
+      } catch (e) {
+        thrown = e;
+      }
+      if (!(thrown instanceof core.RxSliceError) || thrown.code !== 'SESSION_NOT_PROVIDED') throw new Error(`outside a provider: ${thrown}`);
+    });
+  }
+  const angular = loaded.get('./angular');
+  if (angular) {
+    await attempt('rxslice/angular: a signal follows a core session', async () => {
+      const { Injector } = await load('@angular/core');
+      const { session, Used, Usage } = await usageSession();
+      const injector = Injector.create({ providers: [angular.provideSession(session)] });
+      const usage = angular.injectLatest(Usage, { injector });
+      session.dispatch(Used({ n: 3 }));
+      if (usage() !== 3) throw new Error(`signal holds ${usage()}`);
+      injector.destroy();
+      let thrown;
+      try {
+        angular.injectLatest(Usage, { injector: Injector.create({ providers: [] }) });
+      } catch (e) {
+        thrown = e;
+      }
+      if (!(thrown instanceof core.RxSliceError) || thrown.code !== 'SESSION_NOT_PROVIDED') throw new Error(`without provideSession: ${thrown}`);
+    });
+  }
   return failures;
 }
 

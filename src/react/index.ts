@@ -1,0 +1,29 @@
+/**
+ * `rxslice/react`: React bindings (React 18 and 19, an optional peer).
+ *
+ * - {@link SessionProvider} puts a session in context; {@link useSession} and {@link useDispatch} read it.
+ * - {@link useSlice}, {@link useLatest}, {@link useComputed}, {@link useSelector} and
+ *   {@link useMachine} read state with `useSyncExternalStore`: a component re-renders exactly when
+ *   what it reads changed (the session's readers return the same object until their version
+ *   changes), never tears, subscribes once under StrictMode and renders on the server.
+ *
+ * @example
+ * ```ts
+ * import { createElement } from 'react';
+ * import { SessionProvider, useLatest, useDispatch } from 'rxslice/react';
+ *
+ * function Usage() {
+ *   const usage = useLatest(UsageSlice);
+ *   const dispatch = useDispatch();
+ *   return createElement('button', { onClick: () => dispatch(TokensUsed({ input: 1, output: 1 })) }, usage?.output);
+ * }
+ * createRoot(el).render(createElement(SessionProvider, { session }, createElement(Usage)));
+ * ```
+ */
+export { SessionProvider, useSession, type SessionProviderProps } from './session-context';
+export { SessionNotProvidedError } from './errors';
+export { useSlice, useLatest } from './use-slice';
+export { useComputed } from './use-computed';
+export { useSelector } from './use-selector';
+export { useDispatch } from './use-dispatch';
+export { useMachine, type MachineState } from './use-machine';

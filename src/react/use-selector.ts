@@ -1,0 +1,69 @@
+import { useMemo, useRef, useSyncExternalStore } from 'react';
+import type { Observable } from 'rxjs';
+import { computed } from '../computed/computed';
+import { isComputedDef } from '../computed/computed-declaration';
+import type { ComputedSource, SourceValue } from '../computed/define-computed';
+import type { Session as CoreSession } from '../session/create-session';
+import { useProvidedSession } from './session-context';
+import { changesOf } from './store-subscription';
+
+/** @internal How a hook reads a slice (its items) or a computed slice (its value). */
+function sourceStore(session: CoreSession, source: ComputedSource): { readonly changes$: Observable<unknown>; read(): unknown } {
+  if (isComputedDef(source)) {
+    const handle = computed(session, source);
+    return { changes$: handle.value$, read: () => handle.latest() };
+  }
+  const handle = session.slice(source);
+  return { changes$: handle.all$, read: () => handle.all() };
+}
+
+interface Selection<TSelected> {
+  readonly input: unknown;
+  readonly selector: unknown;
+  readonly output: TSelected;
+}
+
+/**
+ * Part of a slice's items or of a computed slice's value, re-rendering the component only when
+ * that part changed (react-redux's `useSelector`).
+ *
+ * @remarks `selector` runs when the source changed (a new items array or computed value, by
+ * reference) or when a new `selector` function is passed; its result is kept when
+ * `isEqual(previous, next)` (default `Object.is`), so a selector that builds a new object or
+ * array needs an `isEqual` (a shallow comparison, say) to avoid re-rendering on every change of
+ * the source. A change of another slice never runs the selector. Selectors must be pure and
+ * must not dispatch. No tearing, one subscription under StrictMode, the current value on the server.
+ * @param source - A slice (the selector gets its `readonly TItem[]`) or a computed slice (its value).
+ * @param selector - Pure function of the source's value.
+ * @param isEqual - When two selections count as the same. Default `Object.is`.
+ * @throws {@link SessionNotProvidedError} outside a `SessionProvider`;
+ * {@link SliceNotRegisteredError} when the slice (or a computed source) is not in the session;
+ * whatever `selector` throws, during render.
+ * @example
+ * ```ts
+ * function UserCount() {
+ *   const users = useSelector(Messages, (m) => m.filter((x) => x.role === 'user').length);
+ *   return createElement('span', null, users); // re-renders only when the count changes
+ * }
+ * ```
+ */
+export function useSelector<TSource extends ComputedSource, TSelected>(
+  source: TSource,
+  selector: (value: SourceValue<TSource>) => TSelected,
+  isEqual: (previous: TSelected, next: TSelected) => boolean = Object.is,
+): TSelected {
+  const session = useProvidedSession('useSelector()');
+  const store = useMemo(() => sourceStore(session, source), [session, source]);
+  const subscribe = useMemo(() => changesOf(store.changes$), [store]);
+  const last = useRef<Selection<TSelected> | undefined>(undefined);
+  const select = (): TSelected => {
+    const input = store.read();
+    const previous = last.current;
+    if (previous !== undefined && previous.input === input && previous.selector === selector) return previous.output;
+    const next = selector(input as SourceValue<TSource>);
+    const output = previous !== undefined && isEqual(previous.output, next) ? previous.output : next;
+    last.current = { input, selector, output };
+    return output;
+  };
+  return useSyncExternalStore(subscribe, select, select);
+}

@@ -1,0 +1,62 @@
+import { useMemo, useSyncExternalStore } from 'react';
+import type { SliceDef } from '../slices/reducer';
+import { useProvidedSession } from './session-context';
+import { changesOf } from './store-subscription';
+
+/**
+ * The items of a slice, re-rendering the component when they change (`readonly TItem[]`, frozen
+ * unless the session was made with `freeze: false`).
+ *
+ * @remarks Built on `useSyncExternalStore` over `session.slice(def)`: the snapshot is
+ * `handle.all()` itself, the same array until the slice's version changes, so the component
+ * renders again exactly when an event changed this slice (an event that only touched other
+ * slices does not re-render it), never tears under concurrent rendering, and subscribes once
+ * (StrictMode's mount, unmount, mount leaves one subscription; unmounting leaves none). On the
+ * server (`renderToString`) it reads the session's current items.
+ * @param def - A slice of the provided session.
+ * @throws {@link SessionNotProvidedError} outside a `SessionProvider`;
+ * {@link SliceNotRegisteredError} (code `SLICE_NOT_REGISTERED`) when `def` is not one of the
+ * session's slices. Both during render.
+ * @example
+ * ```ts
+ * function MessageCount() {
+ *   const messages = useSlice(Messages);
+ *   return createElement('span', null, messages.length); // renders "0", then "1" after MessageAdded
+ * }
+ * ```
+ */
+export function useSlice<TItem>(def: SliceDef<string, TItem>): readonly TItem[] {
+  const session = useProvidedSession('useSlice()');
+  const store = useMemo(() => {
+    const handle = session.slice(def);
+    return { subscribe: changesOf(handle.all$), read: () => handle.all() };
+  }, [session, def]);
+  return useSyncExternalStore(store.subscribe, store.read, store.read);
+}
+
+/**
+ * The latest item of a slice (`undefined` when it is empty), re-rendering the component when that
+ * item changes (by reference).
+ *
+ * @remarks The "one current value" reader for state slices (`onLatest`, `produceLatest`). The
+ * snapshot is `handle.latest()`: appending to a log slice re-renders (the latest item is new);
+ * evicting older items of it does not. Same guarantees as {@link useSlice}: no tearing, one
+ * subscription under StrictMode, the current value on the server.
+ * @throws {@link SessionNotProvidedError} outside a `SessionProvider`;
+ * {@link SliceNotRegisteredError} when `def` is not one of the session's slices.
+ * @example
+ * ```ts
+ * function Tokens() {
+ *   const usage = useLatest(Usage); // { input: 0, output: 0 }
+ *   return createElement('span', null, usage?.output); // renders "0", then "30" after TokensUsed({ input: 12, output: 30 })
+ * }
+ * ```
+ */
+export function useLatest<TItem>(def: SliceDef<string, TItem>): TItem | undefined {
+  const session = useProvidedSession('useLatest()');
+  const store = useMemo(() => {
+    const handle = session.slice(def);
+    return { subscribe: changesOf(handle.latest$), read: () => handle.latest() };
+  }, [session, def]);
+  return useSyncExternalStore(store.subscribe, store.read, store.read);
+}

@@ -1,0 +1,64 @@
+import { createElement as h } from 'react';
+import { renderToString } from 'react-dom/server';
+import { describe, expect, it } from 'vitest';
+import { isRxSliceError, SliceNotRegisteredError } from '../../src/index';
+import { MachineNotInstalledError } from '../../src/machines/errors';
+import { defineMachine } from '../../src/index';
+import { SessionNotProvidedError, SessionProvider, useComputed, useDispatch, useLatest, useMachine, useSelector, useSession, useSlice } from '../../src/react/index';
+import { Door, makeSession, MessageAdded, Messages, Stranger, TokensUsed, TotalHundreds, Usage } from './fixtures';
+
+describe('server rendering (react-dom/server, getServerSnapshot)', () => {
+  it('renderToString shows the session as it is now', () => {
+    const session = makeSession();
+    session.dispatch(MessageAdded({ role: 'user', text: 'hello' }));
+    session.dispatch(TokensUsed({ input: 150, output: 60 }));
+    const Page = () =>
+      h(
+        'p',
+        null,
+        `${useSlice(Messages).length} message, ${useLatest(Usage)?.input} in, ${useComputed(TotalHundreds)} hundred, `,
+        `${useSelector(Messages, (m) => m[0]?.text)} / ${useMachine(Door).configuration.join()}`,
+      );
+    expect(renderToString(h(SessionProvider, { session }, h(Page)))).toBe('<p>1 message, 150 in, 2 hundred, <!-- -->hello / closed</p>');
+  });
+});
+
+describe('errors', () => {
+  const render = (hook: () => unknown, session = makeSession()) => () =>
+    renderToString(h(SessionProvider, { session }, h(() => (hook(), null))));
+  const outside = (hook: () => unknown) => () => renderToString(h(() => (hook(), null)));
+
+  it.each([
+    ['useSession()', () => useSession()],
+    ['useSlice()', () => useSlice(Messages)],
+    ['useLatest()', () => useLatest(Usage)],
+    ['useComputed()', () => useComputed(TotalHundreds)],
+    ['useSelector()', () => useSelector(Usage, (u) => u.length)],
+    ['useDispatch()', () => useDispatch()],
+    ['useMachine()', () => useMachine(Door)],
+  ])('%s outside a SessionProvider throws SessionNotProvidedError, saying what to do', (name, hook) => {
+    let caught: unknown;
+    try {
+      outside(hook)();
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(SessionNotProvidedError);
+    expect(isRxSliceError(caught) && caught.code).toBe('SESSION_NOT_PROVIDED');
+    expect((caught as Error).message).toBe(
+      `${name} needs a session, but no <SessionProvider> is above this component. Wrap the tree in <SessionProvider session={session}> (createSession from 'rxslice').`,
+    );
+  });
+
+  it('a slice the session does not hold throws SliceNotRegisteredError (SLICE_NOT_REGISTERED)', () => {
+    for (const hook of [() => useSlice(Stranger), () => useLatest(Stranger), () => useSelector(Stranger, (s) => s)]) {
+      expect(render(hook)).toThrow(SliceNotRegisteredError);
+      expect(render(hook)).toThrow('Slice "stranger" is not registered. Pass it to createSession({ slices }).');
+    }
+  });
+
+  it('a machine that was not installed throws MachineNotInstalledError', () => {
+    const Other = defineMachine('other', { initial: 'a', states: { a: {} } });
+    expect(render(() => useMachine(Other))).toThrow(MachineNotInstalledError);
+  });
+});
