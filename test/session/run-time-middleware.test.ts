@@ -128,18 +128,23 @@ describe('session.use(logging, validation, metrics): reducer middleware added at
     expect(session.read(TwoReducers)).toEqual(['first:a', 'second:a', 'first:b', 'second:b']);
   });
 
-  it('a disposer called inside a middleware also takes effect from the next event', () => {
-    const session = createSession({ slices: [Plan, Chat] });
+  it('a disposer called inside a middleware also takes effect from the next event: the rest of this event keeps it', () => {
+    const TwoReducers = defineSlice('two', {
+      policy: 'log',
+      reducers: ({ on }) => [on(Said, (_v, e) => append(`first:${e.payload.text}`)), on(Said, (_v, e) => append(`second:${e.payload.text}`))],
+    });
+    const session = createSession({ slices: [TwoReducers] });
     const log: string[] = [];
     let stop: (() => void) | undefined;
     stop = session.use((ctx, next) => {
-      log.push(`once:${ctx.slice}:${ctx.seq}`);
+      log.push(`${ctx.reducerName}:${ctx.seq}`);
       stop?.();
       return next();
     });
-    session.dispatch(StepAdded({ step: 'a' }));
-    session.dispatch(StepAdded({ step: 'b' }));
-    expect(log).toEqual(['once:plan:1']);
+    session.dispatch(Said({ text: 'a' }));
+    session.dispatch(Said({ text: 'b' }));
+    expect(log).toEqual(['chat/said:1', 'chat/said:1']);
+    expect(session.read(TwoReducers)).toEqual(['first:a', 'second:a', 'first:b', 'second:b']);
   });
 
   it('an event queued behind the one adding the middleware (dispatched from a subscriber) is reduced with it', () => {
@@ -173,7 +178,7 @@ describe('session.use(logging, validation, metrics): reducer middleware added at
   });
 
   it('a reducer registered at run time and a slice added later get the run-time middleware', () => {
-    const session = createSession({ slices: [Plan] });
+    const session = createSession({ slices: [Plan], events: [Said] });
     const log: string[] = [];
     session.use(tracing(log, 'g'));
     session.slice(Plan).register(Said, (_v, e) => append({ step: e.payload.text }), 'said-to-plan');
