@@ -60,7 +60,7 @@ export type {
   SnapshotOptions,
   SliceRef,
 } from './session/create-session';
-export type { SliceHandle, SliceRuntimeConfig } from './session/slice-handle';
+export type { SliceHandle, SliceRuntimeConfig, SliceUpdate } from './session/slice-handle';
 export {
   InvalidEventError,
   UnknownEventError,
@@ -72,6 +72,7 @@ export {
   InvalidSliceItemError,
   StorageFailedError,
   NoSnapshotStoreError,
+  InvalidMiddlewareError,
 } from './session/errors';
 export { SliceSeeded, SliceCleared, SessionReset, SessionRestored } from './session/system-events';
 export type { Attachable } from './session/internals';

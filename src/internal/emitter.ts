@@ -81,6 +81,23 @@ export class Emitter<T> {
     return new GuardedObservable<T>(guard.label, guard.report, subscribe);
   }
 
+  /**
+   * An observable that follows `emit` without a replay on subscribe (a plain `Subject`'s
+   * face); otherwise as {@link Emitter.observable}.
+   */
+  changes(guard?: SubscriberGuard): Observable<T> {
+    const subscribe = (subscriber: Subscriber<T>) => {
+      if (this.completed) {
+        subscriber.complete();
+        return undefined;
+      }
+      return this.add(subscriber);
+    };
+    if (guard === undefined) return new Observable<T>(subscribe);
+    this.guard = guard;
+    return new GuardedObservable<T>(guard.label, guard.report, subscribe);
+  }
+
   /** Completes every listener; later ones complete at once. Idempotent. */
   complete(): void {
     if (this.completed) return;

@@ -47,6 +47,7 @@ export type RxSliceErrorCode =
   | 'SEQ_CONFLICT'
   | 'SHARED_LOG_FAILED'
   | 'SHARED_LOG_GAP'
+  | 'INVALID_MIDDLEWARE'
   | (string & {});
 
 /**

@@ -11,7 +11,7 @@ import { InvalidWindowError } from '../windows/invalid-window-error';
 import { SliceWindow } from '../windows/slice-window';
 import type { StorageFactory } from '../storage/slice-storage';
 import { importItem } from './apply-op';
-import { InvalidSliceItemError, SessionDisposedError, UnsupportedOnSharedSessionError, type InvalidEventError, type ReducerError, type UnknownEventError } from './errors';
+import { InvalidMiddlewareError, InvalidSliceItemError, SessionDisposedError, UnsupportedOnSharedSessionError, type InvalidEventError, type ReducerError, type UnknownEventError } from './errors';
 import type { SliceHandle, SliceRecord, SliceRuntimeConfig } from './slice-handle';
 import { SessionCore } from './session-core';
 import type { EventMiddleware } from './event-pipeline';
@@ -174,6 +174,33 @@ export interface Session<TEvent extends Event = Event> extends SessionReader {
   slice<TItem>(def: SliceDef<string, TItem>): SliceHandle<TItem>;
   /** The live handle of a computed slice (`defineComputed`) or accessor of a computed family (`defineComputedFamily`). */
   computed<THandle>(def: Attachable<THandle>): THandle;
+  /**
+   * Adds reducer middleware to every slice at run time (a plugin added after the session was
+   * made), after the session's middleware so far: the chain of each slice is the session's
+   * middleware (`createSession({ middleware: { reducers } })`, then `use` calls in order), then the
+   * slice's own (`defineSlice({ middleware })`, then `session.slice(def).use` calls in order); the
+   * first runs outermost. Slices added later get it too.
+   *
+   * @returns A disposer that removes exactly these middleware (idempotent).
+   * @remarks Applies from the next event: a middleware added (or removed) while an event is being
+   * processed — by a reducer middleware, an event middleware, a subscriber — does not change how
+   * that event is reduced. Without run-time middleware the session calls reducers directly as
+   * before (no wrapper, no per-route check). Event and operator middleware are given to
+   * `createSession` only. Source: the seed's Abstractions Proposal, P3 (`session.use(logging, validation, metrics)`).
+   * @throws {@link InvalidMiddlewareError} when an argument is not a function or none is given;
+   * {@link SessionDisposedError} on a disposed session. Nothing is added then.
+   * @example
+   * ```ts
+   * const logging: ReducerMiddleware = (ctx, next) => {
+   *   console.log(`${ctx.slice} <- ${ctx.eventType}`);
+   *   return next();
+   * };
+   * const stop = session.use(logging, validation, metrics); // logging outermost
+   * session.dispatch(StepAdded({ step: 'a' })); // Logs: plan <- plan/step-added
+   * stop();
+   * ```
+   */
+  use(...middleware: ReducerMiddleware[]): () => void;
   /** Returns every slice to its `initial` items, as one `rxslice.session.reset` event. */
   reset(): void;
   /** Runs `fn`; slice, computed and `committed$` notifications are held until it returns, then each changed slice emits once. */
@@ -444,6 +471,7 @@ export function createSession(options: SessionOptions): Session {
     slice: <TItem>(def: SliceDef<string, TItem>) => handleOf(registry.recordOf(def) as SliceRecord<TItem>),
     computed: (def) => def[ATTACH](session),
     read: <TItem>(def: SliceDef<string, TItem> | string) => registry.recordOf(def as SliceDef<string, TItem>).storage.all() as readonly TItem[],
+    use: (...middleware) => useMiddleware(core, undefined, middleware),
     reset() {
       core.dispatchEnvelope(core.accept(SessionReset(), { source: 'rxslice' }, true));
     },
@@ -515,6 +543,16 @@ function guarded<T>(core: SessionCore, subject: Subject<T>, label: string): Obse
   return new GuardedObservable<T>(label, (source, error) => core.reportSubscriberFailure(source, error), (subscriber) => subject.subscribe(subscriber));
 }
 
+/** Checks and adds run-time reducer middleware (to every slice, or to `record`); returns its disposer. */
+function useMiddleware(core: SessionCore, record: SliceRecord<any> | undefined, middleware: readonly ReducerMiddleware[]): () => void {
+  if (core.disposed) throw new SessionDisposedError('add middleware');
+  if (middleware.length === 0) throw new InvalidMiddlewareError(-1, 'nothing');
+  middleware.forEach((m, i) => {
+    if (typeof m !== 'function') throw new InvalidMiddlewareError(i, m === null ? 'null' : typeof m);
+  });
+  return core.registry.addMiddleware(record, middleware);
+}
+
 /** Adds `listener` to `list`; returns the function that removes it. */
 function addListener<TListener>(list: TListener[], listener: TListener): () => void {
   list.push(listener);
@@ -549,6 +587,10 @@ function sliceHandle<TItem>(core: SessionCore, record: SliceRecord<TItem>): Slic
     get latest$() {
       return record.latest$();
     },
+    get changes$() {
+      return record.changes$();
+    },
+    use: (...middleware) => useMiddleware(core, record, middleware),
     seed(items) {
       if (!Array.isArray(items)) throw new InvalidSliceItemError(record.def.name, 0, [{ code: 'invalid_type', path: [], message: 'seed expects an array of items' }]);
       const parsed = Array.from(items, (item, i) => importItem(record, item, i)) as TItem[];

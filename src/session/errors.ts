@@ -180,3 +180,19 @@ export class InvalidSnapshotStoreOptionError extends RxSliceError {
     super('INVALID_SNAPSHOT_STORE', 'createSession option "snapshotStore" must be a snapshot store: pass createSnapshotStore() from rxslice/snapshot-store, or leave it out.');
   }
 }
+
+/**
+ * Thrown by `session.use(...)` and `session.slice(def).use(...)` when an argument is not a
+ * reducer middleware function `(ctx, next) => SliceOp`, or when none is given. Nothing is added.
+ */
+export class InvalidMiddlewareError extends RxSliceError {
+  override readonly name = 'InvalidMiddlewareError';
+  constructor(readonly index: number, readonly received: string) {
+    super(
+      'INVALID_MIDDLEWARE',
+      index < 0
+        ? 'use() needs at least one reducer middleware: pass functions (ctx, next) => next(), e.g. session.use(logging, validation, metrics).'
+        : `use() argument ${index} is ${received}, not a reducer middleware: pass functions (ctx, next) => next(), e.g. session.use(logging, validation, metrics).`,
+    );
+  }
+}

@@ -153,6 +153,7 @@ export class SessionCore {
       }
       throw error;
     }
+    registry.processing = () => (this.busy ? this.last : undefined);
     this.snapshots = new SessionSnapshots(registry.records, config.freeze);
     // Durable storages: continue after the recovered seq; failures outside a commit are fatal too.
     for (const journal of registry.journals) {
@@ -443,6 +444,9 @@ export class SessionCore {
     const event = env.event;
     const type = event.type;
     const registry = this.registry;
+    // Middleware added or removed at run time while another envelope was processed applies now
+    // (one field read per envelope when there is none).
+    if (registry.stale !== undefined) registry.rebuildStale(this.last as Envelope);
     let effects: Event[] | undefined;
     // The route being run (none yet: the session's own step): a failure names its slice and reducer.
     let failed: Route | undefined;
@@ -621,6 +625,7 @@ export class SessionCore {
       }
       if (record.evicted !== undefined) {
         (evicted ??= []).push({ slice: record.def.name, seq: env.seq, items: record.evicted });
+        record.keepEvicted(record.evicted);
         record.evicted = undefined;
       }
     }
@@ -633,11 +638,12 @@ export class SessionCore {
         ? { seq: env.seq, at: env.at, event: env.event, meta: env.meta, changed: names ?? NO_NAMES, effects: effects ?? NO_EFFECTS }
         : undefined;
     if (this.batchDepth > 0) this.held.push({ committed: committed as CommittedEnvelope, records: changed ?? NO_RECORDS, evicted: evicted ?? NO_EVICTIONS });
-    else this.publishOne(committed, changed, names, evicted);
+    else this.publishOne(env.seq, committed, changed, names, evicted);
   }
 
   /** Publishes one commit: changed slices, then commit listeners, then evictions and `committed$`. */
   private publishOne(
+    seq: number,
     committed: CommittedEnvelope | undefined,
     changed: readonly SliceRecord<any>[] | undefined,
     names: readonly string[] | undefined,
@@ -645,7 +651,7 @@ export class SessionCore {
   ): void {
     const commitListeners = this.commitListeners;
     if (changed !== undefined) {
-      for (let i = 0; i < changed.length; i++) (changed[i] as SliceRecord<any>).notify();
+      for (let i = 0; i < changed.length; i++) (changed[i] as SliceRecord<any>).notify(seq);
       if (commitListeners.length > 0) {
         const set = changed.length === 1 ? (changed[0] as SliceRecord<any>).nameSet : new Set(names);
         for (let i = 0; i < commitListeners.length; i++) (commitListeners[i] as CommitListener).onCommit(set);
@@ -660,12 +666,12 @@ export class SessionCore {
 
   /** Publishes the commits held by a batch: each changed slice and commit listener once. */
   private publish(commits: readonly HeldCommit[]): void {
-    const notified = new Set<SliceRecord<any>>();
-    for (const c of commits) for (const r of c.records) notified.add(r);
-    for (const r of notified) r.notify();
+    const notified = new Map<SliceRecord<any>, number>();
+    for (const c of commits) for (const r of c.records) notified.set(r, c.committed.seq);
+    for (const [r, seq] of notified) r.notify(seq);
     if (this.commitListeners.length > 0 && notified.size > 0) {
       const names = new Set<string>();
-      for (const r of notified) names.add(r.def.name);
+      for (const r of notified.keys()) names.add(r.def.name);
       for (const listener of this.commitListeners) listener.onCommit(names);
     }
     for (const c of commits) {

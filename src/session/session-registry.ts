@@ -80,6 +80,17 @@ export class SessionRegistry {
   readonly reducing = new ReducingEnvelope();
   /** The distinct journals of the slices' storages (durable backends); empty with memory storage. */
   readonly journals: StorageJournal[] = [];
+  /** Reducer middleware added with `session.use`, in call order (boxed: one box per added function). */
+  private readonly globalAdded: { readonly middleware: ReducerMiddleware }[] = [];
+  /**
+   * Slices whose chain changed while an envelope was processed (`staleDuring`): rebuilt before
+   * the next envelope is reduced (`rebuildStale`). Undefined when none: the session's only
+   * per-envelope cost of run-time middleware is reading this field.
+   */
+  stale: Set<SliceRecord<any>> | undefined = undefined;
+  private staleDuring: object | undefined = undefined;
+  /** The envelope being processed, if any (set by the session): a disposer called meanwhile defers too. */
+  processing: (() => object | undefined) | undefined = undefined;
 
   constructor(
     private readonly globalMiddleware: readonly ReducerMiddleware[],
@@ -99,6 +110,8 @@ export class SessionRegistry {
     if (this.records.has(def.name)) throw new DuplicateSliceError(def.name);
     const storage = (def.policy === 'log' ? this.logStorage : this.stateStorage)(def);
     const record = new SliceRecord(def, storage, this.globalMiddleware, this.report);
+    // A slice added after `session.use(...)` gets the run-time global middleware too.
+    if (this.globalAdded.length > 0) record.chain = [...this.globalMiddleware, ...this.globalAdded.map((b) => b.middleware), ...def.middleware];
     if (storage.journal !== undefined && !this.journals.includes(storage.journal)) this.journals.push(storage.journal);
     if (def.schema !== undefined) def.initial.forEach((item, i) => checkItem(record, item, i));
     this.records.set(def.name, record);
@@ -123,20 +136,96 @@ export class SessionRegistry {
     if (list !== undefined && i >= 0) list.splice(i, 1);
   }
 
-  /** Builds a route: its reusable context and its reducer composed with the middleware chain once. */
+  /** Builds a route: its reusable context and its reducer composed with the middleware chain. */
   private makeRoute(record: SliceRecord<any>, entry: ReducerEntry<any>): Route {
     // One context per route, refilled before each call (reduce is never re-entered), so a
     // reducer call allocates nothing.
     const ctx: Route['ctx'] = new RouteContext(this.reducing, record.def.name, entry.name, this.reader, record.storage.view());
-    const reducer = entry.reducer as Reducer<any>;
-    if (record.chain.length === 0) return { record, entry, ctx, reducer, invoke: undefined, latest: entry.latest };
+    const route: Route = { record, entry, ctx, reducer: entry.reducer as Reducer<any>, invoke: undefined, latest: entry.latest };
+    this.compose(route);
+    return route;
+  }
+
+  /**
+   * Composes the route's reducer with its slice's chain (once per chain): without middleware the
+   * session calls the reducer (or the `onLatest` function) directly, with no wrapper.
+   */
+  private compose(route: Route): void {
+    const { record, ctx, reducer } = route;
+    if (record.chain.length === 0) {
+      route.invoke = undefined;
+      route.latest = route.entry.latest;
+      return;
+    }
     let invoke = (): SliceOp<any> => reducer(ctx.previous, ctx.event, ctx);
     for (let i = record.chain.length - 1; i >= 0; i--) {
       const middleware = record.chain[i] as ReducerMiddleware;
       const next = invoke;
       invoke = () => middleware(ctx, next);
     }
-    return { record, entry, ctx, reducer, invoke, latest: undefined };
+    route.invoke = invoke;
+    route.latest = undefined;
+  }
+
+  /**
+   * Adds reducer middleware at run time: to every slice (`record` undefined, after the global
+   * middleware so far) or to one slice (after its own). Called while an envelope is processed
+   * (`processing`), the new chains apply from the next envelope.
+   * Returns the idempotent function that removes them (under the same rule).
+   */
+  addMiddleware(record: SliceRecord<any> | undefined, middleware: readonly ReducerMiddleware[]): () => void {
+    const boxes = middleware.map((m) => ({ middleware: m }));
+    (record === undefined ? this.globalAdded : record.added).push(...boxes);
+    this.chainsChanged(record, this.processing?.());
+    let removed = false;
+    return () => {
+      if (removed) return;
+      removed = true;
+      const list = record === undefined ? this.globalAdded : record.added;
+      for (const box of boxes) {
+        const i = list.indexOf(box);
+        if (i >= 0) list.splice(i, 1);
+      }
+      this.chainsChanged(record, this.processing?.());
+    };
+  }
+
+  /** Recomputes the chains of `record` (or every slice), now or, with `during`, before the next envelope. */
+  private chainsChanged(record: SliceRecord<any> | undefined, during: object | undefined): void {
+    if (during === undefined) {
+      this.rebuild(record);
+      return;
+    }
+    const stale = (this.stale ??= new Set());
+    if (record === undefined) for (const r of this.records.values()) stale.add(r);
+    else stale.add(record);
+    this.staleDuring = during;
+  }
+
+  /** @internal Called by the session before reducing `env`: applies chains changed while another envelope was processed. */
+  rebuildStale(env: object): void {
+    if (env === this.staleDuring) return;
+    const stale = this.stale as Set<SliceRecord<any>>;
+    this.stale = undefined;
+    this.staleDuring = undefined;
+    for (const record of stale) this.rebuild(record);
+  }
+
+  private rebuild(record: SliceRecord<any> | undefined): void {
+    if (record === undefined) {
+      for (const r of this.records.values()) this.rebuild(r);
+      return;
+    }
+    const global = this.globalMiddleware;
+    const added = this.globalAdded;
+    const own = record.def.middleware;
+    record.chain =
+      added.length === 0 && record.added.length === 0
+        ? global.length === 0
+          ? own
+          : [...global, ...own]
+        : [...global, ...added.map((b) => b.middleware), ...own, ...record.added.map((b) => b.middleware)];
+    for (const route of record.routes) this.compose(route);
   }
 
   recordOf(def: SliceDef<string, any> | string): SliceRecord<any> {
@@ -153,7 +242,12 @@ export class SessionRegistry {
   addReducer(record: SliceRecord<any>, entry: ReducerEntry<any>): () => void {
     const route = this.makeRoute(record, entry);
     this.addRoute(route, entry.schema);
-    return () => this.removeRoute(route);
+    record.routes.push(route);
+    return () => {
+      this.removeRoute(route);
+      const i = record.routes.indexOf(route);
+      if (i >= 0) record.routes.splice(i, 1);
+    };
   }
 
   /** Registers a slice and routes its declared reducers. @throws {@link DuplicateSliceError} */

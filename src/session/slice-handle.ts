@@ -9,6 +9,8 @@ import type { SliceView } from '../slices/slice-view';
 import type { EvictionPolicy, SliceWindowPolicy } from '../slices/window-contract';
 import type { SliceStorage, StorageTransaction } from '../storage/slice-storage';
 
+const NO_ITEMS: readonly never[] = Object.freeze([]);
+
 /** Options of `SliceHandle.configure`. */
 export interface SliceRuntimeConfig<TItem> {
   /** A new window (or `null` to remove it). Applies from the next event touching the slice. */
@@ -19,6 +21,27 @@ export interface SliceRuntimeConfig<TItem> {
    * of them).
    */
   readonly eviction?: EvictionPolicy<TItem>;
+}
+
+/**
+ * One change of a slice, as `SliceHandle.changes$` tells it: the items before and after a commit
+ * (or a batch) that changed the slice's version, and what its window evicted on the way.
+ *
+ * `previous` and `current` are the very arrays `all()` returned before and after (references are
+ * stable per version), so `previous === current` never holds and unchanged items keep their
+ * identity across the two.
+ */
+export interface SliceUpdate<TItem> {
+  /** `all()` before the change: the items as the previous emission's `current` (or, for the first, as at subscribe time). */
+  readonly previous: readonly TItem[];
+  /** `all()` after the change. */
+  readonly current: readonly TItem[];
+  /** Items the slice's window evicted during the change, oldest first (empty when none). */
+  readonly evicted: readonly TItem[];
+  /** The `seq` of the committed envelope that made the change (of the last one, for a batch). */
+  readonly seq: number;
+  /** The slice's version after the change (`SliceHandle.version`). */
+  readonly version: number;
 }
 
 /**
@@ -34,6 +57,32 @@ export interface SliceHandle<TItem> extends SliceView<TItem> {
   readonly all$: Observable<readonly TItem[]>;
   /** The latest item, emitted on subscribe and whenever the latest item (by reference) changed. */
   readonly latest$: Observable<TItem | undefined>;
+  /**
+   * The slice's changes as `(old, new)` pairs: one {@link SliceUpdate} `{ previous, current,
+   * evicted, seq, version }` after each commit that changed the slice's version (once per batch,
+   * after it), at the same moment `all$` emits. Nothing on subscribe.
+   *
+   * @remarks `previous`/`current` are the arrays `all()` returned before/after, so an observer can
+   * diff them by reference; `evicted` are the items the window removed in that change (what
+   * `session.evicted$` reports for this slice), so an eviction observer gets old and new state
+   * with the evicted items in one value. A subscriber that throws is reported on `errors$`. Completes
+   * when the session is disposed. Source: the seed's P2 design notes ("eviction observers get (old, new)").
+   * @example
+   * ```ts
+   * const Recent = defineSlice('recent', {
+   *   policy: 'log',
+   *   window: SliceWindow.count(2),
+   *   reducers: ({ on }) => [on(Said, (_v, e) => append({ text: e.payload.text }))],
+   * });
+   * const session = createSession({ slices: [Recent] });
+   * session.slice(Recent).changes$.subscribe(({ previous, current, evicted }) =>
+   *   console.log(previous.length, current.length, evicted.map((m) => m.text)));
+   * session.dispatch(Said({ text: 'a' })); // Logs: 0 1 []
+   * session.dispatch(Said({ text: 'b' })); // Logs: 1 2 []
+   * session.dispatch(Said({ text: 'c' })); // Logs: 2 2 ['a']
+   * ```
+   */
+  readonly changes$: Observable<SliceUpdate<TItem>>;
   /** Replaces the slice's content with `items` (validated with the schema) via `rxslice.slice.seeded`. */
   seed(items: readonly TItem[]): void;
   /** Removes every item via `rxslice.slice.cleared`. */
@@ -56,6 +105,28 @@ export interface SliceHandle<TItem> extends SliceView<TItem> {
    * ```
    */
   configure(config: SliceRuntimeConfig<TItem>): void;
+  /**
+   * Adds reducer middleware around this slice's reducers at run time (a plugin that was not there
+   * when the slice was defined). The slice's chain is: the session's middleware (given to
+   * `createSession`, then added with `session.use`, in call order), then this slice's (given to
+   * `defineSlice`, then added with `slice(...).use`, in call order); the first runs outermost.
+   *
+   * @returns A disposer that removes exactly these middleware (idempotent).
+   * @remarks Applies from the next event: a middleware added (or removed) while an event is being
+   * processed (by a reducer middleware, an event middleware, a subscriber) does not change how
+   * that event is reduced. Library events (`rxslice.*`) run no reducers, so no middleware.
+   * @throws `InvalidMiddlewareError` when an argument is not a function or none is given;
+   * `SessionDisposedError` on a disposed session. Nothing is added then.
+   * @example
+   * ```ts
+   * const remove = session.slice(Plan).use((ctx, next) => {
+   *   console.log(`${ctx.slice} <- ${ctx.eventType}`);
+   *   return next();
+   * });
+   * remove(); // the slice's reducers run without it from the next event
+   * ```
+   */
+  use(...middleware: ReducerMiddleware[]): () => void;
 }
 
 /** @internal The session's record for one slice. */
@@ -73,7 +144,18 @@ export class SliceRecord<TItem> {
   tx: StorageTransaction<TItem> | undefined = undefined;
   /** Items evicted by the window during the current envelope. */
   evicted: unknown[] | undefined = undefined;
-  readonly chain: readonly ReducerMiddleware[];
+  /** The reducer middleware of this slice's routes: global (definition, then `use`), then the slice's (same). */
+  chain: readonly ReducerMiddleware[];
+  /** Reducer middleware added with `slice(...).use`, in call order (boxed: one box per added function). */
+  readonly added: { readonly middleware: ReducerMiddleware }[] = [];
+  /** This slice's routes (declared and registered reducers), rebuilt when its chain changes. */
+  readonly routes: Route[] = [];
+  /** `changes$` subscribers, from the first `changes$()` call; `changesBefore` is `all()` as they last saw it. */
+  private changesEmitter: Emitter<SliceUpdate<TItem>> | undefined = undefined;
+  private changesBefore: readonly TItem[] = [];
+  private changesObservable: Observable<SliceUpdate<TItem>> | undefined = undefined;
+  /** Items evicted since the last `changes$` emission (kept only once `changes$` was asked for). */
+  private changesEvicted: TItem[] | undefined = undefined;
   /** `{ name }`, handed to commit listeners when this slice alone changed (no Set per commit). */
   readonly nameSet: ReadonlySet<string>;
   /** `[name]`, the `changed` list of a commit that changed this slice alone (frozen, shared). */
@@ -102,7 +184,7 @@ export class SliceRecord<TItem> {
     this.report = report;
     this.jsonSafe = def.schema !== undefined && schemaGivesJson(def.schema);
     this.window = def.window;
-    this.chain = [...globalMiddleware, ...def.middleware];
+    this.chain = globalMiddleware.length === 0 ? def.middleware : [...globalMiddleware, ...def.middleware];
     this.nameSet = new Set([def.name]);
     this.nameList = Object.freeze([def.name]);
     this.selfList = Object.freeze([this]);
@@ -113,7 +195,8 @@ export class SliceRecord<TItem> {
    * batch). Until then subscribers that join replay what the others saw last, as with a
    * `BehaviorSubject`.
    */
-  notify(): void {
+  notify(seq: number): void {
+    if (this.changesEmitter !== undefined) this.emitChange(seq);
     const all = this.allEmitter;
     if (all !== undefined) {
       const items = (this.lastAll = this.storage.all());
@@ -127,6 +210,33 @@ export class SliceRecord<TItem> {
         if (latest$.observed) latest$.emit(latest);
       }
     }
+  }
+
+  /** Keeps `items` (evicted by the window in a commit) for the next `changes$` emission, once `changes$` exists. */
+  keepEvicted(items: readonly unknown[]): void {
+    if (this.changesEmitter === undefined) return;
+    const kept = (this.changesEvicted ??= []);
+    for (let i = 0; i < items.length; i++) kept.push(items[i] as TItem);
+  }
+
+  private emitChange(seq: number): void {
+    const emitter = this.changesEmitter as Emitter<SliceUpdate<TItem>>;
+    const previous = this.changesBefore;
+    const current = (this.changesBefore = this.storage.all());
+    const evicted = this.changesEvicted ?? NO_ITEMS;
+    this.changesEvicted = undefined;
+    if (current === previous || !emitter.observed) return;
+    emitter.emit({ previous, current, evicted: evicted as readonly TItem[], seq, version: this.storage.version });
+  }
+
+  changes$(): Observable<SliceUpdate<TItem>> {
+    if (this.changesObservable === undefined) {
+      this.changesBefore = this.storage.all();
+      const emitter = (this.changesEmitter = new Emitter<SliceUpdate<TItem>>());
+      // No replay on subscribe: a change stream, not a state.
+      this.changesObservable = emitter.changes(this.guard('changes$'));
+    }
+    return this.changesObservable;
   }
 
   all$(): Observable<readonly TItem[]> {
@@ -154,6 +264,7 @@ export class SliceRecord<TItem> {
   complete(): void {
     this.allEmitter?.complete();
     this.latestEmitter?.complete();
+    this.changesEmitter?.complete();
   }
 }
 
@@ -165,11 +276,11 @@ export interface Route {
   readonly ctx: ReducerContext<any> & { previous: ReducerContext<any>['previous'] };
   /** The reducer itself. */
   readonly reducer: Reducer<any>;
-  /** The reducer wrapped in the slice's middleware chain, composed once; `undefined` without middleware. */
-  readonly invoke: (() => SliceOp<any>) | undefined;
+  /** The reducer wrapped in the slice's middleware chain, composed once (again when the chain changes); `undefined` without middleware. */
+  invoke: (() => SliceOp<any>) | undefined;
   /**
    * An `onLatest` reducer's own function (`ReducerEntry.latest`) when the slice has no reducer
    * middleware: the session calls it and stages its result as the new latest item, no op made.
    */
-  readonly latest: ReducerEntry<any>['latest'];
+  latest: ReducerEntry<any>['latest'];
 }
