@@ -127,7 +127,7 @@ describe('README and guide', () => {
 
   it('runs every ts block: the tour and the Effects and epics section among them, no-run blocks rare and explained', () => {
     const titles = all.map((s) => s.title);
-    expect(titles).toEqual(expect.arrayContaining(['README: API tour', 'docs/guide/effects-and-sagas.md: Effects and epics']));
+    expect(titles).toEqual(expect.arrayContaining(['README: Quick start', 'docs/guide/core.md: Core tour', 'docs/guide/effects-and-sagas.md: Effects and epics']));
     const noRun = all.flatMap((s) => s.blocks.filter((b) => b.noRun !== undefined).map((b) => ({ section: s.title, reason: b.noRun })));
     for (const b of noRun) expect(b.reason, `a no-run block in "${b.section}" must say why`).not.toBe('');
     expect(noRun.length).toBeLessThanOrEqual(2);
