@@ -60,6 +60,7 @@ export type {
   SnapshotOptions,
   SliceRef,
 } from './session/create-session';
+export type { SessionItems } from './session/session-read';
 export type { SliceHandle, SliceRuntimeConfig, SliceUpdate } from './session/slice-handle';
 export {
   InvalidEventError,
@@ -73,6 +74,7 @@ export {
   StorageFailedError,
   NoSnapshotStoreError,
   InvalidMiddlewareError,
+  InvalidListenerError,
 } from './session/errors';
 export { SliceSeeded, SliceCleared, SessionReset, SessionRestored } from './session/system-events';
 export type { Attachable } from './session/internals';

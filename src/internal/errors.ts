@@ -48,6 +48,7 @@ export type RxSliceErrorCode =
   | 'SHARED_LOG_FAILED'
   | 'SHARED_LOG_GAP'
   | 'INVALID_MIDDLEWARE'
+  | 'INVALID_LISTENER'
   | (string & {});
 
 /**

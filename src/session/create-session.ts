@@ -11,7 +11,7 @@ import { InvalidWindowError } from '../windows/invalid-window-error';
 import { SliceWindow } from '../windows/slice-window';
 import type { StorageFactory } from '../storage/slice-storage';
 import { importItem } from './apply-op';
-import { InvalidMiddlewareError, InvalidSliceItemError, SessionDisposedError, UnsupportedOnSharedSessionError, type InvalidEventError, type ReducerError, type UnknownEventError } from './errors';
+import { InvalidListenerError, InvalidMiddlewareError, InvalidSliceItemError, SessionDisposedError, UnsupportedOnSharedSessionError, type InvalidEventError, type ReducerError, type UnknownEventError } from './errors';
 import type { SliceHandle, SliceRecord, SliceRuntimeConfig } from './slice-handle';
 import { SessionCore } from './session-core';
 import type { EventMiddleware } from './event-pipeline';
@@ -23,6 +23,7 @@ import type { AnyChannelDef, ChannelDef, InferChannelEvent } from '../events/def
 import type { SnapshotQuery, SnapshotStore } from '../snapshot-store/snapshot-store';
 import type { SnapshotInfo } from '../snapshot-store/store-contract';
 import { checkSnapshotStore, findSnapshots, snapshotLineage } from './snapshot-queries';
+import { SessionItemsReader, SessionListeners, type SessionItems } from './session-read';
 
 /** When event payloads (and reducer output) are validated against their schemas. */
 export type ValidationMode = 'always' | 'dev' | 'off';
@@ -314,6 +315,47 @@ export interface Session<TEvent extends Event = Event> extends SessionReader {
    */
   snapshotLineage(snapshot: Snapshot | string): Promise<SnapshotInfo[]>;
   /**
+   * The whole session in one read, for external-store bindings (React's `useSyncExternalStore`,
+   * Vue's `shallowRef`, Svelte stores): a frozen object mapping each registered slice's name
+   * (machines' `machine/<name>` and the sagas slice included, once added) to the same read-only
+   * array `session.slice(def).all()` returns. The **same object** on every call until a slice
+   * changes (a commit that changed at least one slice, or a slice added); a commit that changed
+   * nothing, a rejected event or a filtered one leave it as it was. Unchanged slices keep their
+   * arrays across a rebuild, so per-slice memoisation still holds.
+   * @remarks Built lazily, on read: dispatching does no work for it. A read compares the slices'
+   * versions with those the cached object was made from, O(number of slices) without allocating;
+   * a rebuild after a change is O(number of slices) too (items are never copied). Inside a
+   * `batch`, reads see committed state as it is (listeners are told once, at the end). Works on a
+   * disposed session (the last state). Source: React's `useSyncExternalStore` contract
+   * (getSnapshot must return a cached value while the store is unchanged).
+   * @example
+   * ```ts
+   * const state = useSyncExternalStore(session.subscribe, session.getSnapshot);
+   * state.plan.length; // items of the "plan" slice
+   * session.getSnapshot() === session.getSnapshot(); // true until the next change
+   * ```
+   */
+  getSnapshot(): SessionItems;
+  /**
+   * Calls `listener` (no arguments) once per commit that changed at least one slice, after the
+   * slices' own observables and computed slices were told and before `committed$` emits; once per
+   * `batch` (at its end) for all the commits inside it. Not for commits that changed nothing, rejected
+   * or filtered events. Read the new state with {@link Session.getSnapshot}. A bound function:
+   * `useSyncExternalStore(session.subscribe, session.getSnapshot)` works as is.
+   * @returns The unsubscribe function (idempotent). A listener removed while commits are being
+   * published is not called again.
+   * @remarks A listener that throws is reported on `errors$` as a {@link SubscriberError} (source
+   * `'subscribe'`) and the others are still called. On a disposed session nothing is ever called.
+   * @throws {@link InvalidListenerError} when `listener` is not a function (nothing subscribed).
+   * @example
+   * ```ts
+   * const stop = session.subscribe(() => render(session.getSnapshot()));
+   * session.dispatch(StepAdded({ step: 'a' })); // render called once
+   * stop();
+   * ```
+   */
+  subscribe(listener: () => void): () => void;
+  /**
    * Envelopes as they enter the pipeline (before operator middleware). Like `committed$`,
    * `evicted$` and slice observables, a subscriber that throws is reported on `errors$` as a
    * {@link SubscriberError} (to RxJS's unhandled-error hook when nobody subscribes to `errors$`).
@@ -401,6 +443,12 @@ export function createSession(options: SessionOptions): Session {
     unknownEvents: options.unknownEvents ?? 'reject',
   });
   const registry = core.registry;
+  const items = new SessionItemsReader(registry);
+  const listeners = new SessionListeners(
+    (listener) => addListener(core.commitListeners, listener),
+    (error) => core.reportSubscriberFailure('subscribe', error),
+    () => core.disposed,
+  );
 
   const handles = new Map<SliceRecord<any>, SliceHandle<any>>();
   const handleOf = <TItem>(record: SliceRecord<TItem>): SliceHandle<TItem> => {
@@ -518,6 +566,11 @@ export function createSession(options: SessionOptions): Session {
     },
     dispose: () => core.dispose(),
     channel: (def) => openKnownChannel(def),
+    getSnapshot: () => items.read(),
+    subscribe(listener) {
+      if (typeof listener !== 'function') throw new InvalidListenerError(listener === null ? 'null' : typeof listener);
+      return listeners.add(listener);
+    },
     findSnapshots: (query) => findSnapshots(snapshotStore, query),
     snapshotLineage: (snapshot) => snapshotLineage(snapshotStore, snapshot),
     [SESSION_INTERNALS]: internals,

@@ -196,3 +196,13 @@ export class InvalidMiddlewareError extends RxSliceError {
     );
   }
 }
+
+/**
+ * Thrown by `session.subscribe(listener)` when `listener` is not a function. Nothing is subscribed.
+ */
+export class InvalidListenerError extends RxSliceError {
+  override readonly name = 'InvalidListenerError';
+  constructor(readonly received: string) {
+    super('INVALID_LISTENER', `subscribe() needs a listener function () => void, got ${received}: pass a function, e.g. session.subscribe(() => render(session.getSnapshot())).`);
+  }
+}
