@@ -96,6 +96,8 @@ export function evaluateTargets(results: Results): TargetOutcome[] {
   ratio('7m', 'issue 22: snapshot + restore, the first 1,000 calls (cold) ≤ 3× steady', ['snapshot', 'rxslice', 'firstNs'], ['snapshot', 'rxslice'], 3);
   bound('8', "issue 22: transcript replay ≥ 250,000 events/s (≤ 4,000 ns/event), validation 'always', statechart installed", ['replay', 'rxslice'], 4000, (v) => `${fmt(v)} ns/event`);
   ratio('16m', 'issue 22: bytes per item of a 1M-item log ≤ 1.10× a plain array of the same frozen items', ['memory', 'rxslice'], ['memory', 'plain'], 1.1);
+  ratio('23r', 'issue 23: reading a 10,000-item log by index ≤ 3× a plain frozen array', ['log-read', 'rxslice', 'indexNs'], ['log-read', 'plain', 'indexNs'], 3);
+  ratio('23r', 'issue 23: reading a 10,000-item log by iteration (for…of) ≤ 3× a plain frozen array', ['log-read', 'rxslice', 'iterNs'], ['log-read', 'plain', 'iterNs'], 3);
   ratio('10a', "issue 22: JSONL fsync 'never' appends ≤ 1.5× a plain writeSync loop of the same bytes", ['journal-append', 'rxslice'], ['journal-append', 'plain'], 1.5);
   bound('10f', "issue 22: flight recorder (fsync 'never') ≤ 1.2× the unrecorded run", ['recorder', 'rxslice', 'overhead'], 1.2, fmtRatio);
   ratio('10o', 'issue 22: opening 1M records with the default compaction ≤ 0.6× readFileSync + JSON.parse per line', ['journal-recover', 'rxslice-compacted'], ['journal-recover', 'plain'], 0.6);

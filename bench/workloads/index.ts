@@ -13,6 +13,7 @@ import { journalAppendWorkload, journalRecoverWorkload } from './w10-jsonl';
 import { checkpointGrowthWorkload } from './w13-checkpoints';
 import { sharedLogWorkload } from './w14-shared';
 import { memoryWorkload } from './w16-memory';
+import { logReadWorkload } from './w23-log-read';
 import type { Workload } from './workload';
 
 /** Every workload, in report order. */
@@ -37,4 +38,5 @@ export const WORKLOADS: readonly Workload[] = [
   checkpointGrowthWorkload,
   sharedLogWorkload,
   memoryWorkload,
+  logReadWorkload,
 ];
