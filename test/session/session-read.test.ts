@@ -2,6 +2,7 @@
 /// <reference lib="dom" />
 import { act, cleanup, render } from '@testing-library/react';
 import { createElement as h, useSyncExternalStore } from 'react';
+import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { append, createSession, defineEvent, defineMachine, defineSlice, InvalidListenerError, none, type RxSliceError, type SubscriberError } from '../../src/index';
@@ -206,6 +207,50 @@ describe('session.subscribe(listener): once per commit that changed something', 
     session.dispose();
     expect(calls).toBe(0);
     expect(session.getSnapshot()).toBe(last);
+  });
+});
+
+describe('invariant (fast-check): a new snapshot exactly when a slice version moved; one listener call per changing commit', () => {
+  it('holds over random sequences of changing, empty and rejected events, batches and reads', () => {
+    const op = fc.oneof(
+      fc.record({ kind: fc.constant('add' as const), text: fc.string({ maxLength: 3 }) }),
+      fc.record({ kind: fc.constant('count' as const), by: fc.integer({ min: -3, max: 3 }) }),
+      fc.record({ kind: fc.constant('ignored' as const) }),
+      fc.record({ kind: fc.constant('bad' as const) }),
+      fc.record({ kind: fc.constant('batch' as const), n: fc.integer({ min: 0, max: 3 }) }),
+    );
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 30 }), (ops) => {
+        const session = createSession({ slices: [Notes, Count] });
+        session.errors$.subscribe(() => undefined);
+        let calls = 0;
+        session.subscribe(() => void calls++);
+        const versions = () => [session.slice(Notes).version, session.slice(Count).version].join(',');
+        let snap = session.getSnapshot();
+        let seen = versions();
+        let expectedCalls = 0;
+        for (const o of ops) {
+          const before = versions();
+          if (o.kind === 'add') session.dispatch(Added({ text: o.text }));
+          else if (o.kind === 'count') session.dispatch(Counted({ by: o.by }));
+          else if (o.kind === 'ignored') session.dispatch(Ignored({}));
+          else if (o.kind === 'bad') expect(() => session.dispatch({ type: 'read/counted', payload: { by: 'x' } } as never)).toThrow();
+          else session.batch(() => {
+            for (let i = 0; i < o.n; i++) session.dispatch(Added({ text: String(i) }));
+          });
+          if (versions() !== before) expectedCalls++;
+          const next = session.getSnapshot();
+          expect(next === snap).toBe(versions() === seen);
+          expect(next['notes']).toBe(session.slice(Notes).all());
+          expect(next['count']).toBe(session.slice(Count).all());
+          snap = next;
+          seen = versions();
+        }
+        expect(calls).toBe(expectedCalls);
+        session.dispose();
+      }),
+      { numRuns: 150 },
+    );
   });
 });
 
