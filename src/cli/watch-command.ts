@@ -1,0 +1,78 @@
+/**
+ * `rxslice watch [paths...]`: follows transcripts while they are written and prints what each
+ * session did, one line per update (`--json`: one JSON object per line).
+ */
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import path from 'node:path';
+import { sessionStatus, type SessionStatus } from '../watch/session-status';
+import { defaultWatchPaths, watchTranscripts, type TranscriptWatch } from '../watch/watch-transcripts';
+import type { PumpResult } from '../watch/watched-transcript';
+import type { CliIO } from './progress';
+
+/** Options of `rxslice watch`. */
+export interface WatchCommandOptions {
+  readonly store?: string;
+  readonly json?: boolean;
+  readonly poll?: boolean;
+}
+
+/** One output record of `watch --json`. */
+export type WatchRecord =
+  | ({ readonly type: 'update'; readonly at: string; readonly newLines: number; readonly newEvents: number; readonly refused: number; readonly restarted: string | null } & SessionStatus)
+  | { readonly type: 'notice'; readonly at: string; readonly label: string | null; readonly message: string };
+
+const n = (value: number): string => value.toLocaleString('en-US');
+
+/** One plain line for an update. */
+export function formatUpdate(status: SessionStatus, result: PumpResult, now: Date): string {
+  return (
+    `${now.toISOString().slice(11, 19)} ${status.label} +${n(result.lines)} lines +${n(result.events)} events` +
+    `${result.refused > 0 ? ` (${n(result.refused)} refused)` : ''} | ${status.phase} | tools ${n(status.toolCalls)} (${n(status.errors)} failed)` +
+    ` | tokens ${n(status.tokens)} | ${n(status.lines)} lines, ${n(status.offset)} bytes`
+  );
+}
+
+const expand = (p: string, cwd: string): string => path.resolve(cwd, p === '~' ? homedir() : p.startsWith('~/') ? path.join(homedir(), p.slice(2)) : p);
+
+/**
+ * Starts the watch for `rxslice watch` and resolves with it once the files present were read to
+ * their end (it keeps running: close it to stop). Resolves `undefined` (and writes why on
+ * stderr) when none of the paths exists.
+ * @example
+ * ```ts
+ * const watch = await watchCommand(['t.jsonl'], { store: '.rxslice/watch', json: true }, io);
+ * // stdout: {"type":"update","label":"t","newLines":12,...}
+ * await watch?.close();
+ * ```
+ */
+export async function watchCommand(paths: readonly string[], opts: WatchCommandOptions, io: CliIO): Promise<TranscriptWatch | undefined> {
+  const targets = (paths.length > 0 ? paths.map((p) => expand(p, io.cwd)) : defaultWatchPaths()).filter((p) => {
+    if (existsSync(p)) return true;
+    io.stderr.write(`rxslice watch: ${p} does not exist; skipping it\n`);
+    return false;
+  });
+  if (targets.length === 0) {
+    io.stderr.write('rxslice watch: nothing to watch (give transcript files or directories; the default is ~/.claude/projects)\n');
+    return undefined;
+  }
+  const json = opts.json === true;
+  const emit = (record: WatchRecord): void => void io.stdout.write(`${JSON.stringify(record)}\n`);
+  const watch = watchTranscripts({
+    paths: targets,
+    ...(opts.store === undefined ? {} : { store: expand(opts.store, io.cwd) }),
+    usePolling: opts.poll === true,
+    onUpdate: (watched, result) => {
+      const status = sessionStatus(watched);
+      const now = new Date();
+      if (json) emit({ type: 'update', at: now.toISOString(), newLines: result.lines, newEvents: result.events, refused: result.refused, restarted: result.restarted ?? null, ...status });
+      else io.stdout.write(`${formatUpdate(status, result, now)}\n`);
+    },
+    onNotice: (message, watched) => {
+      if (json) emit({ type: 'notice', at: new Date().toISOString(), label: watched?.label ?? null, message });
+      else io.stderr.write(`rxslice watch: ${message}\n`);
+    },
+  });
+  await watch.ready;
+  return watch;
+}
