@@ -1,10 +1,12 @@
 /**
- * `rxslice watch [paths...]`: follows transcripts while they are written and prints what each
- * session did, one line per update (`--json`: one JSON object per line).
+ * `rxslice watch [paths...]`: follows transcripts while they are written and shows what each
+ * session did: on a terminal a table with one row per active session, redrawn in place; else one
+ * line per update (`--json`: one JSON object per line).
  */
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
+import { LiveView } from '../watch/live-view';
 import { sessionStatus, type SessionStatus } from '../watch/session-status';
 import { defaultWatchPaths, watchTranscripts, type TranscriptWatch } from '../watch/watch-transcripts';
 import type { PumpResult } from '../watch/watched-transcript';
@@ -57,6 +59,8 @@ export async function watchCommand(paths: readonly string[], opts: WatchCommandO
     return undefined;
   }
   const json = opts.json === true;
+  // On a terminal (and without --json): one row per active session, redrawn in place.
+  let view: LiveView | undefined;
   const emit = (record: WatchRecord): void => void io.stdout.write(`${JSON.stringify(record)}\n`);
   const watch = watchTranscripts({
     paths: targets,
@@ -65,14 +69,28 @@ export async function watchCommand(paths: readonly string[], opts: WatchCommandO
     onUpdate: (watched, result) => {
       const status = sessionStatus(watched);
       const now = new Date();
-      if (json) emit({ type: 'update', at: now.toISOString(), newLines: result.lines, newEvents: result.events, refused: result.refused, restarted: result.restarted ?? null, ...status });
+      if (view !== undefined) view.update();
+      else if (json) emit({ type: 'update', at: now.toISOString(), newLines: result.lines, newEvents: result.events, refused: result.refused, restarted: result.restarted ?? null, ...status });
       else io.stdout.write(`${formatUpdate(status, result, now)}\n`);
     },
     onNotice: (message, watched) => {
-      if (json) emit({ type: 'notice', at: new Date().toISOString(), label: watched?.label ?? null, message });
+      if (view !== undefined) view.notice(`rxslice watch: ${message}`);
+      else if (json) emit({ type: 'notice', at: new Date().toISOString(), label: watched?.label ?? null, message });
       else io.stderr.write(`rxslice watch: ${message}\n`);
     },
   });
+  if (!json && io.stdout.isTTY === true) {
+    view = new LiveView(io.stdout, () => [...watch.transcripts.values()].map(sessionStatus));
+    view.draw();
+  }
   await watch.ready;
-  return watch;
+  const close = watch.close.bind(watch);
+  return {
+    transcripts: watch.transcripts,
+    ready: watch.ready,
+    async close() {
+      view?.close();
+      await close();
+    },
+  };
 }

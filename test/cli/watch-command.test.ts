@@ -15,10 +15,10 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 const source = readFileSync(path.join(ROOT, 'examples/data/spotter-short.jsonl'));
 const cut = source.indexOf(0x0a, 5000) + 1;
 
-function capture() {
+function capture(isTTY = false) {
   const out: string[] = [];
   const err: string[] = [];
-  const io: CliIO = { stdout: { write: (s: string) => out.push(s) }, stderr: { write: (s: string) => err.push(s), isTTY: false }, cwd: tmp };
+  const io: CliIO = { stdout: { write: (s: string) => out.push(s), isTTY, columns: 200 }, stderr: { write: (s: string) => err.push(s), isTTY: false }, cwd: tmp };
   return { io, out, err };
 }
 
@@ -27,8 +27,8 @@ const until = async (condition: () => boolean, what: string): Promise<void> => {
   if (!condition()) throw new Error(`timed out waiting for ${what}`);
 };
 
-async function runWatch(args: string[]) {
-  const c = capture();
+async function runWatch(args: string[], isTTY = false) {
+  const c = capture(isTTY);
   let watch: TranscriptWatch | undefined;
   const code = await runCli(['watch', ...args], c.io, { onWatch: (w) => (watch = w) });
   return { ...c, code, watch: watch! };
@@ -74,6 +74,28 @@ describe('rxslice watch', () => {
       rmSync(file);
       await until(() => w.out.length >= 4, 'the notice of the removal');
       expect(JSON.parse(w.out[3]!)).toMatchObject({ type: 'notice', label: 'a', message: `a: ${file} disappeared; its session is closed` });
+    } finally {
+      await w.watch.close();
+    }
+  });
+
+  it('draws one row per session on a terminal and redraws the table in place, notices above it', async () => {
+    const dir = path.join(tmp, 'tty');
+    mkdirSync(dir, { recursive: true });
+    const file = path.join(dir, 'live.jsonl');
+    appendFileSync(file, source.subarray(0, cut));
+    const w = await runWatch([file], true);
+    try {
+      await until(() => /executing/.test(w.out.join('')), 'the row of the session');
+      const text = w.out.join('');
+      expect(text).toContain(`rxslice watch: live: watching ${file}\n`);
+      expect(text).toMatch(/session +phase +tools +failed +tokens +last activity\nlive +executing +1 +0 +25,366 +\d+\.\d s ago\n$/);
+      expect(w.err).toEqual([]);
+      w.out.length = 0;
+      appendFileSync(file, source.subarray(cut));
+      await until(() => /waitingForUser/.test(w.out.join('')), 'the redrawn row');
+      // The two lines of the previous table are erased before the new one is written.
+      expect(w.out.join('')).toMatch(/\x1b\[2A\x1b\[Jsession[^\n]*\nlive +waitingForUser +2 +2 +25,366 /);
     } finally {
       await w.watch.close();
     }
