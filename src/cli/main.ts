@@ -13,7 +13,7 @@ import type { CliIO } from './progress';
 import { replayCommand } from './replay-command';
 import { formatStats, recordingStats } from './stats-command';
 import { formatHistory, HistoryError, threadHistory } from './history-command';
-import { watchCommand } from './watch-command';
+import { watchCommand, type WatchCommandOptions } from './watch-command';
 import type { TranscriptWatch } from '../watch/watch-transcripts';
 
 /** Options of {@link runCli}. */
@@ -47,6 +47,18 @@ function packageVersion(): string {
   }
   return 'unknown (package.json of rxslice not found)';
 }
+
+const positive = (value: string): number => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError('a positive integer');
+  return n;
+};
+
+const fraction = (value: string): number => {
+  const n = Number(value);
+  if (!(n > 0 && n <= 1)) throw new InvalidArgumentError('a number above 0 and at most 1 (0.25: a quarter)');
+  return n;
+};
 
 /** Opens `url` in the default browser (xdg-open, open or start); failures are reported, not fatal. */
 function openBrowser(url: string, io: CliIO): void {
@@ -137,7 +149,14 @@ export async function runCli(argv: readonly string[], io: CliIO, options: RunCli
     .option('--store <dir>', 'keep each session durable in <dir>; a restarted watch continues every file from its last committed line')
     .option('--json', 'print one JSON object per update and notice')
     .option('--poll', 'poll the files instead of file-system events (network file systems)')
-    .action(async (paths: string[], opts: { store?: string; json?: boolean; poll?: boolean }) => {
+    .option('--budgets <file>', 'a JSON file of budgets: { maxTokens, errorRate: { max, windowMs, minCalls }, maxPhaseMs, command, url }')
+    .option('--max-tokens <n>', 'alert when a session has counted more tokens than this', positive)
+    .option('--max-error-rate <fraction>', 'alert when more than this share (0-1) of the tool calls settled in the window failed', fraction)
+    .option('--error-window-ms <ms>', 'the window of --max-error-rate, in transcript time (default 600000)', positive)
+    .option('--max-phase-ms <ms>', 'alert when a session stays longer than this in one phase (transcript time)', positive)
+    .option('--on-alert <command>', 'run this shell command for each alert (the alert as JSON in $RXSLICE_ALERT)')
+    .option('--alert-url <url>', 'POST each alert as JSON to this URL')
+    .action(async (paths: string[], opts: WatchCommandOptions) => {
       const watch = await watchCommand(paths, opts, io);
       if (watch === undefined) {
         code = 1;

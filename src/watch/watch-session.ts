@@ -9,6 +9,7 @@ import { transcriptEvents } from '../transcripts/events';
 import { notificationEvents, NotificationChannel, type TranscriptDeps } from '../transcripts/notifications';
 import { AgentPhases } from '../transcripts/phases';
 import { transcriptSlices } from '../transcripts/slices';
+import { BudgetExceeded, WatchAlerts } from './budgets';
 import { watchEvents, WatchCursor } from './watch-cursor';
 
 /** A session made by {@link createWatchSession}. */
@@ -21,7 +22,7 @@ export interface WatchSessionOptions {
 }
 
 /**
- * Creates the session of one watched transcript: `transcriptSlices`, the {@link WatchCursor},
+ * Creates the session of one watched transcript: `transcriptSlices`, the {@link WatchCursor}, the `watchAlerts` log,
  * the `agentPhase` statechart, every event validated, on a {@link TranscriptClock}.
  *
  * @remarks The `transcript/notify` effect of failed tool calls has no handler here: the demo's
@@ -43,8 +44,8 @@ export function createWatchSession(options: WatchSessionOptions = {}): WatchSess
     validation: 'always',
     scheduler: new TranscriptClock(),
     dependencies: { channel: new NotificationChannel() },
-    slices: [...transcriptSlices, WatchCursor],
-    events: [...transcriptEvents, ...notificationEvents, ...watchEvents],
+    slices: [...transcriptSlices, WatchCursor, WatchAlerts],
+    events: [...transcriptEvents, ...notificationEvents, ...watchEvents, BudgetExceeded],
     ...(options.storeDir === undefined ? {} : { storage: jsonl({ dir: options.storeDir }) }),
   });
   session.install(AgentPhases);

@@ -5,6 +5,7 @@
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { watch as chokidarWatch, type FSWatcher } from 'chokidar';
+import { checkBudgets, type BudgetAlert, type Budgets } from './budgets';
 import { WatchedTranscript, type PumpResult } from './watched-transcript';
 
 /** The label and parent of a transcript file (see {@link transcriptLabel}). */
@@ -47,6 +48,10 @@ export interface WatchOptions {
   readonly onUpdate?: (watched: WatchedTranscript, result: PumpResult) => void;
   /** Called with a sentence about what happened to a file: added, started over, gone, unreadable, a session error. */
   readonly onNotice?: (message: string, watched?: WatchedTranscript) => void;
+  /** Thresholds checked after each update of a session (see `checkBudgets`). */
+  readonly budgets?: Budgets;
+  /** Called with each budget alert raised (after its `watch/budgetExceeded` event committed). */
+  readonly onAlert?: (watched: WatchedTranscript, alert: BudgetAlert) => void;
   /** chokidar's `usePolling` (network file systems). Default false. */
   readonly usePolling?: boolean;
   /**
@@ -135,6 +140,9 @@ export function watchTranscripts(options: WatchOptions): TranscriptWatch {
     }
     if (result.restarted !== undefined) notice(`${watched.label}: ${file} was ${result.restarted}: starting it over`, watched);
     if (result.lines > 0 || result.restarted !== undefined) options.onUpdate?.(watched, result);
+    if (result.lines > 0 && options.budgets !== undefined) {
+      for (const alert of checkBudgets(watched.current, options.budgets)) options.onAlert?.(watched, alert);
+    }
   };
 
   const isTranscript = (file: string): boolean => file.endsWith('.jsonl');

@@ -1,6 +1,8 @@
 // `rxslice watch` in-process (runCli with captured output): the plain lines (not a terminal) and
 // the --json records, new lines appended while it runs, bad paths.
-import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -99,6 +101,56 @@ describe('rxslice watch', () => {
     } finally {
       await w.watch.close();
     }
+  });
+
+  it('budgets: an alert record, a POST to a local server and a command with the alert in $RXSLICE_ALERT', async () => {
+    const posts: { contentType: string | undefined; body: Record<string, unknown> }[] = [];
+    const server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString('utf8')));
+      req.on('end', () => {
+        posts.push({ contentType: req.headers['content-type'], body: JSON.parse(body) as Record<string, unknown> });
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const dir = path.join(tmp, 'alerts');
+    mkdirSync(dir, { recursive: true });
+    const file = path.join(dir, 'b.jsonl');
+    appendFileSync(file, source);
+    const budgetsFile = path.join(dir, 'budgets.json');
+    writeFileSync(budgetsFile, JSON.stringify({ maxTokens: 100_000, errorRate: { max: 0.5, minCalls: 2 } }));
+    const marker = path.join(dir, 'alert.json');
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/alerts`;
+    const w = await runWatch([file, '--json', '--budgets', budgetsFile, '--max-tokens', '20000', '--alert-url', url, '--on-alert', `node -e "require('fs').appendFileSync(process.argv[1], process.env.RXSLICE_ALERT + '\\n')" ${JSON.stringify(marker)}`]);
+    try {
+      await until(() => posts.length >= 2 && existsSync(marker) && readFileSync(marker, 'utf8').split('\n').length >= 3, 'the POSTs and the command');
+      const records = w.out.map((l) => JSON.parse(l) as Record<string, unknown>).filter((r) => r['type'] === 'alert');
+      expect(records.map((r) => [r['label'], r['budget'], r['message']])).toEqual([
+        ['b', 'tokens', 'tokens 25,366 > 20,000'],
+        ['b', 'errorRate', '2 of 2 tool calls failed in 600 s (> 50%)'],
+      ]);
+      expect(posts.map((p) => [p.contentType, p.body['type'], p.body['budget'], p.body['label'], p.body['file']]).sort()).toEqual([
+        ['application/json', 'alert', 'errorRate', 'b', file],
+        ['application/json', 'alert', 'tokens', 'b', file],
+      ]);
+      const fromCommand = readFileSync(marker, 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { budget: string }).budget);
+      expect(fromCommand.sort()).toEqual(['errorRate', 'tokens']);
+    } finally {
+      await w.watch.close();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+
+  it('refuses invalid budgets with what is wrong', async () => {
+    const w = await runWatch(['.', '--max-error-rate', '1.5']);
+    expect(w.code).toBe(2);
+    expect(w.err.join('')).toContain('a number above 0 and at most 1');
+    const file = path.join(tmp, 'bad-budgets.json');
+    writeFileSync(file, JSON.stringify({ maxTokens: 'many' }));
+    const bad = await runWatch(['.', '--budgets', file]);
+    expect(bad.code).toBe(1);
+    expect(bad.err.join('')).toMatch(/InvalidBudgetsError \(INVALID_BUDGETS\): Invalid budgets in .*bad-budgets\.json: maxTokens: /);
   });
 
   it('skips a path that does not exist, and fails when nothing is left to watch', async () => {

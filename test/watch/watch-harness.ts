@@ -76,10 +76,11 @@ export function startChild(args: readonly string[]): Child {
   };
 }
 
-/** The slices of a session as JSON, the watch's cursor left out (a replay has none). */
+/** The slices of a session as JSON, the watch's cursor and alerts left out (a replay has neither). */
 export function transcriptState(session: WatchSession): Record<string, unknown> {
   const slices = { ...(session.snapshot({ includeLogs: true }).toJSON().slices as Record<string, unknown>) };
   delete slices[WatchCursor.name];
+  delete slices['watchAlerts'];
   return slices;
 }
 
