@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { append, defineEvent, defineSlice } from '../index';
 import { RxSliceError } from '../internal/errors';
+import { TranscriptTime } from '../transcripts/clock';
 import { TokenSummary } from '../transcripts/computed';
 import { AgentPhases } from '../transcripts/phases';
 import { ToolCalls, type ToolCall } from '../transcripts/slices';
@@ -84,7 +85,8 @@ const iso = (text: string | null): number => (text === null ? Number.NaN : Date.
 export function checkBudgets(session: WatchSession, budgets: Budgets): BudgetAlert[] {
   const raised = session.slice(WatchAlerts).all();
   const machine = session.machine(AgentPhases).current;
-  const clock = machine.context.clockMs;
+  const time = session.slice(TranscriptTime).latest();
+  const clock = time?.lastMs ?? null;
   const found: BudgetAlert[] = [];
   if (budgets.maxTokens !== undefined && !raised.some((a) => a.budget === 'tokens')) {
     const tokens = session.computed(TokenSummary).latest().total;
@@ -103,7 +105,8 @@ export function checkBudgets(session: WatchSession, budgets: Budgets): BudgetAle
       found.push({ budget: 'errorRate', value: failed / settled, limit: rate.max, phase: null, sinceMs: null, atMs: clock, message: `${n(failed)} of ${n(settled)} tool calls failed in ${n(rate.windowMs / 1000)} s (> ${(rate.max * 100).toFixed(0)}%)` });
     }
   }
-  const since = machine.context.sinceMs;
+  // The first phase's visit started at the first timestamp.
+  const since = machine.context.sinceMs ?? time?.firstMs ?? null;
   if (budgets.maxPhaseMs !== undefined && clock !== null && since !== null) {
     const phase = machine.basicConfiguration.join(',');
     const inPhase = clock - since;
