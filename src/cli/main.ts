@@ -1,5 +1,5 @@
 /**
- * The `rxslice` command line: `replay`, `inspect`, `stats` and `history` (commander; progress bars with
+ * The `rxslice` command line: `replay`, `inspect`, `stats`, `history` and `watch` (commander; progress bars with
  * cli-progress). Run `rxslice --help` or `rxslice <command> --help`.
  */
 import { spawn } from 'node:child_process';
@@ -13,6 +13,8 @@ import type { CliIO } from './progress';
 import { replayCommand } from './replay-command';
 import { formatStats, recordingStats } from './stats-command';
 import { formatHistory, HistoryError, threadHistory } from './history-command';
+import { watchCommand, type WatchCommandOptions } from './watch-command';
+import type { TranscriptWatch } from '../watch/watch-transcripts';
 
 /** Options of {@link runCli}. */
 export interface RunCliOptions {
@@ -22,6 +24,8 @@ export interface RunCliOptions {
   readonly argvPrefix?: readonly string[];
   /** Called with the inspector once `inspect` listens (it keeps running until the process stops). */
   readonly onInspector?: (inspector: Inspector) => void;
+  /** Called with the watch once `watch` has read the files present (it keeps running until closed). */
+  readonly onWatch?: (watch: TranscriptWatch) => void;
 }
 
 const port = (value: string): number => {
@@ -43,6 +47,18 @@ function packageVersion(): string {
   }
   return 'unknown (package.json of rxslice not found)';
 }
+
+const positive = (value: string): number => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError('a positive integer');
+  return n;
+};
+
+const fraction = (value: string): number => {
+  const n = Number(value);
+  if (!(n > 0 && n <= 1)) throw new InvalidArgumentError('a number above 0 and at most 1 (0.25: a quarter)');
+  return n;
+};
 
 /** Opens `url` in the default browser (xdg-open, open or start); failures are reported, not fatal. */
 function openBrowser(url: string, io: CliIO): void {
@@ -126,6 +142,29 @@ export async function runCli(argv: readonly string[], io: CliIO, options: RunCli
       io.stdout.write(`${opts.json === true ? JSON.stringify(history, null, 2) : formatHistory(history)}\n`);
     });
 
+  program
+    .command('watch')
+    .description('follow Claude Code transcripts while they are written (files or directories; default ~/.claude/projects), one session each')
+    .argument('[paths...]', 'transcript files or directories (every *.jsonl below, subagents included)')
+    .option('--store <dir>', 'keep each session durable in <dir>; a restarted watch continues every file from its last committed line')
+    .option('--json', 'print one JSON object per update and notice')
+    .option('--poll', 'poll the files instead of file-system events (network file systems)')
+    .option('--budgets <file>', 'a JSON file of budgets: { maxTokens, errorRate: { max, windowMs, minCalls }, maxPhaseMs, command, url }')
+    .option('--max-tokens <n>', 'alert when a session has counted more tokens than this', positive)
+    .option('--max-error-rate <fraction>', 'alert when more than this share (0-1) of the tool calls settled in the window failed', fraction)
+    .option('--error-window-ms <ms>', 'the window of --max-error-rate, in transcript time (default 600000)', positive)
+    .option('--max-phase-ms <ms>', 'alert when a session stays longer than this in one phase (transcript time)', positive)
+    .option('--on-alert <command>', 'run this shell command for each alert (the alert as JSON in $RXSLICE_ALERT)')
+    .option('--alert-url <url>', 'POST each alert as JSON to this URL')
+    .action(async (paths: string[], opts: WatchCommandOptions) => {
+      const watch = await watchCommand(paths, opts, io);
+      if (watch === undefined) {
+        code = 1;
+        return;
+      }
+      options.onWatch?.(watch);
+    });
+
   try {
     await program.parseAsync([...argv], { from: 'user' });
     return code;
@@ -143,6 +182,12 @@ export async function runCli(argv: readonly string[], io: CliIO, options: RunCli
 /** The `rxslice` bin: runs {@link runCli} on `process.argv`. */
 export async function main(options: RunCliOptions = {}): Promise<void> {
   const io: CliIO = { stdout: process.stdout, stderr: process.stderr, cwd: process.env['INIT_CWD'] ?? process.cwd() };
-  const code = await runCli([...(options.argvPrefix ?? []), ...process.argv.slice(2)], io, options);
+  const onWatch = (watch: TranscriptWatch): void => {
+    const stop = (): void => void watch.close().then(() => process.exit(0));
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    options.onWatch?.(watch);
+  };
+  const code = await runCli([...(options.argvPrefix ?? []), ...process.argv.slice(2)], io, { ...options, onWatch });
   if (code !== 0) process.exitCode = code;
 }

@@ -2,7 +2,8 @@ import cliProgress from 'cli-progress';
 
 /** Where a command writes. `stderr.isTTY` decides between a progress bar and plain lines. */
 export interface CliIO {
-  readonly stdout: { write(text: string): unknown };
+  /** `isTTY` (and `columns`) decide whether `rxslice watch` draws its live table. */
+  readonly stdout: { write(text: string): unknown; readonly isTTY?: boolean; readonly columns?: number };
   readonly stderr: { write(text: string): unknown; readonly isTTY?: boolean; readonly columns?: number };
   /** The directory relative paths are resolved against. */
   readonly cwd: string;

@@ -32,7 +32,7 @@ if (!existsSync(join(root, 'dist'))) {
 const CORE_DEPS = ['immer', 'rxjs', 'zod'];
 // The `rxslice` bin's dependencies: installed with the package, never imported by the core entry
 // (the JSONL storage's are among them: the bin replays into durable sessions and recordings).
-const BIN_DEPS = ['cli-progress', 'commander', 'proper-lockfile', 'write-file-atomic'];
+const BIN_DEPS = ['chokidar', 'cli-progress', 'commander', 'proper-lockfile', 'write-file-atomic'];
 // Dev dependencies the checks of step 4 use beside the optional peers (react-dom renders rxslice/react).
 const TEST_RENDERERS = ['react-dom'];
 const optional = new Set(Object.entries(pkg.peerDependenciesMeta ?? {}).filter(([, m]) => m.optional).map(([n]) => n));

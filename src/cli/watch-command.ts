@@ -1,0 +1,153 @@
+/**
+ * `rxslice watch [paths...]`: follows transcripts while they are written and shows what each
+ * session did: on a terminal a table with one row per active session, redrawn in place; else one
+ * line per update (`--json`: one JSON object per line).
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import path from 'node:path';
+import { postAlert, runAlertCommand, type AlertPayload } from '../watch/alert-actions';
+import { InvalidBudgetsError, parseBudgets, type Budgets } from '../watch/budgets';
+import { LiveView } from '../watch/live-view';
+import { sessionStatus, type SessionStatus } from '../watch/session-status';
+import { defaultWatchPaths, watchTranscripts, type TranscriptWatch } from '../watch/watch-transcripts';
+import type { PumpResult } from '../watch/watched-transcript';
+import type { CliIO } from './progress';
+
+/** Options of `rxslice watch`. */
+export interface WatchCommandOptions {
+  readonly store?: string;
+  readonly json?: boolean;
+  readonly poll?: boolean;
+  /** A JSON file of budgets (see `Budgets`); the options below override its fields. */
+  readonly budgets?: string;
+  readonly maxTokens?: number;
+  readonly maxErrorRate?: number;
+  readonly errorWindowMs?: number;
+  readonly maxPhaseMs?: number;
+  readonly onAlert?: string;
+  readonly alertUrl?: string;
+}
+
+/** One output record of `watch --json`. */
+export type WatchRecord =
+  | ({ readonly type: 'update'; readonly at: string; readonly newLines: number; readonly newEvents: number; readonly refused: number; readonly restarted: string | null } & SessionStatus)
+  | { readonly type: 'notice'; readonly at: string; readonly label: string | null; readonly message: string }
+  | (AlertPayload & { readonly at: string });
+
+/** The budgets of the command: the file's, then the options'. Throws {@link InvalidBudgetsError}. */
+function budgetsOf(opts: WatchCommandOptions, cwd: string): Budgets | undefined {
+  let fromFile: Record<string, unknown> = {};
+  if (opts.budgets !== undefined) {
+    const file = path.resolve(cwd, opts.budgets);
+    try {
+      fromFile = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+    } catch (e) {
+      throw new InvalidBudgetsError(file, [{ path: [], message: e instanceof Error ? e.message : String(e) }]);
+    }
+  }
+  const errorRate = opts.maxErrorRate === undefined ? fromFile['errorRate'] : { ...(fromFile['errorRate'] as object | undefined), max: opts.maxErrorRate, ...(opts.errorWindowMs === undefined ? {} : { windowMs: opts.errorWindowMs }) };
+  const merged = Object.fromEntries(
+    Object.entries({
+      ...fromFile,
+      errorRate,
+      maxTokens: opts.maxTokens ?? fromFile['maxTokens'],
+      maxPhaseMs: opts.maxPhaseMs ?? fromFile['maxPhaseMs'],
+      command: opts.onAlert ?? fromFile['command'],
+      url: opts.alertUrl ?? fromFile['url'],
+    }).filter(([, v]) => v !== undefined),
+  );
+  if (Object.keys(merged).length === 0) return undefined;
+  return parseBudgets(merged, opts.budgets ?? 'the options');
+}
+
+const n = (value: number): string => value.toLocaleString('en-US');
+
+/** One plain line for an update. */
+export function formatUpdate(status: SessionStatus, result: PumpResult, now: Date): string {
+  return (
+    `${now.toISOString().slice(11, 19)} ${status.label} +${n(result.lines)} lines +${n(result.events)} events` +
+    `${result.refused > 0 ? ` (${n(result.refused)} refused)` : ''} | ${status.phase} | tools ${n(status.toolCalls)} (${n(status.errors)} failed)` +
+    ` | tokens ${n(status.tokens)} | ${n(status.lines)} lines, ${n(status.offset)} bytes`
+  );
+}
+
+const expand = (p: string, cwd: string): string => path.resolve(cwd, p === '~' ? homedir() : p.startsWith('~/') ? path.join(homedir(), p.slice(2)) : p);
+
+/**
+ * Starts the watch for `rxslice watch` and resolves with it once the files present were read to
+ * their end (it keeps running: close it to stop). Resolves `undefined` (and writes why on
+ * stderr) when none of the paths exists.
+ * @example
+ * ```ts
+ * const watch = await watchCommand(['t.jsonl'], { store: '.rxslice/watch', json: true }, io);
+ * // stdout: {"type":"update","label":"t","newLines":12,...}
+ * await watch?.close();
+ * ```
+ */
+export async function watchCommand(paths: readonly string[], opts: WatchCommandOptions, io: CliIO): Promise<TranscriptWatch | undefined> {
+  const targets = (paths.length > 0 ? paths.map((p) => expand(p, io.cwd)) : defaultWatchPaths()).filter((p) => {
+    if (existsSync(p)) return true;
+    io.stderr.write(`rxslice watch: ${p} does not exist; skipping it\n`);
+    return false;
+  });
+  if (targets.length === 0) {
+    io.stderr.write('rxslice watch: nothing to watch (give transcript files or directories; the default is ~/.claude/projects)\n');
+    return undefined;
+  }
+  const budgets = budgetsOf(opts, io.cwd);
+  const json = opts.json === true;
+  /** The last alert of each session, shown in its row of the live view. */
+  const lastAlert = new Map<string, string>();
+  // On a terminal (and without --json): one row per active session, redrawn in place.
+  let view: LiveView | undefined;
+  const emit = (record: WatchRecord): void => void io.stdout.write(`${JSON.stringify(record)}\n`);
+  const watch = watchTranscripts({
+    paths: targets,
+    ...(opts.store === undefined ? {} : { store: expand(opts.store, io.cwd) }),
+    usePolling: opts.poll === true,
+    onUpdate: (watched, result) => {
+      const status = sessionStatus(watched);
+      const now = new Date();
+      if (view !== undefined) view.update();
+      else if (json) emit({ type: 'update', at: now.toISOString(), newLines: result.lines, newEvents: result.events, refused: result.refused, restarted: result.restarted ?? null, ...status });
+      else io.stdout.write(`${formatUpdate(status, result, now)}\n`);
+    },
+    ...(budgets === undefined ? {} : { budgets }),
+    onAlert: (watched, alert) => {
+      const payload: AlertPayload = { type: 'alert', label: watched.label, file: watched.file, ...alert };
+      lastAlert.set(watched.label, alert.message);
+      if (view !== undefined) view.notice(`rxslice watch: ALERT ${watched.label}: ${alert.message}`);
+      else if (json) emit({ ...payload, at: new Date().toISOString() });
+      else io.stdout.write(`ALERT ${watched.label}: ${alert.message}\n`);
+      const report = (what: string, outcome: number | string, ok: boolean): void => {
+        if (ok) return;
+        const message = `${watched.label}: the alert ${what} failed: ${String(outcome)}`;
+        if (view !== undefined) view.notice(`rxslice watch: ${message}`);
+        else if (json) emit({ type: 'notice', at: new Date().toISOString(), label: watched.label, message });
+        else io.stderr.write(`rxslice watch: ${message}\n`);
+      };
+      if (budgets?.command !== undefined) void runAlertCommand(budgets.command, payload).then((code) => report(`command (${budgets.command!})`, code === 0 ? 0 : `exit ${String(code)}`, code === 0));
+      if (budgets?.url !== undefined) void postAlert(budgets.url, payload).then((status) => report(`POST to ${budgets.url!}`, status, typeof status === 'number' && status >= 200 && status < 300));
+    },
+    onNotice: (message, watched) => {
+      if (view !== undefined) view.notice(`rxslice watch: ${message}`);
+      else if (json) emit({ type: 'notice', at: new Date().toISOString(), label: watched?.label ?? null, message });
+      else io.stderr.write(`rxslice watch: ${message}\n`);
+    },
+  });
+  if (!json && io.stdout.isTTY === true) {
+    view = new LiveView(io.stdout, () => [...watch.transcripts.values()].map(sessionStatus), () => lastAlert);
+    view.draw();
+  }
+  await watch.ready;
+  const close = watch.close.bind(watch);
+  return {
+    transcripts: watch.transcripts,
+    ready: watch.ready,
+    async close() {
+      view?.close();
+      await close();
+    },
+  };
+}

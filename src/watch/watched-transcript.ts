@@ -1,0 +1,179 @@
+/**
+ * One transcript file being followed: its tail, its session, and the exactly-once application
+ * of its lines (see {@link WatchCursor}).
+ */
+import { rmSync } from 'node:fs';
+import type { Subscription } from 'rxjs';
+import { isRxSliceError } from '../internal/errors';
+import { TranscriptClock, timestampOf } from '../transcripts/clock';
+import { parseLine } from '../transcripts/parse';
+import { FileTail, statFile } from './file-tail';
+import { createWatchSession, type WatchSession } from './watch-session';
+import { EventSkipped, LineRead, WatchCursor, type WatchCursorItem } from './watch-cursor';
+
+/** What one {@link WatchedTranscript.pump} applied. */
+export interface PumpResult {
+  /** Complete lines applied. */
+  readonly lines: number;
+  /** Transcript events committed. */
+  readonly events: number;
+  /** Events the session refused (counted in the cursor's `refused`). */
+  readonly refused: number;
+  /** Set when the file was truncated or replaced and its session started over. */
+  readonly restarted?: 'truncated' | 'replaced';
+}
+
+/** Options of {@link WatchedTranscript}. */
+export interface WatchedTranscriptOptions {
+  /** The file. */
+  readonly file: string;
+  /** Its name in reports and store paths (see `transcriptLabel`). */
+  readonly label: string;
+  /** The label of the parent session of a subagent transcript. */
+  readonly parent?: string;
+  /** Durable session directory of this transcript. Default: in memory. */
+  readonly storeDir?: string;
+  /** Told about a session error other than the (expected) missing `transcript/notify` handler. */
+  readonly onError?: (error: unknown) => void;
+}
+
+/**
+ * Follows one transcript file into its own session.
+ *
+ * @remarks Every line is applied as: its transcript events (parsed by `parseLine`), each
+ * dispatched after moving the session's {@link TranscriptClock} to its timestamp, as
+ * `replayTranscript` does; a refused event is recorded as `watch/eventSkipped`; then one
+ * `watch/lineRead` moves the committed offset past the line. Each of those is one commit, so a
+ * kill at any point leaves a cursor from which {@link pump} continues without applying an
+ * event twice or skipping one. Reopening a durable session whose file is now shorter than its
+ * committed offset, or has another inode, starts the session over (its directory is emptied).
+ * @throws the storage's errors when `storeDir` cannot be opened.
+ * @example
+ * ```ts
+ * const watched = new WatchedTranscript({ file: 't.jsonl', label: 't', storeDir: 'store/t' });
+ * watched.pump(); // { lines: 12, events: 30, refused: 0 } - then again after each change
+ * watched.close();
+ * ```
+ */
+export class WatchedTranscript {
+  readonly file: string;
+  readonly label: string;
+  readonly parent: string | undefined;
+  private session: WatchSession;
+  private tail: FileTail;
+  private errors: Subscription;
+  /** Set by {@link close}. */
+  closed = false;
+  /** When the last line was applied (ms since the epoch, wall clock); `null` before any in this process. */
+  lastActivityMs: number | null = null;
+  /** A restart found when the durable session was opened (the file shrank or was replaced while nobody watched). */
+  readonly openedRestart: 'truncated' | 'replaced' | undefined;
+
+  constructor(private readonly options: WatchedTranscriptOptions) {
+    this.file = options.file;
+    this.label = options.label;
+    this.parent = options.parent;
+    this.session = createWatchSession(options.storeDir === undefined ? {} : { storeDir: options.storeDir });
+    let cursor = this.cursor;
+    const stat = statFile(this.file);
+    let restart: 'truncated' | 'replaced' | undefined;
+    if (stat !== undefined && cursor.ino !== null && stat.ino !== cursor.ino) restart = 'replaced';
+    else if (stat !== undefined && stat.size < cursor.offset) restart = 'truncated';
+    if (restart !== undefined) {
+      this.startOver();
+      cursor = this.cursor;
+    }
+    this.openedRestart = restart;
+    if (cursor.clockMs !== null) this.clock?.advanceTo(cursor.clockMs);
+    this.tail = new FileTail(this.file, cursor.offset, cursor.ino);
+    this.errors = this.subscribeErrors();
+  }
+
+  /** The session (replaced when the file starts over: read it again after a restart). */
+  get current(): WatchSession {
+    return this.session;
+  }
+
+  /** The committed cursor. */
+  get cursor(): WatchCursorItem {
+    return this.session.slice(WatchCursor).latest() as WatchCursorItem;
+  }
+
+  private get clock(): TranscriptClock | undefined {
+    return this.session.scheduler instanceof TranscriptClock ? this.session.scheduler : undefined;
+  }
+
+  private subscribeErrors(): Subscription {
+    return this.session.errors$.subscribe((error) => {
+      if (isRxSliceError(error) && error.code === 'MISSING_EFFECT_HANDLER') return;
+      this.options.onError?.(error);
+    });
+  }
+
+  /** Disposes the session and empties its store (or starts a fresh in-memory one). */
+  private startOver(): void {
+    this.session.dispose();
+    if (this.options.storeDir !== undefined) rmSync(this.options.storeDir, { recursive: true, force: true });
+    this.session = createWatchSession(this.options.storeDir === undefined ? {} : { storeDir: this.options.storeDir });
+  }
+
+  /**
+   * Reads what was appended since the last call and applies its complete lines.
+   * @throws the `fs` error when the file cannot be read (`ENOENT`: it disappeared); nothing is applied then.
+   */
+  pump(): PumpResult {
+    if (this.closed) return { lines: 0, events: 0, refused: 0 };
+    const read = this.tail.read();
+    if (read.restarted !== undefined) {
+      this.errors.unsubscribe();
+      this.startOver();
+      this.errors = this.subscribeErrors();
+    }
+    let events = 0;
+    let refused = 0;
+    for (const line of read.lines) {
+      const cursor = this.cursor;
+      // The line the last run was in the middle of: its first `eventsInLine` events are committed.
+      const skip = line.start === cursor.offset ? cursor.eventsInLine : 0;
+      const parsed = parseLine(line.text).events;
+      const clock = this.clock;
+      for (let i = skip; i < parsed.length; i++) {
+        const event = parsed[i]!;
+        const at = timestampOf(event);
+        if (at !== undefined) clock?.advanceTo(at);
+        try {
+          this.session.dispatch(event);
+          events++;
+        } catch (error) {
+          const reason = isRxSliceError(error) ? error.code : 'UNKNOWN';
+          this.session.dispatch(EventSkipped({ type: event.type, reason }));
+          refused++;
+        }
+      }
+      this.session.dispatch(LineRead({ offset: line.end, ino: read.ino, clockMs: clock === undefined ? null : clock.now() }));
+    }
+    if (read.lines.length > 0) this.lastActivityMs = Date.now();
+    const result = { lines: read.lines.length, events, refused };
+    return read.restarted === undefined ? result : { ...result, restarted: read.restarted };
+  }
+
+  /**
+   * True when the file holds bytes not read yet, or was truncated or replaced, since the last
+   * {@link pump} (one `stat`); false when it is gone or closed. Catches changes the file-system
+   * events missed (chokidar drops events closer than a few ms to the previous one).
+   */
+  hasNewBytes(): boolean {
+    if (this.closed) return false;
+    const stat = statFile(this.file);
+    if (stat === undefined) return false;
+    return stat.size !== this.tail.position || (this.tail.inode !== null && stat.ino !== this.tail.inode);
+  }
+
+  /** Disposes the session (a durable one releases its directory). Idempotent. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.errors.unsubscribe();
+    this.session.dispose();
+  }
+}

@@ -1,0 +1,164 @@
+// `rxslice watch` in-process (runCli with captured output): the plain lines (not a terminal) and
+// the --json records, new lines appended while it runs, bad paths.
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../src/cli/main';
+import type { CliIO } from '../../src/cli/progress';
+import type { TranscriptWatch } from '../../src/watch/watch-transcripts';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const tmp = mkdtempSync(path.join(tmpdir(), 'rxslice-watch-cli-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+const source = readFileSync(path.join(ROOT, 'examples/data/spotter-short.jsonl'));
+const cut = source.indexOf(0x0a, 5000) + 1;
+
+function capture(isTTY = false) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const io: CliIO = { stdout: { write: (s: string) => out.push(s), isTTY, columns: 200 }, stderr: { write: (s: string) => err.push(s), isTTY: false }, cwd: tmp };
+  return { io, out, err };
+}
+
+const until = async (condition: () => boolean, what: string): Promise<void> => {
+  for (let i = 0; i < 400 && !condition(); i++) await new Promise((r) => setTimeout(r, 25));
+  if (!condition()) throw new Error(`timed out waiting for ${what}`);
+};
+
+async function runWatch(args: string[], isTTY = false) {
+  const c = capture(isTTY);
+  let watch: TranscriptWatch | undefined;
+  const code = await runCli(['watch', ...args], c.io, { onWatch: (w) => (watch = w) });
+  return { ...c, code, watch: watch! };
+}
+
+describe('rxslice watch', () => {
+  it('prints one plain line per update when stdout is not a terminal, notices on stderr', async () => {
+    const dir = path.join(tmp, 'plain');
+    mkdirSync(path.join(dir, 's1', 'subagents'), { recursive: true });
+    appendFileSync(path.join(dir, 's1.jsonl'), source.subarray(0, cut));
+    const w = await runWatch(['plain']);
+    try {
+      expect(w.code).toBe(0);
+      expect(w.err.join('')).toBe(`rxslice watch: s1: watching ${path.join(dir, 's1.jsonl')}\n`);
+      expect(w.out).toHaveLength(1);
+      expect(w.out[0]).toMatch(/^\d\d:\d\d:\d\d s1 \+8 lines \+9 events \| executing \| tools 1 \(0 failed\) \| tokens 25,366 \| 8 lines, 5,929 bytes\n$/);
+      appendFileSync(path.join(dir, 's1', 'subagents', 'agent-a.jsonl'), source);
+      appendFileSync(path.join(dir, 's1.jsonl'), source.subarray(cut));
+      await until(() => w.out.length >= 3, 'two more updates');
+      expect(w.err.join('')).toContain(`s1/agent-a: watching ${path.join(dir, 's1', 'subagents', 'agent-a.jsonl')} (subagent of s1)`);
+      expect(w.out.join('')).toMatch(/ s1\/agent-a \+15 lines \+17 events \| waitingForUser \| tools 2 \(2 failed\) \| tokens 25,366 \| 15 lines, 10,491 bytes\n/);
+      expect(w.out.join('')).toMatch(/ s1 \+7 lines \+8 events \| waitingForUser \| tools 2 \(2 failed\) \| tokens 25,366 \| 15 lines, 10,491 bytes\n/);
+    } finally {
+      await w.watch.close();
+    }
+  });
+
+  it('--json prints one record per update and per notice', async () => {
+    const dir = path.join(tmp, 'json');
+    mkdirSync(dir, { recursive: true });
+    const file = path.join(dir, 'a.jsonl');
+    appendFileSync(file, source.subarray(0, cut));
+    const w = await runWatch([file, '--json']);
+    try {
+      await until(() => w.out.length >= 2, 'the first update');
+      const [notice, update] = w.out.map((l) => JSON.parse(l) as Record<string, unknown>);
+      expect(notice).toMatchObject({ type: 'notice', label: 'a', message: `a: watching ${file}` });
+      expect(update).toMatchObject({ type: 'update', label: 'a', parent: null, newLines: 8, newEvents: 9, refused: 0, restarted: null, phase: 'executing', toolCalls: 1, errors: 0, pending: 1, tokens: 25_366, lines: 8, events: 9, offset: cut, closed: false });
+      expect(w.err).toEqual([]);
+      appendFileSync(file, 'not json\n');
+      await until(() => w.out.length >= 3, 'the second update');
+      expect(JSON.parse(w.out[2]!)).toMatchObject({ type: 'update', newLines: 1, newEvents: 0, lines: 9, offset: cut + 9 });
+      rmSync(file);
+      await until(() => w.out.length >= 4, 'the notice of the removal');
+      expect(JSON.parse(w.out[3]!)).toMatchObject({ type: 'notice', label: 'a', message: `a: ${file} disappeared; its session is closed` });
+    } finally {
+      await w.watch.close();
+    }
+  });
+
+  it('draws one row per session on a terminal and redraws the table in place, notices above it', async () => {
+    const dir = path.join(tmp, 'tty');
+    mkdirSync(dir, { recursive: true });
+    const file = path.join(dir, 'live.jsonl');
+    appendFileSync(file, source.subarray(0, cut));
+    const w = await runWatch([file], true);
+    try {
+      await until(() => /executing/.test(w.out.join('')), 'the row of the session');
+      const text = w.out.join('');
+      expect(text).toContain(`rxslice watch: live: watching ${file}\n`);
+      expect(text).toMatch(/session +phase +tools +failed +tokens +last activity\nlive +executing +1 +0 +25,366 +\d+\.\d s ago\n$/);
+      expect(w.err).toEqual([]);
+      w.out.length = 0;
+      appendFileSync(file, source.subarray(cut));
+      await until(() => /waitingForUser/.test(w.out.join('')), 'the redrawn row');
+      // The two lines of the previous table are erased before the new one is written.
+      expect(w.out.join('')).toMatch(/\x1b\[2A\x1b\[Jsession[^\n]*\nlive +waitingForUser +2 +2 +25,366 /);
+    } finally {
+      await w.watch.close();
+    }
+  });
+
+  it('budgets: an alert record, a POST to a local server and a command with the alert in $RXSLICE_ALERT', async () => {
+    const posts: { contentType: string | undefined; body: Record<string, unknown> }[] = [];
+    const server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString('utf8')));
+      req.on('end', () => {
+        posts.push({ contentType: req.headers['content-type'], body: JSON.parse(body) as Record<string, unknown> });
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const dir = path.join(tmp, 'alerts');
+    mkdirSync(dir, { recursive: true });
+    const file = path.join(dir, 'b.jsonl');
+    appendFileSync(file, source);
+    const budgetsFile = path.join(dir, 'budgets.json');
+    writeFileSync(budgetsFile, JSON.stringify({ maxTokens: 100_000, errorRate: { max: 0.5, minCalls: 2 } }));
+    const marker = path.join(dir, 'alert.json');
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/alerts`;
+    const w = await runWatch([file, '--json', '--budgets', budgetsFile, '--max-tokens', '20000', '--alert-url', url, '--on-alert', `node -e "require('fs').appendFileSync(process.argv[1], process.env.RXSLICE_ALERT + '\\n')" ${JSON.stringify(marker)}`]);
+    try {
+      await until(() => posts.length >= 2 && existsSync(marker) && readFileSync(marker, 'utf8').split('\n').length >= 3, 'the POSTs and the command');
+      const records = w.out.map((l) => JSON.parse(l) as Record<string, unknown>).filter((r) => r['type'] === 'alert');
+      expect(records.map((r) => [r['label'], r['budget'], r['message']])).toEqual([
+        ['b', 'tokens', 'tokens 25,366 > 20,000'],
+        ['b', 'errorRate', '2 of 2 tool calls failed in 600 s (> 50%)'],
+      ]);
+      expect(posts.map((p) => [p.contentType, p.body['type'], p.body['budget'], p.body['label'], p.body['file']]).sort()).toEqual([
+        ['application/json', 'alert', 'errorRate', 'b', file],
+        ['application/json', 'alert', 'tokens', 'b', file],
+      ]);
+      const fromCommand = readFileSync(marker, 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { budget: string }).budget);
+      expect(fromCommand.sort()).toEqual(['errorRate', 'tokens']);
+    } finally {
+      await w.watch.close();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+
+  it('refuses invalid budgets with what is wrong', async () => {
+    const w = await runWatch(['.', '--max-error-rate', '1.5']);
+    expect(w.code).toBe(2);
+    expect(w.err.join('')).toContain('a number above 0 and at most 1');
+    const file = path.join(tmp, 'bad-budgets.json');
+    writeFileSync(file, JSON.stringify({ maxTokens: 'many' }));
+    const bad = await runWatch(['.', '--budgets', file]);
+    expect(bad.code).toBe(1);
+    expect(bad.err.join('')).toMatch(/InvalidBudgetsError \(INVALID_BUDGETS\): Invalid budgets in .*bad-budgets\.json: maxTokens: /);
+  });
+
+  it('skips a path that does not exist, and fails when nothing is left to watch', async () => {
+    const w = await runWatch(['missing']);
+    expect(w.code).toBe(1);
+    expect(w.err.join('')).toBe(
+      `rxslice watch: ${path.join(tmp, 'missing')} does not exist; skipping it\nrxslice watch: nothing to watch (give transcript files or directories; the default is ~/.claude/projects)\n`,
+    );
+    expect(w.out).toEqual([]);
+  });
+});
