@@ -146,6 +146,10 @@ export class InspectorModel {
 
   private readonly sliceDefs: readonly SliceDef<string, any>[];
 
+  /**
+   * The recording's figures (file, label, seq range, size, snapshot seqs, whether the tail is torn)
+   * and the slices and machines its first state holds. O(slices); reads the state at `firstSeq`.
+   */
   summary(): RecordingSummary {
     const r = this.recording;
     const base = r.stateAt(r.firstSeq);

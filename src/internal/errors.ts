@@ -63,7 +63,9 @@ export type RxSliceErrorCode =
  * ```
  */
 export class RxSliceError extends Error {
+  /** The class name as a literal string (survives minification), e.g. `'InvalidEventError'`. */
   override readonly name: string = 'RxSliceError';
+  /** The stable error code (see {@link RxSliceErrorCode}): match on it rather than on messages. */
   readonly code: RxSliceErrorCode;
 
   constructor(code: RxSliceErrorCode, message: string, options?: { cause?: unknown }) {
@@ -111,8 +113,11 @@ export class SubscriberError extends RxSliceError {
 
 /** One validation problem, as zod reports it (code, path, message). */
 export interface ValidationIssue {
+  /** zod's issue code, e.g. `invalid_type`. */
   readonly code: string;
+  /** Where in the value the problem is: keys and array indices from the root. */
   readonly path: readonly PropertyKey[];
+  /** zod's description of the problem. */
   readonly message: string;
 }
 

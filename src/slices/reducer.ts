@@ -86,7 +86,10 @@ export type SlicePolicy = 'state' | 'log';
  * items may be frozen). Only the last step's output is validated, with the slice's current
  * schema.
  */
-export type SliceMigrations = { readonly [fromVersion: number]: (item: any) => unknown };
+export type SliceMigrations = {
+  /** Upgrades one stored item from schema version `fromVersion` to `fromVersion + 1`; a throw is a `MigrationError`. */
+  readonly [fromVersion: number]: (item: any) => unknown;
+};
 
 /**
  * A slice declaration made by `defineSlice` (inert, reusable across sessions). `TEvent` is the

@@ -115,8 +115,17 @@ export interface SharedSession extends SessionReader {
    * ```
    */
   dispatch<TEvent extends Event>(event: TEvent, options?: SharedDispatchOptions): Promise<SharedCommit<TEvent>>;
+  /**
+   * The live accessor of a slice in this process's state (see `Session.slice`).
+   * @throws `SliceNotRegisteredError` when `def` is not one of the session's slices.
+   */
   slice<TItem>(def: SliceDef<string, TItem>): SliceHandle<TItem>;
+  /** The live handle of a computed slice or accessor of a computed family (see `Session.computed`). */
   computed<THandle>(def: Attachable<THandle>): THandle;
+  /**
+   * The typed view of a channel: its events as this process reduces them (see `Session.channel`).
+   * @throws `InvalidChannelError` when `def` is not a channel definition of this session.
+   */
   channel<TEvent extends { readonly type: string }>(def: ChannelDef<string, TEvent>): Channel<TEvent>;
   /** A snapshot of the local state (see `Session.snapshot`); its `seq` is a log position. */
   snapshot(options?: SnapshotOptions): Snapshot;
