@@ -102,7 +102,11 @@ export const isRxSliceError = (e: unknown): e is RxSliceError =>
  */
 export class SubscriberError extends RxSliceError {
   override readonly name = 'SubscriberError';
-  constructor(readonly source: string, cause: unknown) {
+  constructor(
+    /** The observable whose subscriber failed, e.g. `committed$`. */
+    readonly source: string,
+    cause: unknown,
+  ) {
     super(
       'SUBSCRIBER_FAILED',
       `A subscriber of ${source} threw: ${cause instanceof Error ? cause.message : String(cause)}. The other subscribers got the value; the session is unaffected. Catch errors in the subscriber, or add catchError/an error callback to the chain.`,
