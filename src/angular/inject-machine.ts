@@ -37,7 +37,7 @@ export interface MachineSignals<TContext, TEventType extends string, TStateId ex
  * and events that touch only other slices do not. `configuration`, `context` and `done` are
  * `computed` from it. Send events with {@link injectDispatch}. Cleaned up with the injection
  * context (`DestroyRef`).
- * @throws {@link SessionNotProvidedError}; {@link MachineNotInstalledError} when `def` is not
+ * @throws {@link SessionNotProvidedError}; {@link index!MachineNotInstalledError | MachineNotInstalledError} when `def` is not
  * installed in the session; NG0203 outside an injection context.
  * @example
  * ```ts

@@ -16,7 +16,7 @@ import { sessionSignal } from './session-signal';
  * (`DestroyRef`: the component, or the injector of a service). Interoperates with
  * `toObservable` and `computed`.
  * @throws {@link SessionNotProvidedError} when no session was provided;
- * {@link SliceNotRegisteredError} when `def` is not one of the session's slices; NG0203 outside
+ * {@link index!SliceNotRegisteredError | SliceNotRegisteredError} when `def` is not one of the session's slices; NG0203 outside
  * an injection context (pass `{ injector }` there).
  * @example
  * ```ts
@@ -39,7 +39,7 @@ export function injectSlice<TItem>(def: SliceDef<string, TItem>, options?: Injec
  *
  * @remarks As {@link injectSlice}: synchronous updates, zoneless-friendly, cleaned up with the
  * injection context.
- * @throws {@link SessionNotProvidedError}, {@link SliceNotRegisteredError}, NG0203 (as {@link injectSlice}).
+ * @throws {@link SessionNotProvidedError}, {@link index!SliceNotRegisteredError | SliceNotRegisteredError}, NG0203 (as {@link injectSlice}).
  * @example
  * ```ts
  * readonly usage = injectLatest(Usage); // signal: { input: 0, output: 0 }, then { input: 12, output: 30 }
@@ -60,8 +60,8 @@ export function injectLatest<TItem>(def: SliceDef<string, TItem>, options?: Inje
  * computed slice is observed (recomputed glitch-free after each event that changed a source).
  * For a derivation used by one component only, Angular's `computed(() => f(slice()))` over
  * {@link injectSlice} does as well.
- * @throws {@link SessionNotProvidedError}; {@link SliceNotRegisteredError} when a source is not
- * in the session; {@link ComputedError} when `project` never succeeded; NG0203 outside an
+ * @throws {@link SessionNotProvidedError}; {@link index!SliceNotRegisteredError | SliceNotRegisteredError} when a source is not
+ * in the session; {@link index!ComputedError | ComputedError} when `project` never succeeded; NG0203 outside an
  * injection context.
  * @example
  * ```ts

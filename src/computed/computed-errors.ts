@@ -12,7 +12,11 @@ import { RxSliceError } from '../internal/errors';
  */
 export class ComputedReadOnlyError extends RxSliceError {
   override readonly name = 'ComputedReadOnlyError';
-  constructor(readonly computedName: string, operation: string) {
+  constructor(
+    /** The computed slice's name. */
+    readonly computedName: string,
+    operation: string,
+  ) {
     super(
       'COMPUTED_READ_ONLY',
       `Cannot ${operation} "${computedName}": it is a computed slice, which is read-only. Dispatch events to the slices it derives from, and read it with session.computed(def).`,
@@ -27,7 +31,11 @@ export class ComputedReadOnlyError extends RxSliceError {
  */
 export class ComputedError extends RxSliceError {
   override readonly name = 'ComputedError';
-  constructor(readonly computedName: string, cause: unknown) {
+  constructor(
+    /** The computed slice's name. */
+    readonly computedName: string,
+    cause: unknown,
+  ) {
     super(
       'COMPUTED_FAILED',
       `Computed slice "${computedName}" failed: ${cause instanceof Error ? cause.message : String(cause)}. Its previous value is kept; make its project function total (it must be pure and must not throw).`,
@@ -39,7 +47,11 @@ export class ComputedError extends RxSliceError {
 /** Thrown by `defineComputed` / `defineComputedFamily` for an empty name, a bad source or a bad cache size. */
 export class InvalidComputedError extends RxSliceError {
   override readonly name = 'InvalidComputedError';
-  constructor(readonly computedName: string, reason: string) {
+  constructor(
+    /** The computed slice's name. */
+    readonly computedName: string,
+    reason: string,
+  ) {
     super('INVALID_COMPUTED', `Computed slice "${computedName}" is invalid: ${reason}`);
   }
 }

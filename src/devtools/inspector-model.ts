@@ -12,17 +12,21 @@ import { toMermaid } from '../machines/to-mermaid';
  * statecharts installed in it (drawn from their Mermaid export).
  */
 export interface InspectorDefinitions {
+  /** The slice definitions of the recorded session (to read its snapshots and reduce its events). */
   readonly slices: readonly SliceDef<string, any>[];
   /** As `ReadRecordingOptions.session`: needed when the recorded session had reducers its slices do not carry (an installed statechart). */
   readonly session?: (scheduler: SchedulerLike) => Session;
+  /** The statecharts of the recorded session, to draw them (`MachineView.mermaid`). */
   readonly machines?: readonly MachineDefinition<any, string, string>[];
 }
 
 /** One row of the event list. */
 export interface EventRow {
+  /** The envelope's seq. */
   readonly seq: number;
   /** Scheduler time of the envelope (ms). */
   readonly at: number;
+  /** The event type. */
   readonly type: string;
   /** Slices the event changed. */
   readonly changed: readonly string[];
@@ -36,12 +40,15 @@ export interface EventRow {
 export interface EventPage {
   /** Rows matching the filter in the whole recording. */
   readonly total: number;
+  /** Index of the first row among the matching rows (0-based). */
   readonly offset: number;
+  /** The page's rows, in seq order. */
   readonly rows: readonly EventRow[];
 }
 
 /** A statechart at one point: its Mermaid source and active configuration. */
 export interface MachineView {
+  /** The machine's name. */
   readonly name: string;
   /** The slice holding the machine's snapshot (`machine/<name>`). */
   readonly slice: string;
@@ -51,22 +58,29 @@ export interface MachineView {
   readonly configuration: readonly string[];
   /** Active atomic and final states. */
   readonly basicConfiguration: readonly string[];
+  /** True once the machine reached a final state at its top level (its snapshot's `done`). */
   readonly done: boolean;
 }
 
 /** One effect run or saga, from its lifecycle events. */
 export interface TimelineEntry {
+  /** Whether the entry is an effect run or a saga. */
   readonly kind: 'effect' | 'saga';
   /** Effect id or saga id. */
   readonly id: string;
   /** Effect type or saga name. */
   readonly name: string;
+  /** Seq of the event that started it. */
   readonly startSeq: number;
+  /** Scheduler time (ms) it started. */
   readonly startAt: number;
+  /** Seq of the event that ended it; undefined while running when the recording ends. */
   readonly endSeq: number | undefined;
+  /** Scheduler time (ms) it ended; undefined while running when the recording ends. */
   readonly endAt: number | undefined;
   /** Attempts started (effects) or steps started (sagas). */
   readonly attempts: number;
+  /** Retries: of the effect, or of the saga's steps and compensations. */
   readonly retries: number;
   /** `succeeded`, `failed`, `compensated`, `cancelled`, `completed` (sagas), or `running` when the recording ends first. */
   readonly outcome: string;
@@ -78,7 +92,9 @@ export interface TimelineEntry {
 
 /** Values sampled over the recording, for charts. */
 export interface Series {
+  /** The sampled seqs, ascending. */
   readonly seqs: readonly number[];
+  /** Scheduler time (ms) at each sampled seq. */
   readonly at: readonly number[];
   /** Items per slice at each sampled seq. */
   readonly sizes: Readonly<Record<string, readonly number[]>>;
@@ -92,7 +108,9 @@ export interface Series {
 export interface RecordingSummary extends Pick<Recording, 'file' | 'label' | 'firstSeq' | 'lastSeq' | 'size' | 'snapshotSeqs'> {
   /** Whether a torn last line was dropped. */
   readonly tornTail: boolean;
+  /** The slices of the recording's first state, with their policy (`state` or `log`). */
   readonly slices: readonly { readonly name: string; readonly policy: string }[];
+  /** The slices holding statecharts (`machine/<name>`). */
   readonly machines: readonly string[];
 }
 
@@ -116,6 +134,7 @@ const SAGA_PREFIX = 'rxslice.saga.';
  * ```
  */
 export class InspectorModel {
+  /** The recording the model reads. */
   readonly recording: Recording;
   private readonly machineDefs: Map<string, MachineDefinition<any, string, string>>;
   /** Seqs of the recorded envelopes, ascending (index → seq). */
@@ -146,6 +165,10 @@ export class InspectorModel {
 
   private readonly sliceDefs: readonly SliceDef<string, any>[];
 
+  /**
+   * The recording's figures (file, label, seq range, size, snapshot seqs, whether the tail is torn)
+   * and the slices and machines its first state holds. O(slices); reads the state at `firstSeq`.
+   */
   summary(): RecordingSummary {
     const r = this.recording;
     const base = r.stateAt(r.firstSeq);

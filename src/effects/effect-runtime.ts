@@ -59,7 +59,9 @@ interface Registration {
 
 /** A registered handler; `stop()` removes it and cancels its effects in flight. Idempotent. */
 export interface EffectRegistration {
+  /** The effect type the handler handles. */
   readonly effectType: string;
+  /** Removes the handler and cancels its effects in flight. Idempotent. */
   stop(): void;
 }
 

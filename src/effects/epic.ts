@@ -39,9 +39,11 @@ export interface EpicOptions<TDeps = unknown> {
 
 /** A running epic. `stop()` unsubscribes it (cancelling its work in flight); idempotent. */
 export interface EpicHandle {
+  /** The epic's name: `meta.source` of the events it dispatches, and in its errors. */
   readonly name: string;
   /** True once the epic was stopped, completed, or gave up after too many failures. */
   readonly stopped: boolean;
+  /** Unsubscribes the epic, cancelling its work in flight. Idempotent. */
   stop(): void;
 }
 

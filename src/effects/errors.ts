@@ -13,10 +13,10 @@ export type EffectFailureStage = 'handler' | 'validation' | 'onSuccess' | 'compe
 export class EffectFailedError extends RxSliceError {
   override readonly name = 'EffectFailedError';
   constructor(
-    readonly effectType: string,
-    readonly effectId: number,
-    readonly stage: EffectFailureStage,
-    readonly attempts: number,
+    /** The failed effect's type. */ readonly effectType: string,
+    /** The failed effect's id (unique in the session). */ readonly effectId: number,
+    /** Where it failed: `'handler'`, `'validation'`, or the callback that threw. */ readonly stage: EffectFailureStage,
+    /** Handler attempts made (0 when the payload or its options were invalid). */ readonly attempts: number,
     cause: unknown,
   ) {
     super(
@@ -33,7 +33,14 @@ export class EffectFailedError extends RxSliceError {
 /** The error an attempt fails with when it runs longer than the effect's `timeoutMs`. Retried like any handler error. */
 export class EffectTimeoutError extends RxSliceError {
   override readonly name = 'EffectTimeoutError';
-  constructor(readonly effectType: string, readonly timeoutMs: number, readonly attempt: number) {
+  constructor(
+    /** The effect's type. */
+    readonly effectType: string,
+    /** The effect's timeout (ms of the session scheduler). */
+    readonly timeoutMs: number,
+    /** The attempt that timed out (1 for the first). */
+    readonly attempt: number,
+  ) {
     super(
       'EFFECT_TIMEOUT',
       `Attempt ${attempt} of effect "${effectType}" did not finish within ${timeoutMs} ms and was cancelled. ` +
@@ -45,7 +52,12 @@ export class EffectTimeoutError extends RxSliceError {
 /** The reason of the `AbortSignal` of an attempt that was cancelled (switch concurrency, race loser, dispose, stop). */
 export class EffectCancelledError extends RxSliceError {
   override readonly name = 'EffectCancelledError';
-  constructor(readonly effectType: string, readonly attempt: number) {
+  constructor(
+    /** The cancelled effect's type. */
+    readonly effectType: string,
+    /** The attempt that was running (1 for the first). */
+    readonly attempt: number,
+  ) {
     super('EFFECT_CANCELLED', `Attempt ${attempt} of effect "${effectType}" was cancelled before it finished.`);
   }
 }
@@ -53,7 +65,10 @@ export class EffectCancelledError extends RxSliceError {
 /** Reported on `errors$` when an effect is requested but no handler is registered for its type. */
 export class MissingEffectHandlerError extends RxSliceError {
   override readonly name = 'MissingEffectHandlerError';
-  constructor(readonly effectType: string) {
+  constructor(
+    /** The effect type without a handler. */
+    readonly effectType: string,
+  ) {
     super(
       'MISSING_EFFECT_HANDLER',
       `No handler is registered for effect "${effectType}", so it did not run. ` +
@@ -65,7 +80,10 @@ export class MissingEffectHandlerError extends RxSliceError {
 /** Thrown by `handleEffect` when the effect type already has a handler in this session. */
 export class DuplicateEffectHandlerError extends RxSliceError {
   override readonly name = 'DuplicateEffectHandlerError';
-  constructor(readonly effectType: string) {
+  constructor(
+    /** The effect type registered twice. */
+    readonly effectType: string,
+  ) {
     super(
       'DUPLICATE_EFFECT_HANDLER',
       `Effect "${effectType}" already has a handler in this session. Call the previous registration's stop() first.`,
@@ -80,9 +98,9 @@ export class DuplicateEffectHandlerError extends RxSliceError {
 export class EpicFailedError extends RxSliceError {
   override readonly name = 'EpicFailedError';
   constructor(
-    readonly epic: string,
-    readonly consecutiveFailures: number,
-    readonly stopped: boolean,
+    /** The epic's name. */ readonly epic: string,
+    /** Failures in a row, this one included. */ readonly consecutiveFailures: number,
+    /** True when the epic is not resubscribed (disabled, or the cap was reached). */ readonly stopped: boolean,
     cause: unknown,
   ) {
     super(
@@ -99,7 +117,13 @@ export class EpicFailedError extends RxSliceError {
 /** Reported on `errors$` when an epic emits something the session rejects; the epic keeps running. */
 export class InvalidEpicOutputError extends RxSliceError {
   override readonly name = 'InvalidEpicOutputError';
-  constructor(readonly epic: string, readonly output: unknown, cause: unknown) {
+  constructor(
+    /** The epic's name. */
+    readonly epic: string,
+    /** What the epic emitted. */
+    readonly output: unknown,
+    cause: unknown,
+  ) {
     super(
       'INVALID_EPIC_OUTPUT',
       `Epic "${epic}" emitted ${describe(output)}, which the session rejected: ${messageOf(cause)}. ` +
@@ -119,7 +143,11 @@ function describe(output: unknown): string {
 /** Thrown by `defineEffect` for options that make no sense (a non-positive timeout, an unknown concurrency mode). */
 export class InvalidEffectDefinitionError extends RxSliceError {
   override readonly name = 'InvalidEffectDefinitionError';
-  constructor(readonly effectType: string, detail: string) {
+  constructor(
+    /** The effect type of the invalid definition. */
+    readonly effectType: string,
+    detail: string,
+  ) {
     super('INVALID_EFFECT_DEFINITION', `Effect "${effectType}" is misconfigured: ${detail}.`);
   }
 }
@@ -131,7 +159,12 @@ export class InvalidEffectDefinitionError extends RxSliceError {
  */
 export class InvalidEffectOptionsError extends RxSliceError {
   override readonly name = 'InvalidEffectOptionsError';
-  constructor(readonly effectType: string, detail: string, options?: { cause?: unknown }) {
+  constructor(
+    /** The effect type whose instance options are invalid. */
+    readonly effectType: string,
+    detail: string,
+    options?: { cause?: unknown },
+  ) {
     super(
       'INVALID_EFFECT_OPTIONS',
       `The options of effect "${effectType}" are invalid: ${detail}. An effect instance carries { retry, timeoutMs } as plain data: ` +

@@ -22,9 +22,9 @@ export class ReservedEventTypeError extends RxSliceError {
  * @remarks Creating an event does not validate it; the session validates the payload
  * against `schema` when the event is dispatched (see `createSession({ validation })`), and an
  * invalid payload throws `InvalidEventError` with zod's issues, changing nothing.
- * Without a schema the payload type is `void` and the creator takes no argument.
+ * Without a schema the payload type is `void` and the creator takes no argument; with one
+ * (the second overload's `schema`, a zod schema) its output type is the payload type.
  * @param type - The event type, `domain/pastTenseVerb`. Must not start with `rxslice.`.
- * @param schema - Optional zod schema for the payload; its output type is the payload type.
  * @throws {@link ReservedEventTypeError} when `type` starts with `rxslice.`.
  * @example
  * ```ts

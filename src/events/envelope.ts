@@ -6,8 +6,11 @@ import type { Event } from './event';
  * dispatched by effects and epics), `source` names who dispatched it.
  */
 export interface EnvelopeMeta {
+  /** Groups the events of one workflow. */
   readonly correlationId?: string;
+  /** The `seq` of the envelope that caused this one (set for events dispatched by effects and epics). */
   readonly causationId?: number;
+  /** Who dispatched the event, e.g. an effect's or epic's name. */
   readonly source?: string;
   readonly [key: string]: unknown;
 }
@@ -18,8 +21,12 @@ export interface EnvelopeMeta {
  * scheduler's `now()` in milliseconds at acceptance.
  */
 export interface Envelope<TEvent extends Event = Event> {
+  /** Per-session, strictly increasing integer assigned when the event is accepted. */
   readonly seq: number;
+  /** The session scheduler's `now()` (ms) when the event was accepted. */
   readonly at: number;
+  /** The event as dispatched (validated against its schema). */
   readonly event: TEvent;
+  /** The envelope's metadata (`{}` when none was given). */
   readonly meta: EnvelopeMeta;
 }

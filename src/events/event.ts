@@ -20,6 +20,7 @@ export interface EventCreator<TType extends string = string, TPayload = unknown>
   readonly schema: z.ZodType<TPayload> | undefined;
   /** Type guard: true when `event.type` is this creator's type. */
   match(event: { readonly type: string }): event is Event<TType, TPayload>;
+  /** The event type, so that a creator can be used where a type string is expected. */
   toString(): TType;
 }
 

@@ -63,7 +63,9 @@ export type RxSliceErrorCode =
  * ```
  */
 export class RxSliceError extends Error {
+  /** The class name as a literal string (survives minification), e.g. `'InvalidEventError'`. */
   override readonly name: string = 'RxSliceError';
+  /** The stable error code (see {@link RxSliceErrorCode}): match on it rather than on messages. */
   readonly code: RxSliceErrorCode;
 
   constructor(code: RxSliceErrorCode, message: string, options?: { cause?: unknown }) {
@@ -100,7 +102,11 @@ export const isRxSliceError = (e: unknown): e is RxSliceError =>
  */
 export class SubscriberError extends RxSliceError {
   override readonly name = 'SubscriberError';
-  constructor(readonly source: string, cause: unknown) {
+  constructor(
+    /** The observable whose subscriber failed, e.g. `committed$`. */
+    readonly source: string,
+    cause: unknown,
+  ) {
     super(
       'SUBSCRIBER_FAILED',
       `A subscriber of ${source} threw: ${cause instanceof Error ? cause.message : String(cause)}. The other subscribers got the value; the session is unaffected. Catch errors in the subscriber, or add catchError/an error callback to the chain.`,
@@ -111,8 +117,11 @@ export class SubscriberError extends RxSliceError {
 
 /** One validation problem, as zod reports it (code, path, message). */
 export interface ValidationIssue {
+  /** zod's issue code, e.g. `invalid_type`. */
   readonly code: string;
+  /** Where in the value the problem is: keys and array indices from the root. */
   readonly path: readonly PropertyKey[];
+  /** zod's description of the problem. */
   readonly message: string;
 }
 

@@ -199,6 +199,15 @@ export class RxSliceSaver extends BaseCheckpointSaver {
     return result;
   }
 
+  /**
+   * The checkpoint `config.configurable.checkpoint_id` names (the newest of the thread and namespace
+   * when it names none) with its pending writes, or `undefined` when there is none or no `thread_id`.
+   * @throws `RxSliceSaverError` when an id would reach `Object.prototype`.
+   * @example
+   * ```ts
+   * const tuple = await saver.getTuple({ configurable: { thread_id: 't1' } }); // the latest checkpoint
+   * ```
+   */
   override async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
     if (config.configurable?.['thread_id'] === undefined) return undefined;
     const threadId = checkKey('thread_id', config.configurable['thread_id']);
@@ -214,6 +223,16 @@ export class RxSliceSaver extends BaseCheckpointSaver {
     return latest === undefined ? undefined : this.tuple(threadId, ns, latest, byId.get(latest) as StoredCheckpoint);
   }
 
+  /**
+   * The checkpoints matching `config` (thread, namespace, id; all threads when none is given), newest
+   * first per thread and namespace; `options.before` keeps those older than a checkpoint id, `options.limit`
+   * caps the count, `options.filter` keeps those whose metadata has the given values.
+   * @throws `RxSliceSaverError` when an id would reach `Object.prototype`.
+   * @example
+   * ```ts
+   * for await (const t of saver.list({ configurable: { thread_id: 't1' } }, { limit: 10 })) console.log(t.checkpoint.id);
+   * ```
+   */
   override async *list(config: RunnableConfig, options?: CheckpointListOptions): AsyncGenerator<CheckpointTuple> {
     const { before, filter } = options ?? {};
     let limit = options?.limit;
@@ -247,6 +266,16 @@ export class RxSliceSaver extends BaseCheckpointSaver {
     }
   }
 
+  /**
+   * Stores `checkpoint` and `metadata` as a child of `config.configurable.checkpoint_id`, with only the
+   * channel values `newVersions` names (deltas). Resolves, once the record is appended (and synced
+   * by a file storage), to the config addressing the stored checkpoint.
+   * @throws `RxSliceSaverError` without `configurable.thread_id`, or when an id would reach `Object.prototype`.
+   * @example
+   * ```ts
+   * const next = await saver.put({ configurable: { thread_id: 't1' } }, checkpoint, { source: 'input', step: -1, parents: {} }, {});
+   * ```
+   */
   override async put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata, newVersions?: ChannelVersions): Promise<RunnableConfig> {
     const threadId = config.configurable?.['thread_id'];
     if (threadId === undefined) throw new RxSliceSaverError('put needs configurable.thread_id (graph.invoke(input, { configurable: { thread_id } }))');

@@ -48,15 +48,24 @@ function invalidTransitionMessage(machine: string, eventType: string, configurat
  */
 export class InvalidTransitionError extends RxSliceError {
   override readonly name = 'InvalidTransitionError';
+  /** The machine's name. */
   readonly machine: string;
+  /** The `type` of the refused event. */
   readonly eventType: string;
+  /** The active state ids when the event was refused. */
   readonly configuration: readonly string[];
   /** True when the machine was done (in a top-level final state): it takes no event any more. */
   readonly done: boolean;
   /** The transitions that matched the event from the active states, with their guards' verdicts (empty when none matched or when done). */
   readonly considered: readonly ConsideredTransition[];
 
-  constructor(machine: string, eventType: string, configuration: readonly string[], done = false, considered: readonly ConsideredTransition[] = []) {
+  constructor(
+    machine: string,
+    eventType: string,
+    configuration: readonly string[],
+    done = false,
+    considered: readonly ConsideredTransition[] = [],
+  ) {
     super('INVALID_TRANSITION', invalidTransitionMessage(machine, eventType, configuration, done, considered));
     this.machine = machine;
     this.eventType = eventType;
@@ -82,6 +91,7 @@ export class InvalidTransitionError extends RxSliceError {
  */
 export class InvalidMachineError extends RxSliceError {
   override readonly name = 'InvalidMachineError';
+  /** The machine's name. */
   readonly machine: string;
 
   constructor(machine: string, message: string) {
@@ -92,8 +102,11 @@ export class InvalidMachineError extends RxSliceError {
 
 /** Where in an SCXML source an element starts (1-based line and column). */
 export interface ScxmlLocation {
+  /** The SCXML element's name, e.g. `transition` (undefined when the problem has no element). */
   readonly element: string;
+  /** The element's line in the document (1-based). */
   readonly line: number;
+  /** The element's column in the line (1-based). */
   readonly column: number;
 }
 
@@ -110,8 +123,11 @@ export interface ScxmlLocation {
  */
 export class ScxmlUnsupportedError extends RxSliceError {
   override readonly name = 'ScxmlUnsupportedError';
+  /** The SCXML element's name, e.g. `transition` (undefined when the problem has no element). */
   readonly element: string;
+  /** The element's line in the document (1-based). */
   readonly line: number;
+  /** The element's column in the line (1-based). */
   readonly column: number;
 
   constructor(location: ScxmlLocation, detail: string, options?: { cause?: unknown }) {
@@ -138,7 +154,9 @@ export class ScxmlUnsupportedError extends RxSliceError {
  */
 export class ScxmlInvalidError extends RxSliceError {
   override readonly name = 'ScxmlInvalidError';
+  /** The SCXML element's name, e.g. `transition` (undefined when the problem has no element). */
   readonly element: string | undefined;
+  /** The element's line in the document (1-based). */
   readonly line: number | undefined;
 
   constructor(location: ScxmlLocation | undefined, detail: string, options?: { cause?: unknown }) {
@@ -163,6 +181,7 @@ export class ScxmlInvalidError extends RxSliceError {
  */
 export class InvalidExpressionError extends RxSliceError {
   override readonly name = 'InvalidExpressionError';
+  /** The expression's source text. */
   readonly expression: string;
 
   constructor(expression: string, detail: string, options?: { cause?: unknown }) {
@@ -181,6 +200,7 @@ export class InvalidExpressionError extends RxSliceError {
  */
 export class MachineNotRunningError extends RxSliceError {
   override readonly name = 'MachineNotRunningError';
+  /** The machine's name. */
   readonly machine: string;
 
   constructor(machine: string, status: 'idle' | 'stopped') {
@@ -197,7 +217,10 @@ export class MachineNotRunningError extends RxSliceError {
 /** Thrown by `session.machine(def)` when the machine was not installed in that session. */
 export class MachineNotInstalledError extends RxSliceError {
   override readonly name = 'MachineNotInstalledError';
-  constructor(readonly machine: string) {
+  constructor(
+    /** The machine's name. */
+    readonly machine: string,
+  ) {
     super('MACHINE_NOT_INSTALLED', `Machine "${machine}" is not installed in this session. Call session.install(${machine}) first.`);
   }
 }

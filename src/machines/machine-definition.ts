@@ -4,7 +4,7 @@ import type { StateNode } from './state-node.js';
 
 /**
  * A validated, normalised machine declaration (what {@link defineMachine} and
- * {@link fromSCXML} return). Inert: it holds no running state, only the tree and the guard
+ * {@link scxml!fromSCXML | fromSCXML} return). Inert: it holds no running state, only the tree and the guard
  * and action functions. The type parameters carry the context type, the event types the
  * machine accepts and its state ids, so `send`, `matches` and targets are checked.
  */

@@ -13,7 +13,10 @@ import { RxSliceError } from '../internal/errors';
  */
 export class SessionNotProvidedError extends RxSliceError {
   override readonly name = 'SessionNotProvidedError';
-  constructor(readonly hook: string) {
+  constructor(
+    /** The hook that needed a session, e.g. `useSlice(...)`. */
+    readonly hook: string,
+  ) {
     super(
       'SESSION_NOT_PROVIDED',
       `${hook} needs a session, but no <SessionProvider> is above this component. Wrap the tree in <SessionProvider session={session}> (createSession from 'rxslice').`,

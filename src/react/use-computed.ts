@@ -13,8 +13,8 @@ import { changesOf } from './store-subscription';
  * computed slice observed (recomputed glitch-free, at most once per committed event). No tearing,
  * one subscription under StrictMode, the current value on the server.
  * @throws {@link SessionNotProvidedError} outside a `SessionProvider`;
- * {@link SliceNotRegisteredError} when a source slice is not one of the session's slices;
- * {@link ComputedError} when `project` never succeeded (the value of a later failure is the
+ * {@link index!SliceNotRegisteredError | SliceNotRegisteredError} when a source slice is not one of the session's slices;
+ * {@link index!ComputedError | ComputedError} when `project` never succeeded (the value of a later failure is the
  * previous one; the failure goes to `session.errors$`).
  * @example
  * ```ts

@@ -46,7 +46,7 @@ export interface MachineState<TContext, TEventType extends string, TStateId exte
  * render input). Send events with {@link useDispatch}. No tearing, one subscription under
  * StrictMode, the current snapshot on the server.
  * @throws {@link SessionNotProvidedError} outside a `SessionProvider`;
- * {@link MachineNotInstalledError} (code `MACHINE_NOT_INSTALLED`) when `def` was not installed in
+ * {@link index!MachineNotInstalledError | MachineNotInstalledError} (code `MACHINE_NOT_INSTALLED`) when `def` was not installed in
  * the session.
  * @example
  * ```ts

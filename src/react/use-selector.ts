@@ -37,7 +37,7 @@ interface Selection<TSelected> {
  * @param selector - Pure function of the source's value.
  * @param isEqual - When two selections count as the same. Default `Object.is`.
  * @throws {@link SessionNotProvidedError} outside a `SessionProvider`;
- * {@link SliceNotRegisteredError} when the slice (or a computed source) is not in the session;
+ * {@link index!SliceNotRegisteredError | SliceNotRegisteredError} when the slice (or a computed source) is not in the session;
  * whatever `selector` throws, during render.
  * @example
  * ```ts

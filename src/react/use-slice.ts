@@ -15,7 +15,7 @@ import { changesOf } from './store-subscription';
  * server (`renderToString`) it reads the session's current items.
  * @param def - A slice of the provided session.
  * @throws {@link SessionNotProvidedError} outside a `SessionProvider`;
- * {@link SliceNotRegisteredError} (code `SLICE_NOT_REGISTERED`) when `def` is not one of the
+ * {@link index!SliceNotRegisteredError | SliceNotRegisteredError} (code `SLICE_NOT_REGISTERED`) when `def` is not one of the
  * session's slices. Both during render.
  * @example
  * ```ts
@@ -43,7 +43,7 @@ export function useSlice<TItem>(def: SliceDef<string, TItem>): readonly TItem[] 
  * evicting older items of it does not. Same guarantees as {@link useSlice}: no tearing, one
  * subscription under StrictMode, the current value on the server.
  * @throws {@link SessionNotProvidedError} outside a `SessionProvider`;
- * {@link SliceNotRegisteredError} when `def` is not one of the session's slices.
+ * {@link index!SliceNotRegisteredError | SliceNotRegisteredError} when `def` is not one of the session's slices.
  * @example
  * ```ts
  * function Tokens() {

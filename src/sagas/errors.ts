@@ -5,7 +5,11 @@ const messageOf = (cause: unknown): string => (cause instanceof Error ? cause.me
 /** Thrown by `defineSaga` and `step` for a malformed declaration. */
 export class InvalidSagaDefinitionError extends RxSliceError {
   override readonly name = 'InvalidSagaDefinitionError';
-  constructor(readonly saga: string, detail: string) {
+  constructor(
+    /** The saga's name. */
+    readonly saga: string,
+    detail: string,
+  ) {
     super('INVALID_SAGA_DEFINITION', `Saga "${saga}" is misconfigured: ${detail}.`);
   }
 }
@@ -13,7 +17,12 @@ export class InvalidSagaDefinitionError extends RxSliceError {
 /** The error of `runSaga` when the input does not match the saga's schema. Nothing was dispatched. */
 export class InvalidSagaInputError extends RxSliceError {
   override readonly name = 'InvalidSagaInputError';
-  constructor(readonly saga: string, readonly issues: readonly ValidationIssue[]) {
+  constructor(
+    /** The saga's name. */
+    readonly saga: string,
+    /** What failed, as zod reports it. */
+    readonly issues: readonly ValidationIssue[],
+  ) {
     super('INVALID_SAGA_INPUT', `Input of saga "${saga}" is invalid: ${formatIssues(issues)}. Pass a value matching defineSaga(name, { input }).`);
   }
 }
@@ -25,7 +34,9 @@ export class InvalidSagaInputError extends RxSliceError {
 export class SagaFailedError extends RxSliceError {
   override readonly name = 'SagaFailedError';
   constructor(
+    /** The saga's name. */
     readonly saga: string,
+    /** The saga run's id. */
     readonly sagaId: string,
     /** The failing step, or `undefined` when the saga was cancelled. */
     readonly step: string | undefined,
@@ -47,7 +58,15 @@ export class SagaFailedError extends RxSliceError {
 /** Reported on `errors$` when a compensation fails (after its retries); the rollback goes on with the earlier steps. */
 export class SagaCompensationFailedError extends RxSliceError {
   override readonly name = 'SagaCompensationFailedError';
-  constructor(readonly saga: string, readonly sagaId: string, readonly step: string, cause: unknown) {
+  constructor(
+    /** The saga's name. */
+    readonly saga: string,
+    /** The saga run's id. */
+    readonly sagaId: string,
+    /** The step's name. */
+    readonly step: string,
+    cause: unknown,
+  ) {
     super(
       'SAGA_COMPENSATION_FAILED',
       `Compensation of step "${step}" of saga "${saga}" (${sagaId}) failed: ${messageOf(cause)}. ` +
@@ -60,7 +79,16 @@ export class SagaCompensationFailedError extends RxSliceError {
 /** The error an attempt of a step (or compensation) fails with when it runs longer than `timeoutMs`; retried like any error. */
 export class SagaStepTimeoutError extends RxSliceError {
   override readonly name = 'SagaStepTimeoutError';
-  constructor(readonly saga: string, readonly step: string, readonly timeoutMs: number, readonly attempt: number) {
+  constructor(
+    /** The saga's name. */
+    readonly saga: string,
+    /** The step's name. */
+    readonly step: string,
+    /** The step's timeout (ms of the session scheduler). */
+    readonly timeoutMs: number,
+    /** The attempt that timed out (1 for the first). */
+    readonly attempt: number,
+  ) {
     super('SAGA_STEP_TIMEOUT', `Attempt ${attempt} of step "${step}" of saga "${saga}" did not finish within ${timeoutMs} ms and was aborted. Raise timeoutMs or make the step observe ctx.signal.`);
   }
 }
@@ -68,7 +96,13 @@ export class SagaStepTimeoutError extends RxSliceError {
 /** The reason of `ctx.signal` when a saga is cancelled (`runSaga` unsubscribed) or its session disposed. */
 export class SagaCancelledError extends RxSliceError {
   override readonly name = 'SagaCancelledError';
-  constructor(readonly saga: string, readonly sagaId: string, reason: 'cancelled' | 'disposed') {
+  constructor(
+    /** The saga's name. */
+    readonly saga: string,
+    /** The saga run's id. */
+    readonly sagaId: string,
+    reason: 'cancelled' | 'disposed',
+  ) {
     super('SAGA_CANCELLED', reason === 'cancelled' ? `Saga "${saga}" (${sagaId}) was cancelled.` : `Saga "${saga}" (${sagaId}) stopped: its session was disposed. Resume it with resumeSagas().`);
   }
 }
@@ -76,7 +110,12 @@ export class SagaCancelledError extends RxSliceError {
 /** Thrown by `ctx.result(name)` for a step that has not completed (or is not part of the saga). */
 export class SagaStepNotCompletedError extends RxSliceError {
   override readonly name = 'SagaStepNotCompletedError';
-  constructor(readonly saga: string, readonly step: string) {
+  constructor(
+    /** The saga's name. */
+    readonly saga: string,
+    /** The step's name. */
+    readonly step: string,
+  ) {
     super('SAGA_STEP_NOT_COMPLETED', `ctx.result("${step}") in saga "${saga}": that step has not completed. Read only results of steps listed before this one.`);
   }
 }
@@ -84,7 +123,10 @@ export class SagaStepNotCompletedError extends RxSliceError {
 /** The error of `runSaga` when a saga with the same id is already running or unfinished in the session. */
 export class DuplicateSagaError extends RxSliceError {
   override readonly name = 'DuplicateSagaError';
-  constructor(readonly sagaId: string) {
+  constructor(
+    /** The saga run's id. */
+    readonly sagaId: string,
+  ) {
     super('DUPLICATE_SAGA', `A saga with id "${sagaId}" is already running or unfinished in this session. Pass another sagaId, or resume it with resumeSagas().`);
   }
 }
@@ -92,7 +134,12 @@ export class DuplicateSagaError extends RxSliceError {
 /** Thrown by `resumeSagas` when an unfinished saga's definition was not given (it is then left untouched). */
 export class UnknownSagaError extends RxSliceError {
   override readonly name = 'UnknownSagaError';
-  constructor(readonly saga: string, readonly sagaId: string) {
+  constructor(
+    /** The saga's name. */
+    readonly saga: string,
+    /** The saga run's id. */
+    readonly sagaId: string,
+  ) {
     super('UNKNOWN_SAGA', `Unfinished saga "${saga}" (${sagaId}) has no definition in this session. Pass it: createSession({ sagas: [${saga}] }) or resumeSagas({ sagas: [...] }).`);
   }
 }

@@ -32,6 +32,7 @@ export class ChannelReplayError extends RxSliceError {
 export interface EnvelopeSource {
   /** The last seq it holds. */
   readonly lastSeq: number;
+  /** The committed envelopes with `fromSeq <= seq <= toSeq` (both optional, inclusive), in seq order. */
   envelopes(range: { readonly fromSeq?: number; readonly toSeq?: number }): Iterable<{ readonly seq: number; readonly at: number; readonly event: Event; readonly meta?: EnvelopeMeta }>;
 }
 
@@ -58,6 +59,7 @@ export interface Channel<TEvent extends { readonly type: string }> {
    * the returned subscription. A throwing handler is reported like any slice subscriber.
    */
   subscribe(handler: (event: TEvent, envelope: CommittedEnvelope<TEvent & Event>) => void): Subscription;
+  /** As the overload above, calling `handler` only for the events `options.filter` returns true for. */
   subscribe(options: { readonly filter: (event: TEvent) => boolean }, handler: (event: TEvent, envelope: CommittedEnvelope<TEvent & Event>) => void): Subscription;
   /** The channel's committed envelopes from now on (hot, like `session.committed$`). */
   readonly committed$: Observable<CommittedEnvelope<TEvent & Event>>;

@@ -8,7 +8,13 @@ import { formatIssues, RxSliceError, type ValidationIssue } from '../internal/er
  */
 export class InvalidEventError extends RxSliceError {
   override readonly name = 'InvalidEventError';
-  constructor(readonly eventType: string, readonly issues: readonly ValidationIssue[], cause?: unknown) {
+  constructor(
+    /** The `type` of the rejected event, as far as it could be read. */
+    readonly eventType: string,
+    /** What failed, as zod reports it (path and message per problem). */
+    readonly issues: readonly ValidationIssue[],
+    cause?: unknown,
+  ) {
     super(
       'INVALID_EVENT',
       issues[0]?.code === 'invalid_event'
@@ -28,7 +34,12 @@ export class InvalidEventError extends RxSliceError {
  */
 export class UnknownEventError extends RxSliceError {
   override readonly name = 'UnknownEventError';
-  constructor(readonly eventType: string, readonly suggestion: string | undefined) {
+  constructor(
+    /** The `type` of the rejected event. */
+    readonly eventType: string,
+    /** The declared event type closest to `eventType` (a likely typo), or undefined. */
+    readonly suggestion: string | undefined,
+  ) {
     super(
       'UNKNOWN_EVENT',
       `Event "${eventType}" is not declared in this session${suggestion === undefined ? '' : ` (did you mean "${suggestion}"?)`}. ` +
@@ -48,9 +59,9 @@ export class UnknownEventError extends RxSliceError {
 export class ReducerError extends RxSliceError {
   override readonly name = 'ReducerError';
   constructor(
-    readonly envelope: Envelope,
-    readonly sliceName: string,
-    readonly reducerName: string,
+    /** The envelope being reduced when the reducer failed. */ readonly envelope: Envelope,
+    /** The slice whose reducer failed. */ readonly sliceName: string,
+    /** The failing reducer's name (`'event middleware'` when the event middleware failed). */ readonly reducerName: string,
     cause: unknown,
   ) {
     super(
@@ -72,7 +83,10 @@ export class ReducerError extends RxSliceError {
 /** Thrown when a reducer (or reducer middleware) calls `dispatch`. */
 export class DispatchInReducerError extends RxSliceError {
   override readonly name = 'DispatchInReducerError';
-  constructor(readonly eventType: string) {
+  constructor(
+    /** The `type` of the event dispatched from inside a reducer. */
+    readonly eventType: string,
+  ) {
     super(
       'DISPATCH_IN_REDUCER',
       `"${eventType}" was dispatched from inside a reducer. Reducers must be pure: return withEffects(op, [...]) or dispatch from an effect or subscriber instead.`,
@@ -91,7 +105,10 @@ export class SessionDisposedError extends RxSliceError {
 /** Thrown when a slice that is not part of the session is used. */
 export class SliceNotRegisteredError extends RxSliceError {
   override readonly name = 'SliceNotRegisteredError';
-  constructor(readonly sliceName: string) {
+  constructor(
+    /** The slice name that was asked for. */
+    readonly sliceName: string,
+  ) {
     super('SLICE_NOT_REGISTERED', `Slice "${sliceName}" is not registered. Pass it to createSession({ slices }).`);
   }
 }
@@ -99,7 +116,10 @@ export class SliceNotRegisteredError extends RxSliceError {
 /** Thrown by `createSession` when two slices share a name. */
 export class DuplicateSliceError extends RxSliceError {
   override readonly name = 'DuplicateSliceError';
-  constructor(readonly sliceName: string) {
+  constructor(
+    /** The slice name registered twice. */
+    readonly sliceName: string,
+  ) {
     super('DUPLICATE_SLICE', `Two slices are named "${sliceName}". Slice names must be unique within a session.`);
   }
 }
@@ -107,7 +127,14 @@ export class DuplicateSliceError extends RxSliceError {
 /** Raised when an item does not match its slice's schema (seed, restore, reducer output). */
 export class InvalidSliceItemError extends RxSliceError {
   override readonly name = 'InvalidSliceItemError';
-  constructor(readonly sliceName: string, readonly index: number, readonly issues: readonly ValidationIssue[]) {
+  constructor(
+    /** The slice whose item is invalid. */
+    readonly sliceName: string,
+    /** The index of the invalid item in the items being checked. */
+    readonly index: number,
+    /** What failed, as zod reports it. */
+    readonly issues: readonly ValidationIssue[],
+  ) {
     super(
       'INVALID_SLICE_ITEM',
       `Item ${index} of slice "${sliceName}" does not match the slice's schema (${formatIssues(issues)}).`,
@@ -133,7 +160,11 @@ function describeCause(cause: unknown): string {
  */
 export class StorageFailedError extends RxSliceError {
   override readonly name = 'StorageFailedError';
-  constructor(readonly seq: number, cause: unknown) {
+  constructor(
+    /** The seq of the event whose record failed to be written. */
+    readonly seq: number,
+    cause: unknown,
+  ) {
     super(
       'STORAGE_FAILED',
       `The session's storage failed${seq > 0 ? ` writing event seq ${seq}` : ''}: ${describeCause(cause)}. The session accepts no more events; dispose it and open a new session on the same storage to recover what was written.`,
@@ -150,7 +181,10 @@ export class StorageFailedError extends RxSliceError {
  */
 export class UnsupportedOnSharedSessionError extends RxSliceError {
   override readonly name = 'UnsupportedOnSharedSessionError';
-  constructor(readonly operation: string) {
+  constructor(
+    /** The refused operation (`restore` or `transaction`). */
+    readonly operation: string,
+  ) {
     super(
       'UNSUPPORTED_ON_SHARED_SESSION',
       `${operation} is not available on a shared session: its state changes only by events in the shared log, so that every process reduces the same events to the same state. Dispatch events that undo the work instead.`,
@@ -164,7 +198,10 @@ export class UnsupportedOnSharedSessionError extends RxSliceError {
  */
 export class NoSnapshotStoreError extends RxSliceError {
   override readonly name = 'NoSnapshotStoreError';
-  constructor(readonly operation: string) {
+  constructor(
+    /** The operation that needs a snapshot store (`findSnapshots` or `snapshotLineage`). */
+    readonly operation: string,
+  ) {
     super(
       'NO_SNAPSHOT_STORE',
       `${operation} needs a snapshot store, and this session has none. Pass one to createSession({ snapshotStore: createSnapshotStore() }) ` +
@@ -187,7 +224,12 @@ export class InvalidSnapshotStoreOptionError extends RxSliceError {
  */
 export class InvalidMiddlewareError extends RxSliceError {
   override readonly name = 'InvalidMiddlewareError';
-  constructor(readonly index: number, readonly received: string) {
+  constructor(
+    /** The index of the bad argument. */
+    readonly index: number,
+    /** What was passed instead (its type, for the message). */
+    readonly received: string,
+  ) {
     super(
       'INVALID_MIDDLEWARE',
       index < 0

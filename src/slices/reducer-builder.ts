@@ -9,16 +9,32 @@ import type { Reducer, ReducerContext, ReducerEntry, ReducerOptions } from './re
  * (see the standalone functions of the same names for their behaviour).
  */
 export interface ReducerBuilder<TItem> {
+  /**
+   * {@link on}, bound to the slice's item type: binds `reducer` (`(view, event, ctx) => SliceOp`) to `creator`'s events.
+   * `options` is a reducer name or `{ name, channel }`.
+   * @example
+   * ```ts
+   * defineSlice('messages', { policy: 'log', reducers: ({ on }) => [on(MessageAdded, (_view, e) => append(e.payload))] });
+   * ```
+   */
   on<TType extends string, TPayload, TChannel extends AnyChannelDef = AnyChannelDef>(
     creator: EventCreator<TType, TPayload>,
     reducer: Reducer<TItem, Event<TType, TPayload>>,
     options?: string | ReducerOptions<TChannel, TType>,
   ): ReducerEntry<TItem, Event<TType, TPayload>>;
+  /**
+   * {@link onLatest}, bound to the slice's item type: `reducer` gets the latest item (or `undefined`) and returns the next one,
+   * which replaces it; returning the same reference changes nothing.
+   */
   onLatest<TType extends string, TPayload, TChannel extends AnyChannelDef = AnyChannelDef>(
     creator: EventCreator<TType, TPayload>,
     reducer: (latest: TItem | undefined, event: Event<TType, TPayload>, ctx: ReducerContext<TItem, Event<TType, TPayload>>) => TItem,
     options?: string | ReducerOptions<TChannel, TType>,
   ): ReducerEntry<TItem, Event<TType, TPayload>>;
+  /**
+   * {@link produceLatest}, bound to the slice's item type: an immer recipe on a draft of the latest item.
+   * @throws {@link NoLatestItemError} (as the `cause` of a `ReducerError`) when the slice is empty.
+   */
   produceLatest<TType extends string, TPayload, TChannel extends AnyChannelDef = AnyChannelDef>(
     creator: EventCreator<TType, TPayload>,
     recipe: (draft: Draft<TItem>, event: Event<TType, TPayload>) => void | TItem,

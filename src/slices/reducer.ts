@@ -15,14 +15,23 @@ import type { SliceView } from './slice-view';
  * the session's contexts: read them (or spread them by name), `{ ...ctx }` does not copy them.
  */
 export interface ReducerContext<TItem = unknown, TEvent extends Event = Event> {
+  /** The event being reduced. */
   readonly event: TEvent;
+  /** `event.type`. */
   readonly eventType: string;
+  /** The name of the slice being reduced. */
   readonly slice: string;
+  /** The view the reducer is called with: the slice's pending state for this event. */
   readonly previous: SliceView<TItem>;
+  /** The reducer's name (from its options; by default the event type, or `onLatest(type)`), as errors report it. */
   readonly reducerName: string;
+  /** Read-only access to the session's other slices. */
   readonly session: SessionReader;
+  /** The envelope's metadata. */
   readonly metadata: EnvelopeMeta;
+  /** The envelope's `seq`. */
   readonly seq: number;
+  /** The envelope's `at`: the session scheduler's time (ms) when the event was accepted. */
   readonly at: number;
 }
 
@@ -48,8 +57,11 @@ export type Reducer<TItem, TEvent extends Event = Event> = (
  * the session's `dispatch` is typed by its slices' reducers.
  */
 export interface ReducerEntry<TItem, TEvent extends Event = Event> {
+  /** The event type the reducer handles. */
   readonly eventType: string;
+  /** The reducer's name, reported in `ReducerContext.reducerName` and errors. */
   readonly name: string;
+  /** The reducer: `(view, event, ctx) => SliceOp`. */
   readonly reducer: Reducer<TItem, any>;
   /** The event's payload schema, so the session validates dispatches of this type. */
   readonly schema?: import('zod').ZodType | undefined;
@@ -86,19 +98,29 @@ export type SlicePolicy = 'state' | 'log';
  * items may be frozen). Only the last step's output is validated, with the slice's current
  * schema.
  */
-export type SliceMigrations = { readonly [fromVersion: number]: (item: any) => unknown };
+export type SliceMigrations = {
+  /** Upgrades one stored item from schema version `fromVersion` to `fromVersion + 1`; a throw is a `MigrationError`. */
+  readonly [fromVersion: number]: (item: any) => unknown;
+};
 
 /**
  * A slice declaration made by `defineSlice` (inert, reusable across sessions). `TEvent` is the
  * union of the events its declared reducers handle (`Event`, any event, when not known).
  */
 export interface SliceDef<TName extends string = string, TItem = unknown, TEvent extends Event = Event> {
+  /** The slice's name, unique in a session. */
   readonly name: TName;
+  /** `'state'` (working state) or `'log'` (append-only); see {@link SlicePolicy}. */
   readonly policy: SlicePolicy;
+  /** The items' zod schema, when given: items are validated against it. */
   readonly schema: import('zod').ZodType<TItem> | undefined;
+  /** The items the slice starts with (and returns to on `reset`). */
   readonly initial: readonly TItem[];
+  /** The reducers, in the order they run for an event. */
   readonly reducers: readonly ReducerEntry<TItem>[];
+  /** The slice's reducer middleware (run after the session's global middleware). */
   readonly middleware: readonly ReducerMiddleware[];
+  /** The window bounding the slice (evicting after each reducer), when given. */
   readonly window: import('./window-contract').SliceWindowPolicy<TItem> | undefined;
   /** Schema version of the items (integer ≥ 1, default 1); stored data carries it. */
   readonly version: number;
@@ -146,7 +168,9 @@ export function on<TItem, TType extends string, TPayload, TChannel extends AnyCh
  * not carry the event (and so does the definition at run time, with `InvalidChannelError`).
  */
 export interface ReducerOptions<TChannel extends AnyChannelDef = AnyChannelDef, TType extends string = string> {
+  /** The reducer's name, reported in `ReducerContext.reducerName` and errors. */
   readonly name?: string;
+  /** The channel the event belongs to: a compile error when it does not carry the event type. */
   readonly channel?: TChannel & ([TType] extends [InferChannelEvent<TChannel>['type']] ? unknown : { readonly 'this channel does not carry the event': TType });
 }
 

@@ -7,9 +7,13 @@ import type { SliceView } from './slice-view';
  * ever appended to the slice (a stable counter for seeded sampling).
  */
 export interface WindowContext {
+  /** The session scheduler's time (ms) of the event being reduced. */
   readonly now: number;
+  /** The seq of the envelope being reduced. */
   readonly seq: number;
+  /** How many items were ever appended to the slice, counting pending appends. */
   readonly appended: number;
+  /** The envelope time (ms) at which the pending item at `index` entered the slice. */
   timeAt(index: number): number;
   /**
    * What this slice's window passed to `remember` at its last evaluation, with what changed in
@@ -86,6 +90,10 @@ export interface EvictionPolicy<TItem = unknown> {
 export interface SliceWindowPolicy<TItem> {
   /** A short description for errors and docs, e.g. `count(1000)`. */
   readonly description: string;
+  /**
+   * Decides what to evict from the pending items `view` (pure: same view and context, same decision).
+   * Called after each reducer of a commit that changed the slice, inside the commit.
+   */
   evict(view: SliceView<TItem>, ctx: WindowContext): EvictionDecision;
   /**
    * The same window with another eviction policy. Bounded windows (`count`, `predicate`, and a

@@ -285,7 +285,7 @@ function merge(...inputs: readonly SnapshotValue[]): SnapshotValue {
 }
 
 /**
- * Operations on snapshots (the value beside the {@link SnapshotValue | Snapshot} type):
+ * Operations on snapshots (the value beside the `Snapshot` type):
  * `merge` (selective snapshots into one), `diff` (what changed, per slice and item) and `apply`
  * (a diff onto a snapshot). Pure: no session involved.
  */

@@ -3,8 +3,11 @@ import type { StoredSlice } from '../storage/slice-storage';
 
 /** One slice inside a {@link Snapshot}: its policy, version and immutable items. */
 export interface SnapshotSlice<TItem = unknown> {
+  /** The slice's policy (`state` or `log`) when the snapshot was taken. */
   readonly policy: SlicePolicy;
+  /** The schema version of the items (see `SliceDef.version`). */
   readonly version: number;
+  /** The slice's items, oldest first (immutable). */
   readonly items: readonly TItem[];
   /** @internal The storage's capture, restored without copying when the backend allows. */
   readonly stored?: StoredSlice<TItem>;
@@ -12,15 +15,21 @@ export interface SnapshotSlice<TItem = unknown> {
 
 /** The JSON form of a snapshot (see `Snapshot.toJSON`). */
 export interface SnapshotJSON {
+  /** Marks the JSON as an rxslice snapshot. */
   readonly format: 'rxslice.snapshot';
+  /** The version of this JSON format. */
   readonly formatVersion: number;
   /** The snapshot's id (format 3; absent before). */
   readonly id?: string;
   /** Ids of the snapshots it was restored from or merged from (format 3; absent before). */
   readonly parents?: readonly string[];
+  /** `seq` of the last envelope committed before the capture (0 when none). */
   readonly seq: number;
+  /** Scheduler time (ms) of the capture. */
   readonly at: number;
+  /** The tag given when the snapshot was taken, if any. */
   readonly tag?: string;
+  /** The slices, by name. */
   readonly slices: Readonly<
     Record<
       string,

@@ -21,17 +21,27 @@ export interface StoredSlice<TItem> {
  * leaves the slice exactly as it was. Methods that remove items return them (for `evicted$`).
  */
 export interface StorageTransaction<TItem> {
+  /** The pending content as reducers see it (committed items plus this transaction's changes). */
   view(): SliceView<TItem>;
+  /** True once any method of this transaction changed the content. */
   readonly changed: boolean;
+  /** How many items were ever appended, counting this transaction's appends. */
   readonly appended: number;
+  /** The time (ms, the session clock) at which the pending item at `index` was stored. */
   timeAt(index: number): number;
+  /** Appends `item`, stored at time `at` (ms, the session clock). */
   append(item: TItem, at: number): void;
+  /** Replaces the whole content with `items`, stored at time `at` (ms). */
   replace(items: readonly TItem[], at: number): void;
   /** Makes the content equal to a capture from `snapshot()`; O(1) when it came from this backend. */
   restore(stored: StoredSlice<TItem>, at: number): void;
+  /** Removes every item, or only those for which `predicate` returns true. */
   clear(predicate?: (item: TItem) => boolean): void;
+  /** Removes the `count` oldest items and returns them (oldest first). */
   dropFront(count: number): readonly TItem[];
+  /** Removes the `count` newest items and returns them (in index order). */
   dropBack(count: number): readonly TItem[];
+  /** Removes the items at `indices` (ascending) and returns them in index order. */
   dropIndices(indices: readonly number[]): readonly TItem[];
   /**
    * Optional: the window memo of the pending content (see `WindowContext.memo`). A backend
@@ -41,7 +51,9 @@ export interface StorageTransaction<TItem> {
   readonly windowMemo?: WindowMemo | undefined;
   /** Optional: sets the window memo (see `WindowContext.remember`); a stable function. */
   readonly rememberWindow?: ((state: unknown) => void) | undefined;
+  /** Makes the pending change visible (bumps `version` when `changed`); ends the transaction. */
   commit(): void;
+  /** Discards the pending change, leaving the slice exactly as it was; ends the transaction. */
   rollback(): void;
 }
 
@@ -54,10 +66,15 @@ export interface StorageTransaction<TItem> {
  * return immutable data in O(1), shared with later versions (never mutated afterwards).
  */
 export interface SliceStorage<TItem> {
+  /** Increases by one on every committed change. */
   readonly version: number;
+  /** How many items are stored. */
   readonly size: number;
+  /** Every stored item, oldest first (immutable, O(1)). */
   all(): readonly TItem[];
+  /** The newest item, or `undefined` when the slice is empty. */
   latest(): TItem | undefined;
+  /** A read-only view of the committed content. */
   view(): SliceView<TItem>;
   /**
    * Optional: true when every commit after version `version` (up to the current one) only
@@ -73,9 +90,13 @@ export interface SliceStorage<TItem> {
   snapshot(): StoredSlice<TItem>;
   /** Convenience single-op commits (each is its own transaction). */
   append(item: TItem, at: number): void;
+  /** Appends `items` in order, stored at time `at` (ms, the session clock), in one commit. */
   extend(items: readonly TItem[], at: number): void;
+  /** Replaces the whole content with `items`, stored at time `at` (ms), in one commit. */
   replace(items: readonly TItem[], at: number): void;
+  /** Removes every item, or those for which `predicate` returns true, in one commit. */
   clear(predicate?: (item: TItem) => boolean): void;
+  /** Releases the backend's resources (files, handles); the storage is unusable afterwards. */
   dispose(): void;
   /**
    * Optional: the journal this storage writes its commits to (durable backends). A session

@@ -15,9 +15,13 @@ import { Plan, TokenUsage, ToolStats, type ToolCounter, type ToolStatsItem } fro
 export interface TaskSummary {
   /** False until the first `TodoWrite` call. */
   readonly hasPlan: boolean;
+  /** Todos in the latest `TodoWrite` list. */
   readonly total: number;
+  /** Todos with status `completed`. */
   readonly completed: number;
+  /** Todos with status `in_progress`. */
   readonly inProgress: number;
+  /** Todos with status `pending`. */
   readonly pending: number;
   /** `completed / total`, rounded to a whole percent; 0 for an empty list. */
   readonly progressPercent: number;
@@ -25,6 +29,7 @@ export interface TaskSummary {
   readonly blocking: readonly Todo[];
   /** The timestamp of the latest `TodoWrite` call. */
   readonly updatedAt: string | null;
+  /** The latest `TodoWrite` list, in its order. */
   readonly todos: readonly Todo[];
 }
 
@@ -49,9 +54,13 @@ export const TaskSummary = defineComputed('transcript/taskSummary', [Plan], (pla
 
 /** Statistics of one tool over the whole transcript. */
 export interface ToolStatistics {
+  /** The tool's name (`(no matching call)` for results without a call). */
   readonly name: string;
+  /** Calls made. */
   readonly calls: number;
+  /** Calls whose result was not an error. */
   readonly ok: number;
+  /** Calls whose result was an error (`is_error: true`). */
   readonly errors: number;
   /** Calls without a result (yet). */
   readonly pending: number;
@@ -95,8 +104,11 @@ export const ToolNames = defineComputed(
 
 /** All tool calls: made, failed, and without a result. */
 export interface ToolCallTotals {
+  /** Calls made, over every tool. */
   readonly total: number;
+  /** Calls whose result was an error. */
   readonly errors: number;
+  /** Calls without a result (yet). */
   readonly pending: number;
 }
 
@@ -115,10 +127,15 @@ export const ToolCallTotals = defineComputed('transcript/toolCallTotals', [ToolS
 
 /** Token totals (see `TokenTotals` in `slices.ts` for the counting rule); `total` is the sum of the four kinds. */
 export interface TokenSummary {
+  /** Input tokens (`input_tokens`). */
   readonly input: number;
+  /** Output tokens (`output_tokens`). */
   readonly output: number;
+  /** Tokens written to the prompt cache (`cache_creation_input_tokens`). */
   readonly cacheCreation: number;
+  /** Tokens read from the prompt cache (`cache_read_input_tokens`). */
   readonly cacheRead: number;
+  /** The sum of the four kinds. */
   readonly total: number;
   /** API responses counted. */
   readonly responses: number;

@@ -12,9 +12,16 @@ const Stamp = z.string().optional();
 /** Any content block: the parser reads `type`, then parses the block with its own schema. */
 export const ContentBlock = z.looseObject({ type: z.string() });
 
+/** A `text` content block: the model's visible text. */
 export const TextBlock = z.object({ type: z.literal('text'), text: z.string() });
+/** A `thinking` content block: the model's reasoning text. */
 export const ThinkingBlock = z.object({ type: z.literal('thinking'), thinking: z.string() });
+/** A `redacted_thinking` content block (its content is encrypted; the replay only counts it). */
 export const RedactedThinkingBlock = z.object({ type: z.literal('redacted_thinking') });
+/**
+ * A `tool_use` content block: a tool call with its `id` (matched by the `tool_use_id` of its
+ * result), tool `name` and `input` object.
+ */
 export const ToolUseBlock = z.object({
   type: z.literal('tool_use'),
   id: z.string(),
@@ -37,6 +44,11 @@ export const UsageField = z.object({
   cache_read_input_tokens: z.number().int().nonnegative().optional(),
 });
 
+/**
+ * A `user` line: a prompt (`content` a string) or tool results (`content` blocks). `isMeta` marks
+ * lines Claude Code injects, `isSidechain` a subagent's line, `isCompactSummary` a compaction summary;
+ * `timestamp` is ISO 8601 when present.
+ */
 export const UserLine = z.object({
   type: z.literal('user'),
   uuid: z.string(),
@@ -47,6 +59,10 @@ export const UserLine = z.object({
   message: z.object({ content: z.union([z.string(), z.array(ContentBlock)]) }),
 });
 
+/**
+ * An `assistant` line: one content block of a model message (`message.id` groups the lines of one
+ * message), the `model` and, when present, the token `usage`.
+ */
 export const AssistantLine = z.object({
   type: z.literal('assistant'),
   uuid: z.string(),
@@ -60,6 +76,10 @@ export const AssistantLine = z.object({
   }),
 });
 
+/**
+ * A `progress` line: a running tool's progress (`data.type`, e.g. `agent_progress`, see
+ * {@link AgentProgressData}), tied to the tool call `toolUseID`.
+ */
 export const ProgressLine = z.object({
   type: z.literal('progress'),
   data: z.looseObject({ type: z.string() }),
@@ -78,6 +98,7 @@ export const AgentProgressData = z.looseObject({
   message: z.looseObject({ message: z.looseObject({ content: z.union([z.string(), z.array(ContentBlock)]) }) }),
 });
 
+/** A `system` line: a notice of Claude Code (`subtype`, optional `content` and `level`). */
 export const SystemLine = z.object({
   type: z.literal('system'),
   subtype: z.string(),
@@ -86,12 +107,14 @@ export const SystemLine = z.object({
   timestamp: Stamp,
 });
 
+/** A `summary` line: a conversation summary, attached to the message `leafUuid`. */
 export const SummaryLine = z.object({
   type: z.literal('summary'),
   summary: z.string(),
   leafUuid: z.string().optional(),
 });
 
+/** A `file-history-snapshot` line: the file backups Claude Code tracks for the message `messageId`. */
 export const FileHistorySnapshotLine = z.object({
   type: z.literal('file-history-snapshot'),
   messageId: z.string(),
@@ -99,6 +122,10 @@ export const FileHistorySnapshotLine = z.object({
   isSnapshotUpdate: z.boolean(),
 });
 
+/**
+ * A `queue-operation` line: a change to the queue of prompts typed while the model runs (`operation`,
+ * e.g. `enqueue`, with the prompt as `content`).
+ */
 export const QueueOperationLine = z.object({
   type: z.literal('queue-operation'),
   operation: z.string(),
@@ -134,4 +161,5 @@ export const lineSchemas = {
   'queue-operation': QueueOperationLine,
 } as const;
 
+/** The `type` of a line the parser knows: a key of {@link lineSchemas}. */
 export type LineType = keyof typeof lineSchemas;

@@ -7,7 +7,7 @@
  *
  * The channel is deterministic, so that retries and compensation show on real data without
  * randomness: it rejects some attempts depending on the FNV-1a hash of the `tool_use_id`
- * (see {@link rejectionsFor}). Retry delays run on the session's scheduler: with the replay's
+ * (see `rejectionsFor`). Retry delays run on the session's scheduler: with the replay's
  * `TranscriptClock` they are transcript time (a retry 1 s after a failure runs when the replay
  * reaches a line 1 s later, or at the end of the replay), so a replay stays synchronous.
  */
@@ -114,7 +114,7 @@ export function rejectionsFor(toolUseId: string): number {
 
 /**
  * An in-memory notification channel (the stand-in for a chat webhook or a pager): keeps the
- * notifications it accepted, in order, and rejects attempts by the rule of {@link rejectionsFor}.
+ * notifications it accepted, in order, and rejects attempts by the rule of `rejectionsFor`.
  */
 export class NotificationChannel {
   /** Accepted notifications, in acceptance order. */

@@ -44,6 +44,7 @@ import type { Event } from '../index';
 
 /** The atomic phases, in chart order. */
 export const PHASES = ['idle', 'thinking', 'responding', 'planning', 'executing', 'waitingForUser'] as const;
+/** One of the atomic {@link PHASES} of the transcript's phase chart. */
 export type Phase = (typeof PHASES)[number];
 
 /**

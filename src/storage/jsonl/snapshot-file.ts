@@ -150,10 +150,10 @@ export interface LoadSnapshotOptions extends SnapshotReadLimits {
  * exists but cannot be read, or is corrupt, truncated or over the limits, still throws: defaults
  * never hide damage. `'initial'` defaults go through the same validation as a file (each slice's
  * `initial` items against its schema), at `seq` 0 and `at` 0, untagged, with no parents.
- * Called as `loadSnapshot(path, { slices, ifMissing, ...limits })` or `loadSnapshot(path, slices, options)`.
+ * Called as `loadSnapshot(path, { slices, ifMissing, ...limits })` or `loadSnapshot(path, slices, options)`;
+ * `slices` are the slice definitions the snapshot may contain.
  * @param path - The file to read.
- * @param slices - The slice definitions the snapshot may contain.
- * @param options - Read limits (`maxBytes`, `maxDepth`) and `ifMissing` (see {@link IfSnapshotMissing}).
+ * @param options - `slices`, read limits (`maxBytes`, `maxDepth`) and `ifMissing` (see {@link IfSnapshotMissing}).
  * @throws {@link SnapshotFileNotFoundError} when there is no file at `path` and `ifMissing` is
  * `'throw'` (the default); {@link SnapshotFileError} on other file system errors (permissions, a
  * directory at the path), whatever `ifMissing` says;

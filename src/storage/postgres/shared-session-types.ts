@@ -23,6 +23,7 @@ export interface SharedSessionOptions {
   readonly slices: readonly SliceDef<string, any>[];
   /** The session's id in the log (any non-empty string up to 200 characters). */
   readonly sessionId: string;
+  /** Where the shared log is: `{ connectionString, max? }` (a pool of at most `max` clients, default 6, is opened) or an existing `{ pool }`. */
   readonly postgres: PostgresConnection;
   /** Table names are `<tablePrefix>_events`, `_sessions`, `_snapshots`, `_schema_version`. Default `'rxslice'`. */
   readonly tablePrefix?: string;
@@ -34,7 +35,9 @@ export interface SharedSessionOptions {
   readonly middleware?: { readonly reducers?: readonly ReducerMiddleware[] };
   /** Scheduler of the local session (envelope `at`, windows, effects). Default `asyncScheduler`. */
   readonly scheduler?: SchedulerLike;
+  /** Payload validation on dispatch, as `createSession({ validation })`. */
   readonly validation?: ValidationMode;
+  /** Deep-freeze items entering the session and the arrays handed to readers, as `createSession({ freeze })`. */
   readonly freeze?: boolean;
   /** Channels opened with the session (their replay buffers fill from the first event this process applies). */
   readonly channels?: readonly AnyChannelDef[];
@@ -70,6 +73,7 @@ export interface SharedSessionOptions {
 
 /** Options of {@link SharedSession.dispatch}. */
 export interface SharedDispatchOptions {
+  /** The envelope's metadata, stored in the log with the event. */
   readonly meta?: EnvelopeMeta;
   /** Append only if the session's last `seq` is this (optimistic concurrency); else {@link SeqConflictError}. */
   readonly expectedSeq?: number;
@@ -101,6 +105,7 @@ export interface SharedStartup {
 
 /** A session shared by several processes through one PostgreSQL log. See {@link createSharedSession}. */
 export interface SharedSession extends SessionReader {
+  /** The session's id in the log. */
   readonly sessionId: string;
   /**
    * Validates `event`, appends it to the log, and resolves once this process has reduced it
@@ -115,8 +120,17 @@ export interface SharedSession extends SessionReader {
    * ```
    */
   dispatch<TEvent extends Event>(event: TEvent, options?: SharedDispatchOptions): Promise<SharedCommit<TEvent>>;
+  /**
+   * The live accessor of a slice in this process's state (see `Session.slice`).
+   * @throws `SliceNotRegisteredError` when `def` is not one of the session's slices.
+   */
   slice<TItem>(def: SliceDef<string, TItem>): SliceHandle<TItem>;
+  /** The live handle of a computed slice or accessor of a computed family (see `Session.computed`). */
   computed<THandle>(def: Attachable<THandle>): THandle;
+  /**
+   * The typed view of a channel: its events as this process reduces them (see `Session.channel`).
+   * @throws `InvalidChannelError` when `def` is not a channel definition of this session.
+   */
   channel<TEvent extends { readonly type: string }>(def: ChannelDef<string, TEvent>): Channel<TEvent>;
   /** A snapshot of the local state (see `Session.snapshot`); its `seq` is a log position. */
   snapshot(options?: SnapshotOptions): Snapshot;
@@ -126,13 +140,19 @@ export interface SharedSession extends SessionReader {
   saveSnapshot(): Promise<number>;
   /** The `seq` of the last log event this process reduced. */
   readonly lastSeq: number;
+  /** Every envelope as this process reduces it (see `Session.events$`). */
   readonly events$: Observable<Envelope>;
+  /** Every commit as this process reduces it, with what changed (see `Session.committed$`). */
   readonly committed$: Observable<CommittedEnvelope>;
+  /** Errors reported without throwing (see `Session.errors$`). */
   readonly errors$: Observable<RxSliceError>;
+  /** Items evicted by slice windows (see `Session.evicted$`). */
   readonly evicted$: Observable<EvictedItems>;
   /** Whether this process holds the effect lease (replays the current value, then changes). */
   readonly lease$: Observable<boolean>;
+  /** Whether this process holds the effect lease now. */
   readonly hasLease: boolean;
+  /** How this process started (see {@link SharedStartup}). */
   readonly startup: SharedStartup;
   /**
    * The local session this process reduces the log into. Read it, and attach computed slices,
