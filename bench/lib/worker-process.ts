@@ -124,12 +124,24 @@ export function runWorker(
     const child = spawn(process.execPath, [...nodeFlags, ...command.args(workload), workload, contender], {
       env: { ...process.env, NODE_ENV: 'production' },
       stdio: ['ignore', 'pipe', 'pipe'],
+      // Its own process group: a kill reaches the processes it started too (workload 14's
+      // reader), which would otherwise hold the pipes open and keep 'close' from firing.
+      detached: true,
     });
+    const killGroup = (): void => {
+      try {
+        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // ESRCH: the group is gone already.
+      }
+    };
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    const timer = setTimeout(killGroup, timeoutMs);
+    // A worker that exits leaves nothing behind: its children go with it.
+    child.on('exit', killGroup);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
       const wallMs = Date.now() - started;
