@@ -36,6 +36,7 @@ export { appendAll, replaceLatest, replaceLatestBy, upsertBy } from './slices/he
 export { append, extend, replace, clear, none, withEffects } from './slices/slice-op';
 export type { SliceOp } from './slices/slice-op';
 export type { EventMiddleware } from './session/event-pipeline';
+export type { MiddlewareSet } from './session/middleware-set';
 export type { SliceView } from './slices/slice-view';
 export type { SliceWindowPolicy, WindowContext, WindowMemo, EvictionDecision } from './slices/window-contract';
 

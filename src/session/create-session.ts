@@ -1,4 +1,4 @@
-import { asyncScheduler, type Observable, type OperatorFunction, type SchedulerLike, type Subject } from 'rxjs';
+import { asyncScheduler, type Observable, type SchedulerLike, type Subject } from 'rxjs';
 import { GuardedObservable } from '../internal/guarded-observable';
 import type { Event, EventCreator, InferEvent } from '../events/event';
 import type { Envelope, EnvelopeMeta } from '../events/envelope';
@@ -11,10 +11,11 @@ import { InvalidWindowError } from '../windows/invalid-window-error';
 import { SliceWindow } from '../windows/slice-window';
 import type { StorageFactory } from '../storage/slice-storage';
 import { importItem } from './apply-op';
-import { InvalidListenerError, InvalidMiddlewareError, InvalidSliceItemError, SessionDisposedError, UnsupportedOnSharedSessionError, type InvalidEventError, type ReducerError, type UnknownEventError } from './errors';
+import { InvalidListenerError, InvalidSliceItemError, SessionDisposedError, UnsupportedOnSharedSessionError, type InvalidEventError, type InvalidMiddlewareError, type ReducerError, type UnknownEventError } from './errors';
 import type { SliceHandle, SliceRecord, SliceRuntimeConfig } from './slice-handle';
 import { SessionCore } from './session-core';
 import type { EventMiddleware } from './event-pipeline';
+import { sortMiddleware, type MiddlewareSet } from './middleware-set';
 import { SessionReset, SliceCleared, SliceSeeded } from './system-events';
 import { ATTACH, SESSION_INTERNALS, type Attachable, type SessionInternals } from './internals';
 import { sliceNames } from './session-snapshots';
@@ -43,18 +44,13 @@ export interface SessionOptions {
    * the chain is resubscribed before the next event, however often it fails (also when it
    * completed); envelopes it held when it failed are lost with it. An envelope that leaves the
    * middleware must carry an application event (a forged `rxslice.*` type is rejected the same way).
+   *
+   * Event middleware: functions `(envelope, next) => void` that see each application event once,
+   * before the operator middleware, in order (see {@link EventMiddleware}). The cheap kind for
+   * what runs once per event; a throw rejects the event as an operator failure does
+   * (`reducerName` `'event middleware'`). `session.use(...)` adds middleware of every kind later.
    */
-  readonly middleware?: {
-    /**
-     * Event middleware: functions `(envelope, next) => void` that see each application event once,
-     * before the operator middleware, in order (see {@link EventMiddleware}). The cheap kind for
-     * what runs once per event; a throw rejects the event as an operator failure does
-     * (`reducerName` `'event middleware'`).
-     */
-    readonly events?: readonly EventMiddleware[];
-    readonly operators?: readonly OperatorFunction<Envelope, Envelope>[];
-    readonly reducers?: readonly ReducerMiddleware[];
-  };
+  readonly middleware?: MiddlewareSet;
   /**
    * Event creators the session knows beside those its slices' reducers handle: their types may be
    * dispatched (for epics, effects, channels or `committed$` listeners) and their schemas validate
@@ -176,20 +172,35 @@ export interface Session<TEvent extends Event = Event> extends SessionReader {
   /** The live handle of a computed slice (`defineComputed`) or accessor of a computed family (`defineComputedFamily`). */
   computed<THandle>(def: Attachable<THandle>): THandle;
   /**
-   * Adds reducer middleware to every slice at run time (a plugin added after the session was
-   * made), after the session's middleware so far: the chain of each slice is the session's
-   * middleware (`createSession({ middleware: { reducers } })`, then `use` calls in order), then the
-   * slice's own (`defineSlice({ middleware })`, then `session.slice(def).use` calls in order); the
-   * first runs outermost. Slices added later get it too.
+   * Adds middleware at run time (a plugin added after the session was made), after the
+   * session's middleware of the same kind so far. Each argument is a reducer middleware function
+   * `(ctx, next) => SliceOp`, or a {@link MiddlewareSet} `{ events, operators, reducers }` (the
+   * shape `createSession({ middleware })` takes) for event and operator middleware, which are
+   * functions too and cannot be told apart otherwise.
    *
-   * @returns A disposer that removes exactly these middleware (idempotent).
-   * @remarks Applies from the next event: a middleware added (or removed) while an event is being
-   * processed — by a reducer middleware, an event middleware, a subscriber — does not change how
-   * that event is reduced. Without run-time middleware the session calls reducers directly as
-   * before (no wrapper, no per-route check). Event and operator middleware are given to
-   * `createSession` only. Source: the seed's Abstractions Proposal, P3 (`session.use(logging, validation, metrics)`).
-   * @throws {@link InvalidMiddlewareError} when an argument is not a function or none is given;
-   * {@link SessionDisposedError} on a disposed session. Nothing is added then.
+   * Order, first outermost (or first in the pipe): event middleware given to `createSession`, then
+   * `use` calls in order; the same for operators; each slice's reducer chain is the session's
+   * reducer middleware (`createSession`, then `use` calls), then the slice's own
+   * (`defineSlice({ middleware })`, then `session.slice(def).use` calls). Slices added later get
+   * the session's too.
+   *
+   * @returns A disposer that removes exactly what this call added, of every kind (idempotent).
+   * @remarks Applies from the next event: middleware added (or removed) while an event is being
+   * processed (by a middleware, a reducer, a subscriber) does not change how that event is
+   * handled; an event queued behind it meets the new set. Adding or removing operator middleware
+   * builds a new operator chain for the events that follow (stateful operators such as `throttle`
+   * or `distinctUntilChanged` start afresh; adding event or reducer middleware leaves the chain
+   * alone). The chain it replaces is fed nothing more and completes (scheduled on the session's
+   * scheduler), so each envelope it holds still reaches the reducers exactly once, as its operators
+   * let go on completion: a `delay` on time, a `debounceTime` at once. An event middleware that
+   * calls `next` after its removal hands the event to the operator middleware in force then.
+   * Without run-time middleware the session runs as before (no wrapper, no per-event check beyond
+   * one field). Source: the seed's Abstractions Proposal, P3 (`session.use(logging, validation,
+   * metrics)`); the seed's per-slice `session[Plan].use(...)` is `session.slice(Plan).use(...)`
+   * here, as TypeScript cannot index an object by a slice definition.
+   * @throws {@link InvalidMiddlewareError} when an argument is neither a function nor a
+   * `MiddlewareSet` of arrays of functions (an unknown key included), or the call adds nothing;
+   * {@link SessionDisposedError} on a disposed session. Nothing of the call is added then.
    * @example
    * ```ts
    * const logging: ReducerMiddleware = (ctx, next) => {
@@ -199,9 +210,11 @@ export interface Session<TEvent extends Event = Event> extends SessionReader {
    * const stop = session.use(logging, validation, metrics); // logging outermost
    * session.dispatch(StepAdded({ step: 'a' })); // Logs: plan <- plan/step-added
    * stop();
+   * // Event and operator middleware: by kind, as createSession({ middleware }) takes them.
+   * const unplug = session.use({ events: [audit], operators: [throttleTime(100)] });
    * ```
    */
-  use(...middleware: ReducerMiddleware[]): () => void;
+  use(...middleware: (ReducerMiddleware | MiddlewareSet)[]): () => void;
   /** Returns every slice to its `initial` items, as one `rxslice.session.reset` event. */
   reset(): void;
   /** Runs `fn`; slice, computed and `committed$` notifications are held until it returns, then each changed slice emits once. */
@@ -596,14 +609,19 @@ function guarded<T>(core: SessionCore, subject: Subject<T>, label: string): Obse
   return new GuardedObservable<T>(label, (source, error) => core.reportSubscriberFailure(source, error), (subscriber) => subject.subscribe(subscriber));
 }
 
-/** Checks and adds run-time reducer middleware (to every slice, or to `record`); returns its disposer. */
-function useMiddleware(core: SessionCore, record: SliceRecord<any> | undefined, middleware: readonly ReducerMiddleware[]): () => void {
+/**
+ * Checks and adds run-time middleware (every kind to the session, or reducer middleware to
+ * `record`); returns the disposer of all of it. Everything is checked before anything is added.
+ */
+function useMiddleware(core: SessionCore, record: SliceRecord<any> | undefined, args: readonly unknown[]): () => void {
   if (core.disposed) throw new SessionDisposedError('add middleware');
-  if (middleware.length === 0) throw new InvalidMiddlewareError(-1, 'nothing');
-  middleware.forEach((m, i) => {
-    if (typeof m !== 'function') throw new InvalidMiddlewareError(i, m === null ? 'null' : typeof m);
-  });
-  return core.registry.addMiddleware(record, middleware);
+  const used = sortMiddleware(args, record === undefined ? 'session' : 'slice');
+  const removeReducers = used.reducers.length > 0 ? core.registry.addMiddleware(record, used.reducers) : undefined;
+  const removePipeline = used.events.length + used.operators.length > 0 ? core.middleware.add(used.events, used.operators) : undefined;
+  return () => {
+    removeReducers?.();
+    removePipeline?.();
+  };
 }
 
 /** Adds `listener` to `list`; returns the function that removes it. */

@@ -218,25 +218,41 @@ export class InvalidSnapshotStoreOptionError extends RxSliceError {
   }
 }
 
+/** How to call `session.use`, for the messages of {@link InvalidMiddlewareError}. */
+const HOW_TO_USE =
+  'pass reducer middleware functions (ctx, next) => next(), or { events, operators, reducers } as createSession({ middleware }) takes them, e.g. session.use(logging, validation, metrics) or session.use({ operators: [throttleTime(100)] }).';
+
 /**
- * Thrown by `session.use(...)` and `session.slice(def).use(...)` when an argument is not a
- * reducer middleware function `(ctx, next) => SliceOp`, or when none is given. Nothing is added.
+ * Thrown by `session.use(...)` and `session.slice(def).use(...)` when an argument is neither a
+ * reducer middleware function `(ctx, next) => SliceOp` nor (for `session.use`) a
+ * `MiddlewareSet` `{ events?, operators?, reducers? }` of arrays of functions, or when the
+ * call adds nothing. Nothing of the call is added.
  */
 export class InvalidMiddlewareError extends RxSliceError {
   override readonly name = 'InvalidMiddlewareError';
   constructor(
-    /** The index of the bad argument. */
+    /** The index of the bad argument (-1 when the call adds nothing). */
     readonly index: number,
     /** What was passed instead (its type, for the message). */
     readonly received: string,
+    /** `'session'` for `session.use`, `'slice'` for `session.slice(def).use` (reducer middleware only). */
+    readonly scope: 'session' | 'slice' = 'session',
+    /** What is wrong inside a `{ events, operators, reducers }` argument, when that is the problem. */
+    readonly problem?: string,
   ) {
-    super(
-      'INVALID_MIDDLEWARE',
-      index < 0
-        ? 'use() needs at least one reducer middleware: pass functions (ctx, next) => next(), e.g. session.use(logging, validation, metrics).'
-        : `use() argument ${index} is ${received}, not a reducer middleware: pass functions (ctx, next) => next(), e.g. session.use(logging, validation, metrics).`,
-    );
+    super('INVALID_MIDDLEWARE', invalidMiddlewareMessage(index, received, scope, problem));
   }
+}
+
+function invalidMiddlewareMessage(index: number, received: string, scope: 'session' | 'slice', problem: string | undefined): string {
+  if (scope === 'slice') {
+    return index < 0
+      ? 'slice(def).use() needs at least one reducer middleware: pass functions (ctx, next) => next(), e.g. session.slice(Plan).use(logging).'
+      : `slice(def).use() argument ${index} is ${received}, not a reducer middleware: pass functions (ctx, next) => next(). Event and operator middleware are session-wide: pass them to session.use({ events, operators }).`;
+  }
+  if (index < 0) return `use() needs at least one middleware: ${HOW_TO_USE}`;
+  if (problem !== undefined) return `use() argument ${index} ${problem}: ${HOW_TO_USE}`;
+  return `use() argument ${index} is ${received}, not a middleware: ${HOW_TO_USE}`;
 }
 
 /**

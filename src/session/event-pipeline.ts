@@ -24,9 +24,19 @@ import type { SessionCore } from './session-core';
 export type EventMiddleware = (envelope: Envelope, next: (envelope: Envelope) => void) => void;
 
 /**
- * @internal The session's event middleware, composed once into one function that ends in
- * `downstream` (the operator middleware when there is some, else the reduce step). Shows the
- * same face to the core as the operator pipeline: the envelope being fed in, for error reports.
+ * @internal The layer after the event middleware: the operator middleware in force (read each
+ * time an envelope is handed on, so one handed on late goes to the operators in force then).
+ */
+export interface OperatorLayer {
+  readonly operators: MiddlewareFeed | undefined;
+}
+
+/**
+ * @internal The session's event middleware, composed once into one function that ends in the
+ * operator middleware in force (`layer.operators`) when there is some, else in the reduce step.
+ * Shows the same face to the core as the operator pipeline: the envelope being fed in, for error
+ * reports. Replaced (not changed) when event middleware is added or removed at run time; a
+ * replaced one still hands on what its middleware pass to `next` later.
  */
 export class EventPipeline extends MiddlewareFeed {
   private readonly chain: (env: Envelope) => void;
@@ -34,24 +44,25 @@ export class EventPipeline extends MiddlewareFeed {
   private lastOut: Envelope | undefined = undefined;
 
   /**
-   * @param downstream - The operator middleware's feed, or undefined: then the reduce step. The
-   * envelope fed in, handed on unchanged and synchronously, is reduced directly (it is an
-   * application event, and the core is inside its drain); any other goes through the core's
-   * checks for envelopes coming out of middleware.
+   * @param layer - Where the operator middleware in force is read; with none, the envelope fed
+   * in, handed on unchanged and synchronously, is reduced directly (it is an application event,
+   * and the core is inside its drain); any other goes through the core's checks for envelopes
+   * coming out of middleware.
    */
   constructor(
     private readonly core: SessionCore,
     middlewares: readonly EventMiddleware[],
-    downstream: ((env: Envelope) => void) | undefined,
+    layer: OperatorLayer,
   ) {
     super();
     const out = (env: Envelope): void => {
       if (env === this.lastOut) {
-        this.core.middlewareFailed(new Error(`event middleware called next twice with envelope #${env.seq}`), 'event middleware');
+        this.core.middlewareFailed(new Error(`event middleware called next twice with envelope #${env.seq}`), 'event middleware', this);
         return;
       }
       this.lastOut = env;
-      if (downstream !== undefined) downstream(env);
+      const operators = layer.operators;
+      if (operators !== undefined) operators.feed(env);
       else if (env === this.feeding && this.core.busy) this.core.reduce(env);
       else this.core.reduceEntered(env);
     };
@@ -71,7 +82,7 @@ export class EventPipeline extends MiddlewareFeed {
     try {
       this.chain(env);
     } catch (cause) {
-      this.core.middlewareFailed(cause, 'event middleware');
+      this.core.middlewareFailed(cause, 'event middleware', this);
     } finally {
       this.feeding = undefined;
     }

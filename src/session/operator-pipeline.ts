@@ -18,12 +18,19 @@ import type { SessionCore } from './session-core';
  *   envelope is fed in. If resubscribing fails (an operator that errors on subscribe), that
  *   envelope is rejected the same way; nothing loops, the next envelope tries again.
  * Envelopes the chain held when it failed (delayed ones) are lost with it.
+ *
+ * When operator middleware is added or removed at run time, the session builds a new pipeline
+ * and {@link OperatorPipeline.retire | retires} this one: nothing is fed into it any more, its
+ * input completes, and what its operators hold still reaches the reduce step, once.
  */
 export class OperatorPipeline extends MiddlewareFeed {
   private readonly input = new Subject<Envelope>();
   private readonly output: Observable<Envelope>;
   private subscription: Subscription | undefined = undefined;
   private connected = false;
+  private retired = false;
+  /** Registered with the session: disposing the session ends the chain, whatever it holds. */
+  private readonly teardown = (): void => this.subscription?.unsubscribe();
 
   constructor(
     private readonly core: SessionCore,
@@ -31,7 +38,7 @@ export class OperatorPipeline extends MiddlewareFeed {
   ) {
     super();
     this.output = operators.reduce<Observable<Envelope>>((source, op) => source.pipe(op), this.input);
-    core.subscriptions.add(() => this.subscription?.unsubscribe());
+    core.subscriptions.add(this.teardown);
     // Eagerly, as a middleware may emit as soon as it is subscribed; a failure here is
     // reported and retried before the first envelope.
     this.connect();
@@ -48,6 +55,22 @@ export class OperatorPipeline extends MiddlewareFeed {
     }
   }
 
+  /**
+   * Takes this chain out of service (another replaced it; nothing is fed in any more): its input
+   * completes, so its operators let go of what they hold as they do on completion (a delay on
+   * time, a debounce at once), and it is unsubscribed when it completes or fails (never
+   * resubscribed). The completion is scheduled on the session's scheduler, never done now: this
+   * may be called from inside the chain's own emission, which completing could cut short.
+   */
+  retire(): void {
+    this.retired = true;
+    if (!this.connected) {
+      this.end();
+      return;
+    }
+    this.core.scheduler.schedule(() => this.input.complete());
+  }
+
   /** Subscribes the reduce step to the output; false when the chain failed (or completed) at once. */
   private connect(): boolean {
     this.subscription?.unsubscribe();
@@ -56,14 +79,23 @@ export class OperatorPipeline extends MiddlewareFeed {
       next: (env) => this.core.reduceEntered(env),
       error: (error: unknown) => {
         this.connected = false;
-        this.core.middlewareFailed(error);
+        this.core.middlewareFailed(error, 'operator middleware', this);
+        if (this.retired) this.end();
       },
       complete: () => {
         this.connected = false;
+        if (this.retired) this.end();
       },
     });
     if (this.connected) this.subscription = subscription;
     else subscription.unsubscribe();
     return this.connected;
+  }
+
+  /** Lets the session forget a retired chain that holds nothing any more. */
+  private end(): void {
+    this.subscription?.unsubscribe();
+    this.subscription = undefined;
+    this.core.subscriptions.remove(this.teardown);
   }
 }

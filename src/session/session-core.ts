@@ -11,8 +11,8 @@ import { applyOp, applyWindow, stageLatest } from './apply-op';
 import type { CommittedEnvelope, EvictedItems } from './create-session';
 import { DispatchInReducerError, InvalidEventError, ReducerError, SessionDisposedError, StorageFailedError, UnknownEventError } from './errors';
 import type { CommitListener, CommittedListener, EnvelopeDecider } from './internals';
-import { OperatorPipeline } from './operator-pipeline';
-import { EventPipeline, type EventMiddleware } from './event-pipeline';
+import type { EventMiddleware } from './event-pipeline';
+import { MiddlewareStack } from './middleware-stack';
 import type { MiddlewareFeed } from './middleware-feed';
 import { SessionRegistry } from './session-registry';
 import { SessionSnapshots } from './session-snapshots';
@@ -107,8 +107,12 @@ export class SessionCore {
   awaitedFailure: RxSliceError | undefined = undefined;
   batchDepth = 0;
   readonly held: HeldCommit[] = [];
-  /** The event and operator middleware, when the session has any (events first). */
-  readonly pipeline: MiddlewareFeed | undefined;
+  /** The event and operator middleware, when the session has any (events first); set by {@link SessionCore.middleware}. */
+  pipeline: MiddlewareFeed | undefined = undefined;
+  /** Set when middleware was added or removed while an envelope was processed: the pipeline is rebuilt before the next one. */
+  pipelineStale = false;
+  /** The event and operator middleware given to `createSession` and added with `session.use`. */
+  readonly middleware: MiddlewareStack;
   /** Set when a durable storage failed (fatal): every later dispatch throws it. */
   storageFailure: StorageFailedError | undefined = undefined;
   /** The last envelope that entered the pipeline. */
@@ -161,11 +165,7 @@ export class SessionCore {
       journal.setReporter((error) => this.failStorage(0, error));
     }
     // Last: an operator middleware may emit as soon as it is subscribed.
-    const operators = config.operators.length > 0 ? new OperatorPipeline(this, config.operators) : undefined;
-    this.pipeline =
-      config.eventMiddleware.length > 0
-        ? new EventPipeline(this, config.eventMiddleware, operators === undefined ? undefined : (env) => operators.feed(env))
-        : operators;
+    this.middleware = new MiddlewareStack(this, config.eventMiddleware, config.operators);
   }
 
   /**
@@ -182,9 +182,10 @@ export class SessionCore {
    * The operator middleware failed (threw, errored, or let through something that is not an
    * application event): the envelope being fed in is rejected (its top-level `dispatch` throws),
    * and the failure is reported on `errors$`.
+   * @param pipeline - The middleware that failed (default: the pipeline in force); one replaced
+   * at run time names the envelope it was fed last.
    */
-  middlewareFailed(cause: unknown, kind: 'operator middleware' | 'event middleware' = 'operator middleware'): void {
-    const pipeline = this.pipeline;
+  middlewareFailed(cause: unknown, kind: 'operator middleware' | 'event middleware' = 'operator middleware', pipeline: MiddlewareFeed | undefined = this.pipeline): void {
     const env = pipeline?.current ?? this.lastEnvelope();
     const awaited = pipeline?.isFeeding === true && env.seq === this.awaitedSeq;
     const error = new ReducerError(pipeline?.current === undefined ? env : this.releaseSeq(env), '(session)', kind, cause);
@@ -343,6 +344,8 @@ export class SessionCore {
     const queue = this.queue;
     try {
       for (let env = first ?? (queue.length > 0 ? queue.shift() : undefined); env !== undefined; env = queue.length > 0 ? queue.shift() : undefined) {
+        // Middleware added or removed while the previous envelope was processed applies from this one.
+        if (this.pipelineStale) this.middleware.apply();
         this.last = env;
         if (this.events$.observed) this.events$.next(env);
         // Library events bypass the operator middleware: a restore, seed, reset or clear always

@@ -115,6 +115,10 @@ export interface SliceHandle<TItem> extends SliceView<TItem> {
    * @remarks Applies from the next event: a middleware added (or removed) while an event is being
    * processed (by a reducer middleware, an event middleware, a subscriber) does not change how
    * that event is reduced. Library events (`rxslice.*`) run no reducers, so no middleware.
+   * Reducer middleware only: event and operator middleware see the whole event stream, so they
+   * are session-wide (`session.use({ events, operators })`). This is the seed's per-slice
+   * `session[Plan].use(...)` (Abstractions Proposal, P3): TypeScript cannot index an object by a
+   * slice definition, so the slice is named by `session.slice(Plan)`.
    * @throws `InvalidMiddlewareError` when an argument is not a function or none is given;
    * `SessionDisposedError` on a disposed session. Nothing is added then.
    * @example

@@ -190,7 +190,8 @@ describe('session.use(logging, validation, metrics): reducer middleware added at
     const session = createSession({ slices: [Plan] });
     const log: string[] = [];
     expect(() => session.use(tracing(log, 'ok'), 42 as unknown as ReducerMiddleware)).toThrow(InvalidMiddlewareError);
-    expect(() => session.use()).toThrow(/at least one reducer middleware/);
+    expect(() => session.use()).toThrow(/at least one middleware/);
+    expect(() => session.slice(Plan).use()).toThrow(/at least one reducer middleware/);
     expect(() => session.slice(Plan).use(null as unknown as ReducerMiddleware)).toThrow(/argument 0 is null/);
     session.dispatch(StepAdded({ step: 'a' }));
     expect(log).toEqual([]);
