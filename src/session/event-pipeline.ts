@@ -19,6 +19,7 @@ import type { SessionCore } from './session-core';
  *   next(env);
  * };
  * createSession({ slices, middleware: { events: [log] } });
+ * const unplug = session.use({ events: [log] }); // or later, from the next event (returns a disposer)
  * ```
  */
 export type EventMiddleware = (envelope: Envelope, next: (envelope: Envelope) => void) => void;
