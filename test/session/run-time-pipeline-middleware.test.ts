@@ -315,6 +315,39 @@ describe('operator middleware replaced while it holds envelopes: each reaches re
     });
   });
 
+  it('disposing the session ends a replaced chain that still holds an event (nothing reduced after dispose), and the disposer after dispose does nothing', () => {
+    const scheduler = marbles();
+    scheduler.run(() => {
+      const ended: string[] = [];
+      let chains = 0;
+      const session = createSession({
+        slices: [Notes, Counter],
+        scheduler,
+        // Each chain built gets a number: 1 at creation, 2 when use() replaces it.
+        middleware: {
+          operators: [
+            (source) =>
+              defer(() => {
+                const chain = ++chains;
+                return source.pipe(delay(10), finalize(() => ended.push(`chain ${chain} at ${scheduler.now()}`)));
+              }),
+          ],
+        },
+      });
+      const committed: number[] = [];
+      session.committed$.subscribe((c) => committed.push(c.seq));
+      scheduler.schedule(() => session.dispatch(NoteAdded({ id: 1, text: 'a' })), 0);
+      let stop: () => void = () => undefined;
+      scheduler.schedule(() => (stop = session.use({ operators: [tap(() => undefined)] })), 2);
+      scheduler.schedule(() => session.dispose(), 4);
+      scheduler.schedule(() => stop(), 5);
+      scheduler.flush();
+      expect(committed).toEqual([]);
+      // The replaced chain still held event 1 at 4 ms (its delay ends at 10): dispose ended it then.
+      expect(ended).toEqual(['chain 1 at 4', 'chain 2 at 4']);
+    });
+  });
+
   it('adding event or reducer middleware leaves the operator chain (and its state) alone; adding operator middleware rebuilds it', () => {
     let subscriptions = 0;
     const counted: OperatorFunction<Envelope, Envelope> = (source) =>
