@@ -24,7 +24,9 @@ import type { EventMiddleware } from './event-pipeline';
  *   events: [(env, next) => { console.log(`#${env.seq} ${env.event.type}`); next(env); }],
  *   operators: [filter((env) => env.event.type !== 'debug/pinged')],
  * };
- * const stop = session.use(audit); // Logs: #1 plan/step-added, for the next dispatch on
+ * const stop = session.use(audit); // from the next event on
+ * session.dispatch(StepAdded({ step: 'a' })); // Logs: #1 plan/step-added
+ * stop();
  * ```
  */
 export interface MiddlewareSet {
