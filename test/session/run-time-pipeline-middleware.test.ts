@@ -4,6 +4,7 @@
  * is covered by run-time-middleware.test.ts.
  */
 import { debounceTime, defer, delay, filter, finalize, map, tap, type OperatorFunction } from 'rxjs';
+import fc from 'fast-check';
 import { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
 import {
@@ -367,6 +368,52 @@ describe('operator middleware replaced while it holds envelopes: each reaches re
     expect(subscriptions).toBe(3);
     session.dispatch(CounterBumped({ by: 1 }));
     expect(session.slice(Counter).latest()).toEqual({ n: 2 });
+  });
+});
+
+describe('property: whatever is added and removed when, every dispatched event is reduced exactly once', () => {
+  /** One step of a run, at a virtual time: dispatch, add middleware (a delay of some ms, or an event middleware that holds next), or remove one. */
+  type Step =
+    | { readonly at: number; readonly kind: 'dispatch' }
+    | { readonly at: number; readonly kind: 'delay' | 'hold'; readonly ms: number }
+    | { readonly at: number; readonly kind: 'remove'; readonly which: number };
+  const step: fc.Arbitrary<Step> = fc.oneof(
+    fc.record({ at: fc.integer({ min: 0, max: 30 }), kind: fc.constant('dispatch' as const) }),
+    fc.record({ at: fc.integer({ min: 0, max: 30 }), kind: fc.constantFrom('delay' as const, 'hold' as const), ms: fc.integer({ min: 0, max: 8 }) }),
+    fc.record({ at: fc.integer({ min: 0, max: 30 }), kind: fc.constant('remove' as const), which: fc.nat({ max: 20 }) }),
+  );
+
+  it('random runs in virtual time: committed ids are the dispatched ids, each once', () => {
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 40 }), fc.boolean(), (steps, fromInside) => {
+        const scheduler = new TestScheduler(() => undefined);
+        const dispatched: number[] = [];
+        const reduced: number[] = [];
+        scheduler.run(() => {
+          const session = createSession({ slices: [Notes, Counter], scheduler, middleware: { operators: [delay(1)] } });
+          session.committed$.subscribe((c) => reduced.push((c.event.payload as { id: number }).id));
+          const stops: (() => void)[] = [];
+          let nextId = 0;
+          const run = (s: Step): void => {
+            if (s.kind === 'dispatch') {
+              const id = nextId++;
+              dispatched.push(id);
+              session.dispatch(NoteAdded({ id, text: 'x' }));
+            } else if (s.kind === 'delay') stops.push(session.use({ operators: [delay(s.ms)] }));
+            else if (s.kind === 'hold') stops.push(session.use({ events: [(env, next) => void scheduler.schedule(() => next(env), s.ms)] }));
+            else stops.splice(s.which % Math.max(1, stops.length), 1)[0]?.();
+          };
+          // Changes made from inside the pipeline (a reducer middleware) take the deferred path.
+          const pending: Step[] = [];
+          if (fromInside) session.use((_ctx, next) => (pending.splice(0).forEach(run), next()));
+          for (const s of steps) {
+            scheduler.schedule(() => (fromInside && s.kind !== 'dispatch' ? pending.push(s) : run(s)), s.at);
+          }
+        });
+        expect([...reduced].sort((a, b) => a - b)).toEqual(dispatched);
+      }),
+      { numRuns: 200 },
+    );
   });
 });
 
