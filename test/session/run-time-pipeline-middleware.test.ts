@@ -399,9 +399,9 @@ describe('property: whatever is added and removed when, every dispatched event i
               const id = nextId++;
               dispatched.push(id);
               session.dispatch(NoteAdded({ id, text: 'x' }));
-            } else if (s.kind === 'delay') stops.push(session.use({ operators: [delay(s.ms)] }));
-            else if (s.kind === 'hold') stops.push(session.use({ events: [(env, next) => void scheduler.schedule(() => next(env), s.ms)] }));
-            else stops.splice(s.which % Math.max(1, stops.length), 1)[0]?.();
+            } else if (s.kind === 'remove') stops.splice(s.which % Math.max(1, stops.length), 1)[0]?.();
+            else if (s.kind === 'delay') stops.push(session.use({ operators: [delay(s.ms)] }));
+            else stops.push(session.use({ events: [(env, next) => void scheduler.schedule(() => next(env), s.ms)] }));
           };
           // Changes made from inside the pipeline (a reducer middleware) take the deferred path.
           const pending: Step[] = [];
