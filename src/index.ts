@@ -33,14 +33,19 @@ export type {
 export type { ReducerBuilder } from './slices/reducer-builder';
 export { onLatest, produceLatest, NoLatestItemError } from './slices/latest-reducers';
 export { appendAll, replaceLatest, replaceLatestBy, upsertBy } from './slices/helper-reducers';
+export type { SelectItem, SelectItems } from './slices/helper-reducers';
 export { append, extend, replace, clear, none, withEffects } from './slices/slice-op';
-export type { SliceOp } from './slices/slice-op';
+export type { SliceOp, ItemPredicate } from './slices/slice-op';
 export type { EventMiddleware } from './session/event-pipeline';
 export type { MiddlewareSet } from './session/middleware-set';
 export type { SliceView } from './slices/slice-view';
 export type { SliceWindowPolicy, WindowContext, WindowMemo, EvictionDecision } from './slices/window-contract';
+// The eviction contract lives beside the window contract (slices/ sits below windows/); the
+// `EvictionPolicy` name is the value of windows/eviction-policy and its type alias of this contract.
+export type { EvictionPolicy as EvictionPolicyContract } from './slices/window-contract';
 
 export { MemoryStorage, memory } from './storage/memory-storage';
+export type { MemoryStorageOptions } from './storage/memory-storage';
 export type { SliceStorage, StorageTransaction, StorageFactory, StoredSlice, StorageJournal } from './storage/slice-storage';
 
 export { SNAPSHOT_FORMAT_VERSION } from './snapshots/snapshot';
@@ -170,6 +175,15 @@ export {
 export type {
   ActionArgs,
   MachineAction,
+  AssignAction,
+  RaiseAction,
+  SendAction,
+  CancelAction,
+  EffectAction,
+  LogAction,
+  BlockAction,
+  DynamicAction,
+  ValueOrFn,
   Guard,
   GuardRefusal,
   GuardResult,
@@ -196,12 +210,21 @@ export type {
   StateConfig,
   TransitionConfig,
   MachineTransitionConfig,
+  InitialSpec,
+  Actions,
+  Targets,
+  TransitionSpec,
+  StateNode,
+  StateNodeKind,
+  TransitionNode,
+  MachineTypes,
   ContextOf,
   EventTypeOf,
   MachineDefinition,
   StateIdOf,
   MachineEffect,
   MachineEvent,
+  MachineEventKind,
   DelayedSend,
   MachineSnapshot,
   TransitionOptions,
@@ -213,6 +236,7 @@ export { defineSaga, step, type SagaBuilder, type SagaBuilderConfig, type SagaCh
 export type {
   SagaDef,
   AnySagaDef,
+  NewStepName,
   SagaStep,
   AnySagaStep,
   SagaConfig,
@@ -254,6 +278,6 @@ export {
 } from './sagas/errors';
 
 export { defineState, field, add, dictMerge, setUnion, overwrite, InvalidUpdateError } from './state/define-state';
-export type { StateDef, StateValue, StateUpdate, Field, FieldReducer, Overwrite } from './state/define-state';
+export type { StateDef, StateFields, StateValue, StateUpdate, Field, FieldReducer, Overwrite } from './state/define-state';
 export { createCheckpointer, memoryCheckpoints, CheckpointError } from './state/checkpointer';
 export type { Checkpointer, Checkpoint, CheckpointMetadata, CheckpointRecord, CheckpointStorage, ThreadRecordStorage, HistoryOptions } from './state/checkpointer';

@@ -27,9 +27,17 @@ export interface ComputedFamilyDef<TName extends string = string, TArg = unknown
   readonly kind: 'computedFamily';
   readonly name: TName;
   readonly sources: readonly ComputedSource[];
+  /**
+   * Given a member's argument, returns that member's `project`: a function of the sources' values
+   * (one argument per source, in `sources` order) returning the member's value. Pure; must not
+   * dispatch.
+   */
   readonly project: (arg: TArg) => (...values: any[]) => TValue;
+  /** When a member's new value counts as unchanged ({@link ComputedOptions.equals}; `Object.is` when not given). */
   readonly equals: (previous: TValue, next: TValue) => boolean;
+  /** How many members a session keeps, least recently used evicted first ({@link ComputedFamilyOptions.cacheSize}). */
   readonly cacheSize: number;
+  /** The cache key of an argument: arguments with the same key share a member ({@link ComputedFamilyOptions.key}). */
   readonly key: (arg: TArg) => FamilyKey;
   /** Phantom fields carrying the argument and value types. Always `undefined` at run time. */
   readonly Arg: TArg;

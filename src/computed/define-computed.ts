@@ -43,7 +43,9 @@ export interface IncrementalOptions<TItem, TValue> extends ComputedOptions<TValu
 
 /** What an incremental computed slice folds: the `incremental` field of its declaration (from {@link IncrementalOptions}). */
 export interface IncrementalFold<TValue> {
+  /** The value of an empty slice ({@link IncrementalOptions.init}). */
   readonly init: () => TValue;
+  /** The value after `appended` items were appended to the slice whose value is `value` ({@link IncrementalOptions.fold}). */
   readonly fold: (value: TValue, appended: readonly any[]) => TValue;
 }
 
@@ -52,7 +54,14 @@ export interface ComputedDef<TName extends string = string, TValue = unknown> {
   readonly kind: 'computed';
   readonly name: TName;
   readonly sources: readonly ComputedSource[];
+  /**
+   * Computes the value from the sources' values, one argument per source in `sources` order
+   * (a slice's items, a computed slice's value; see {@link SourceValues}). Pure; must not
+   * dispatch. Called by the session when a source's version changed; what it throws is
+   * reported on `session.errors$` as a {@link ComputedError} and the previous value is kept.
+   */
   readonly project: (...values: any[]) => TValue;
+  /** When a new value counts as unchanged ({@link ComputedOptions.equals}; `Object.is` when not given). */
   readonly equals: (previous: TValue, next: TValue) => boolean;
   /**
    * Set by {@link defineComputed.incremental}: the value is folded from the items appended since

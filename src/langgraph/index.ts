@@ -3,4 +3,4 @@
 // Named re-exports only: this file is the entry's API at a glance.
 
 export { RxSliceSaver, RxSliceSaverError } from './rxslice-saver';
-export type { LangGraphRecord } from './rxslice-saver';
+export type { LangGraphRecord, LangGraphBlob } from './rxslice-saver';

@@ -20,8 +20,11 @@ import type { RunnableConfig } from '@langchain/core/runnables';
 import { RxSliceError } from '../internal/errors';
 import { memoryCheckpoints, type ThreadRecordStorage } from '../state/checkpointer';
 
-/** A serialised value: the serde's type tag and its bytes in base64 (JSON-safe). */
-type Blob = readonly [type: string, base64: string];
+/**
+ * A value serialised by the saver's serde, kept JSON-safe: `[type, base64]`, the serde's type
+ * tag (e.g. `"json"`) and the serialised bytes in base64. Read back with the same serde.
+ */
+export type LangGraphBlob = readonly [type: string, base64: string];
 
 /** One stored record of a thread: a checkpoint, or one pending write of a task. JSON data. */
 export type LangGraphRecord =
@@ -32,10 +35,10 @@ export type LangGraphRecord =
       readonly id: string;
       readonly parentId: string | undefined;
       /** The checkpoint without its channel values. */
-      readonly checkpoint: Blob;
-      readonly metadata: Blob;
+      readonly checkpoint: LangGraphBlob;
+      readonly metadata: LangGraphBlob;
       /** The values of the channels this checkpoint changed (`newVersions`), by channel: version and value (`null`: no value). */
-      readonly blobs: Readonly<Record<string, { readonly version: string | number; readonly value: Blob | null }>>;
+      readonly blobs: Readonly<Record<string, { readonly version: string | number; readonly value: LangGraphBlob | null }>>;
     }
   | {
       readonly kind: 'write';
@@ -45,7 +48,7 @@ export type LangGraphRecord =
       readonly taskId: string;
       readonly idx: number;
       readonly channel: string;
-      readonly value: Blob;
+      readonly value: LangGraphBlob;
       readonly taskPath: string;
     };
 
@@ -58,22 +61,22 @@ export class RxSliceSaverError extends RxSliceError {
 }
 
 interface StoredCheckpoint {
-  readonly checkpoint: Blob;
-  readonly metadata: Blob;
+  readonly checkpoint: LangGraphBlob;
+  readonly metadata: LangGraphBlob;
   readonly parentId: string | undefined;
 }
 interface StoredWrite {
   readonly taskId: string;
   readonly idx: number;
   readonly channel: string;
-  readonly value: Blob;
+  readonly value: LangGraphBlob;
   readonly taskPath: string;
 }
 /** A thread folded from its records: checkpoints and writes by namespace and checkpoint id, channel values by namespace, channel and version. */
 interface ThreadIndex {
   readonly checkpoints: Map<string, Map<string, StoredCheckpoint>>;
   readonly writes: Map<string, Map<string, StoredWrite>>;
-  readonly blobs: Map<string, Blob | null>;
+  readonly blobs: Map<string, LangGraphBlob | null>;
 }
 const blobKey = (ns: string, channel: string, version: unknown): string => JSON.stringify([ns, channel, version]);
 
@@ -97,8 +100,8 @@ function fromBase64(base64: string): Uint8Array {
   for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
   return bytes;
 }
-const toBlob = ([type, bytes]: [string, Uint8Array]): Blob => [type, toBase64(bytes)];
-const fromBlob = ([, base64]: Blob): Uint8Array => fromBase64(base64);
+const toBlob = ([type, bytes]: [string, Uint8Array]): LangGraphBlob => [type, toBase64(bytes)];
+const fromBlob = ([, base64]: LangGraphBlob): Uint8Array => fromBase64(base64);
 
 /**
  * A LangGraph.js checkpointer (`BaseCheckpointSaver`) on rxslice storage: give it to
@@ -288,7 +291,7 @@ export class RxSliceSaver extends BaseCheckpointSaver {
     const copy = copyCheckpoint(checkpoint);
     const values = copy.channel_values ?? {};
     copy.channel_values = {};
-    const blobs: Record<string, { version: string | number; value: Blob | null }> = {};
+    const blobs: Record<string, { version: string | number; value: LangGraphBlob | null }> = {};
     for (const [channel, version] of Object.entries(newVersions ?? {})) {
       blobs[channel] = { version, value: Object.hasOwn(values, channel) ? toBlob(await this.serde.dumpsTyped(values[channel])) : null };
     }

@@ -25,6 +25,14 @@ export interface ActionArgs<TContext, TEvent = MachineEvent> {
    * specified an id (SCXML 5.10.1).
    */
   readonly sendIdGenerated?: boolean;
+  /**
+   * SCXML's `In(stateId)`: true when the state with this id is in the current configuration
+   * (the active states at this point of the microstep); false for an unknown id, never throws.
+   * @example
+   * ```ts
+   * guard: ({ inState }) => inState('review.approved')
+   * ```
+   */
   readonly inState: (stateId: string) => boolean;
   /**
    * The session's slices, read-only, as committed before this event (an installed machine
@@ -87,11 +95,21 @@ export function refuse(reason: string): GuardRefusal {
 export const isGuardRefusal = (value: unknown): value is GuardRefusal =>
   value !== null && typeof value === 'object' && (value as { refused?: unknown }).refused === true && typeof (value as { reason?: unknown }).reason === 'string';
 
-type ValueOrFn<T, TContext, TEvent = MachineEvent> = T | ((args: ActionArgs<TContext, TEvent>) => T);
+/**
+ * A value given as is, or computed when the action runs from the machine's context and the
+ * event being processed (`send(Ping, { delayMs: ({ context }) => context.backoffMs })`).
+ * The function must be pure; what it throws is handled as if the action itself had thrown.
+ */
+export type ValueOrFn<T, TContext, TEvent = MachineEvent> = T | ((args: ActionArgs<TContext, TEvent>) => T);
 
 /** Shallow-merges the returned partial context (SCXML `<assign>`). */
 export interface AssignAction<TContext, TEvent = MachineEvent> {
   readonly kind: 'assign';
+  /**
+   * Returns the fields to change; they are shallow-merged into the context (`{ ...context, ...patch }`).
+   * Must return an object: anything else throws a `TypeError`, which (like any action error) stops
+   * the rest of the block and raises `error.execution`.
+   */
   readonly update: (args: ActionArgs<TContext, TEvent>) => Partial<TContext>;
 }
 /** Puts an event on the internal queue (SCXML `<raise>`). */
@@ -183,6 +201,15 @@ export interface SendOptions<TContext, TEvent = MachineEvent> {
   readonly delayMs?: ValueOrFn<number, TContext, TEvent>;
   /** Send id for {@link cancel}; generated (`send.<n>`) when omitted. */
   readonly id?: ValueOrFn<string, TContext, TEvent>;
+  /**
+   * Stores the send id (given or generated) in the context, SCXML's `idlocation`: called when the
+   * send runs with the action's arguments and the id; the object it returns is shallow-merged into
+   * the context before the event is queued, so a later {@link cancel} can read the id from there.
+   * @example
+   * ```ts
+   * send('agent/timedOut', { delayMs: 30_000, storeId: (_args, sendId) => ({ timeoutId: sendId }) })
+   * ```
+   */
   readonly storeId?: (args: ActionArgs<TContext, TEvent>, sendId: string) => object;
 }
 

@@ -16,6 +16,7 @@ export type {
   SendAction,
   SendOptions,
   EffectPayload,
+  ValueOrFn,
 } from './actions.js';
 export { availableTransitions, canTransition } from './available-transitions.js';
 export type { AvailableTransition, AvailableTransitionsOptions, BlockedTransition, EnabledTransition, IntrospectionOptions } from './available-transitions.js';

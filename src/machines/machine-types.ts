@@ -9,7 +9,9 @@ import type { MachineEvent } from './machine-event.js';
  * each transition's guard and actions with the event of its `on` key.
  */
 export declare namespace MachineTypes {
+  /** One target state id, or several (parallel regions), each one of the machine's ids `TId`. */
   type Targets<TId extends string> = TId | readonly TId[];
+  /** One action or a list of actions, run in order, typed with the machine's context and the event. */
   type ActionsOf<TContext, TEvent = MachineEvent> = MachineAction<TContext, TEvent> | readonly MachineAction<TContext, TEvent>[];
 
   /** The event creators a machine declares (`events: [CreatePlan, AddStep]`). */
@@ -29,20 +31,36 @@ export declare namespace MachineTypes {
   /** The type names of the declared creators. */
   type TypesOf<TEvents extends Creators> = TEvents[number]['type'];
 
+  /**
+   * A transition in object form, checked: targets are machine ids, the guard and actions see the
+   * event `TEvent` (see `TransitionConfig` for what each field does).
+   */
   interface TransitionInput<TContext, TId extends string, TEvent = MachineEvent> {
+    /** A name for the transition, shown by refusals, `explainTransition()` and `toMermaid()`. */
     readonly name?: string;
+    /** Target state id(s); none: a targetless transition (actions only, no exit or entry). */
     readonly target?: Targets<TId>;
+    /**
+     * The transition is enabled only when this returns `true`; `false` or a `refuse(reason)`
+     * blocks it (the reason is reported by refusals and `explainTransition()`), and a guard that
+     * throws counts as `false` and raises `error.execution`. Pure, synchronous; must not dispatch.
+     */
     readonly guard?: (args: ActionArgs<TContext, TEvent>) => GuardResult;
+    /** The guard's name in refusals and diagrams (default: the guard function's name). */
     readonly guardLabel?: string;
+    /** Actions run when the transition is taken, between the exits and the entries. */
     readonly actions?: ActionsOf<TContext, TEvent>;
+    /** `'internal'` does not exit and re-enter a compound source state (SCXML 3.13); default external. */
     readonly type?: 'internal' | 'external';
   }
+  /** A transition as a target (string or strings) or in object form. */
   type TransitionSpecInput<TContext, TId extends string, TEvent = MachineEvent> = Targets<TId> | TransitionInput<TContext, TId, TEvent>;
 
   /** The loose shape state configs must have before checking. */
   interface StatesInput {
     readonly [id: string]: StateInputLoose;
   }
+  /** One state before checking: only the keys the inference reads (`type`, `states`, `on`, `transitions`). */
   interface StateInputLoose {
     readonly type?: 'atomic' | 'compound' | 'parallel' | 'final' | 'history';
     readonly states?: StatesInput;
@@ -59,6 +77,7 @@ export declare namespace MachineTypes {
     ? Targets<TId>
     : TransitionSpecInput<TContext, TId, TEvent> | readonly TransitionSpecInput<TContext, TId, TEvent>[];
 
+  /** One transition or a list of them (tried in order) under an `on` key. */
   type SpecsOf<TContext, TId extends string, TEvent> = TransitionSpecInput<TContext, TId, TEvent> | readonly TransitionSpecInput<TContext, TId, TEvent>[];
   /** Descriptors that name no declared creator: platform events, prefixes, the wildcard. */
   type OtherDescriptor = '*' | 'error' | 'done' | `error.${string}` | `done.${string}` | `${string}.*` | `${string} ${string}`;
@@ -70,6 +89,7 @@ export declare namespace MachineTypes {
     ? { readonly [descriptor: string]: SpecsOf<TContext, TId, MachineEvent> }
     : { readonly [D in TypesOf<TEvents> | OtherDescriptor]?: SpecsOf<TContext, TId, EventOf<D, TEvents>> };
 
+  /** The `on` record of a state as written, or any record when the state has none. */
   type OnOf<TState> = TState extends { readonly on: infer O } ? O : { readonly [descriptor: string]: unknown };
 
   /** One state, checked against the machine's ids and context; `TState` is the state as written. */
@@ -86,9 +106,15 @@ export declare namespace MachineTypes {
     readonly history?: 'shallow' | 'deep';
     readonly target?: Targets<TId>;
     readonly defaultActions?: ActionsOf<TContext>;
+    /**
+     * Final states: computes the `done.state.<parent>` event's payload (SCXML `<donedata>`), or
+     * the machine's output for a top-level final state, when the state is entered. Pure; what it
+     * throws raises `error.execution` and the payload is `undefined`.
+     */
     readonly output?: (args: ActionArgs<TContext>) => unknown;
   }
 
+  /** The `states` record of a state as written, `unknown` for an atomic state. */
   type ChildrenOf<T> = T extends { readonly states: infer S } ? S : unknown;
 
   /** The states record with every target narrowed to the machine's ids. */
@@ -101,6 +127,10 @@ export declare namespace MachineTypes {
     ? { [K in keyof TStates & string]: K | StateIdsOf<ChildrenOf<TStates[K]>> }[keyof TStates & string]
     : never;
 
+  /**
+   * The event names an SCXML event descriptor accepts: `'*'` any name, `'a.*'` any name with the
+   * prefix `a.`, `'a b'` either, otherwise the name itself.
+   */
   type DescriptorEvent<D extends string> = D extends '*'
     ? string
     : D extends `${infer P}.*`
@@ -108,6 +138,7 @@ export declare namespace MachineTypes {
       : D extends `${infer A} ${infer B}`
         ? DescriptorEvent<A> | DescriptorEvent<B>
         : D;
+  /** The event names of a `transitions` list, from each entry's `event` descriptor. */
   type ListEvents<T> = T extends readonly { readonly event?: infer E }[] ? (E extends string ? DescriptorEvent<E> : never) : never;
 
   /** Event names accepted by the machine: the `on` keys and `transitions` events of every state. */
@@ -156,6 +187,10 @@ export declare namespace MachineTypes {
 
   /** The config argument of {@link defineMachine}. */
   interface MachineInput<TContext, TStates, TEvents extends Creators = [], TTransitionEvent extends string = never> extends MachineOptionsInput<TContext> {
+    /**
+     * The initial context, or a function making it (called once per start, so every actor gets
+     * a fresh object). Its type is the machine's `TContext`.
+     */
     readonly context?: TContext | (() => TContext);
     /** The event creators the machine handles: types each `on` key's guard and actions with its payload. */
     readonly events?: TEvents;
@@ -183,6 +218,7 @@ export declare namespace MachineTypes {
    * descriptor is an error (a typo would otherwise be a transition that never fires).
    */
   type DeclaredOnly<TStates, TEvents extends Creators> = [TEvents[number]] extends [never] ? unknown : DeclaredOnlyStates<TStates, TEvents>;
+  /** {@link MachineTypes.DeclaredOnly} for one states record, recursing into child states. */
   type DeclaredOnlyStates<TStates, TEvents extends Creators> = {
     readonly [K in keyof TStates]: (TStates[K] extends { readonly on: infer O }
       ? { readonly on?: { readonly [D in keyof O]: IsKnownDescriptor<D, TEvents> extends true ? unknown : `"${D & string}" is not a declared event: add its creator to setupMachine({ events })` } }

@@ -12,7 +12,9 @@ export interface MachineSetupInput<TContext, TEvents extends MachineTypes.Creato
 
 /** The typed builder {@link setupMachine} returns. */
 export interface MachineSetup<TContext, TEvents extends MachineTypes.Creators> {
+  /** The `context` given to {@link setupMachine} (a value or a factory), `undefined` when none was. */
   readonly context: TContext | (() => TContext) | undefined;
+  /** The event creators given to {@link setupMachine} (empty when none were). */
   readonly events: TEvents;
   /**
    * {@link defineMachine} with this setup's context and events: every guard and action sees

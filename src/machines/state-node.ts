@@ -23,6 +23,7 @@ export interface StateNode {
   readonly historyType: 'shallow' | 'deep' | undefined;
   /** History states: the default transition (its `source` is the history state). */
   readonly historyDefault: TransitionNode | undefined;
+  /** Final states: the `output` of the config (the `done.state.<parent>` payload, or the machine's output). */
   readonly output: ((args: ActionArgs<unknown>) => unknown) | undefined;
   readonly description: string | undefined;
 }

@@ -58,6 +58,10 @@ export interface StepConfig<TInput, TResult, TDeps, TResults> {
 /** A step of a saga, made by {@link step}. */
 export interface SagaStep<TName extends string = string, TInput = any, TResult = unknown, TDeps = any> {
   readonly name: TName;
+  /**
+   * The step's work ({@link StepConfig.run}): gets the saga's input and the step context;
+   * returns a promise, an observable (its first value) or a plain value, stored in the saga log.
+   */
   readonly run: (input: TInput, ctx: SagaStepContext<TInput, TDeps, any>) => StepOutput<TResult>;
   /** Bivariant in `result` (method syntax), so steps of any result type fit a saga's step list. */
   readonly compensate: { bivariant(result: TResult, ctx: SagaStepContext<TInput, TDeps, any>): StepOutput<unknown> }['bivariant'] | undefined;
@@ -156,8 +160,12 @@ export interface SagaBuilderConfig<TInput> {
   readonly steps?: undefined;
 }
 
-/** A step name not yet used in `TResults` (a name used twice is a type error on the name). */
-type NewStepName<TStep extends string, TResults> = TStep & ([TStep] extends [keyof TResults] ? { readonly 'a step of this name exists': never } : unknown);
+/**
+ * A step name not yet used in `TResults`: the name itself when it is new; a name used twice is a
+ * type error on the name (the message names the property `'a step of this name exists'`), and
+ * at run time {@link SagaBuilder.step} throws {@link InvalidSagaDefinitionError} for it.
+ */
+export type NewStepName<TStep extends string, TResults> = TStep & ([TStep] extends [keyof TResults] ? { readonly 'a step of this name exists': never } : unknown);
 
 /**
  * A saga with at least one step, made by {@link SagaBuilder.step}: a {@link SagaDef} (run it,

@@ -6,6 +6,6 @@
 export { fromSCXML } from '../machines/scxml/from-scxml.js';
 export type { FromScxmlOptions } from '../machines/scxml/from-scxml.js';
 export { compileExpression } from '../machines/scxml/expression.js';
-export type { CompiledExpression } from '../machines/scxml/expression.js';
+export type { CompiledExpression, ExpressionScope } from '../machines/scxml/expression.js';
 export { InvalidExpressionError, ScxmlInvalidError, ScxmlUnsupportedError } from '../machines/errors.js';
 export type { ScxmlLocation } from '../machines/errors.js';

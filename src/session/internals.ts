@@ -23,6 +23,7 @@ export const ATTACH: unique symbol = Symbol.for('rxslice.attach');
 
 /** A declaration that `session.computed(def)` can open: made by `defineComputed` or `defineComputedFamily`. */
 export interface Attachable<THandle> {
+  /** @internal Opens the declaration in `session` and returns its live handle (`session.computed(def)` calls it). */
   readonly [ATTACH]: (session: Session) => THandle;
 }
 

@@ -3,8 +3,20 @@ import type { Reducer } from './reducer';
 import { append, extend, none, replace } from './slice-op';
 import { replaceLatestOp } from './latest-reducers';
 
-type Select<TItem, TEvent> = (event: TEvent) => TItem;
-type SelectMany<TItem, TEvent> = (event: TEvent) => TItem | readonly TItem[];
+/**
+ * Picks the item a helper reducer writes from the event (default: the event's payload).
+ * Called once per event, inside the reducer: it must be pure and must not dispatch.
+ * @example
+ * ```ts
+ * on(PlanUpdated, replaceLatest((e) => e.payload.plan));
+ * ```
+ */
+export type SelectItem<TItem, TEvent> = (event: TEvent) => TItem;
+/**
+ * Picks the item or items {@link appendAll} appends from the event (default: the payload):
+ * an array appends each element in order, anything else appends as one item.
+ */
+export type SelectItems<TItem, TEvent> = (event: TEvent) => TItem | readonly TItem[];
 
 const payloadOf = (event: Event): any => event.payload;
 
@@ -16,7 +28,7 @@ const payloadOf = (event: Event): any => event.payload;
  * ```
  */
 export function appendAll<TItem, TEvent extends Event = Event>(
-  select: SelectMany<TItem, TEvent> = payloadOf,
+  select: SelectItems<TItem, TEvent> = payloadOf,
 ): Reducer<TItem, TEvent> {
   return (_view, event) => {
     const out = select(event);
@@ -32,7 +44,7 @@ export function appendAll<TItem, TEvent extends Event = Event>(
  * ```
  */
 export function replaceLatest<TItem, TEvent extends Event = Event>(
-  select: Select<TItem, TEvent> = payloadOf,
+  select: SelectItem<TItem, TEvent> = payloadOf,
 ): Reducer<TItem, TEvent> {
   return (view, event) => replaceLatestOp(view, select(event));
 }
@@ -47,7 +59,7 @@ export function replaceLatest<TItem, TEvent extends Event = Event>(
  */
 export function replaceLatestBy<TItem, TKey extends keyof TItem, TEvent extends Event = Event>(
   key: TKey,
-  select: Select<TItem, TEvent> = payloadOf,
+  select: SelectItem<TItem, TEvent> = payloadOf,
 ): Reducer<TItem, TEvent> {
   return (view, event) => {
     const next = select(event);
@@ -75,7 +87,7 @@ export function replaceLatestBy<TItem, TKey extends keyof TItem, TEvent extends 
  */
 export function upsertBy<TItem, TKey extends keyof TItem, TEvent extends Event = Event>(
   key: TKey,
-  select: SelectMany<TItem, TEvent> = payloadOf,
+  select: SelectItems<TItem, TEvent> = payloadOf,
 ): Reducer<TItem, TEvent> {
   return (view, event) => {
     const out = select(event);

@@ -2,9 +2,13 @@ import type { Event } from '../events/event';
 
 /**
  * A predicate over items, declared in method form so that ops stay covariant in their item
- * type (an op of a narrower item type is usable where a wider one is expected).
+ * type (an op of a narrower item type is usable where a wider one is expected). Used by
+ * `clear(predicate)`: called once per item, `true` removes the item.
  */
-type ItemPredicate<TItem> = { bivarianceHack(item: TItem): boolean }['bivarianceHack'];
+export type ItemPredicate<TItem> = {
+  /** Called with one item; `true` selects it. Pure; must not dispatch. */
+  bivarianceHack(item: TItem): boolean;
+}['bivarianceHack'];
 
 /**
  * What a reducer returns: a description of the change, applied by the session to a pending

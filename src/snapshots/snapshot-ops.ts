@@ -1,8 +1,8 @@
 import { RxSliceError } from '../internal/errors';
 import type { SlicePolicy } from '../slices/reducer';
-import { checkedDefOf, makeSnapshot, type Snapshot as SnapshotValue, type SnapshotProvenance, type SnapshotSlice } from './snapshot';
+import { checkedDefOf, makeSnapshot, type SnapshotJSON, type SnapshotProvenance, type SnapshotSlice } from './snapshot';
 
-/** Thrown by {@link Snapshot.merge}, {@link Snapshot.diff} and {@link Snapshot.apply} for arguments that are not snapshots or diffs, or do not fit together. */
+/** Thrown by {@link Snapshot | Snapshot.merge}, {@link Snapshot | Snapshot.diff} and {@link Snapshot | Snapshot.apply} for arguments that are not snapshots or diffs, or do not fit together. */
 export class SnapshotOperationError extends RxSliceError {
   override readonly name = 'SnapshotOperationError';
   constructor(message: string) {
@@ -11,7 +11,7 @@ export class SnapshotOperationError extends RxSliceError {
 }
 
 /**
- * How one slice changed between two snapshots (see {@link Snapshot.diff}):
+ * How one slice changed between two snapshots (see {@link Snapshot | Snapshot.diff}):
  * - `'log'`: `after` is `before` without its first `evicted.length` items, plus `appended`
  *   (the shape of a log slice that appended and evicted from its front);
  * - `'fields'`: one item (at `index`; every other item equal) is a plain object in both whose
@@ -178,7 +178,7 @@ function slicesOf(value: unknown, what: string): Readonly<Record<string, Snapsho
  * // was: { goal: 'ship', steps: ['a'] }, now: { goal: 'ship', steps: ['a', 'b'] }, set: { steps: ['a', 'b'] }
  * ```
  */
-function diff(before: SnapshotValue, after: SnapshotValue): SnapshotDiff {
+function diff(before: Snapshot, after: Snapshot): SnapshotDiff {
   const b = slicesOf(before, 'before');
   const a = slicesOf(after, 'after');
   const added: Record<string, { policy: SlicePolicy; items: readonly unknown[] }> = {};
@@ -223,14 +223,14 @@ function applyChange(name: string, entry: SnapshotSlice, change: SliceChange): r
 }
 
 /**
- * Applies `diff` (from {@link Snapshot.diff}) to `before`: a new snapshot whose slices equal the
+ * Applies `diff` (from {@link Snapshot | Snapshot.diff}) to `before`: a new snapshot whose slices equal the
  * diff's `after` (`Snapshot.apply(a, Snapshot.diff(a, b))` holds the same items as `b`, at
  * `b.seq`), with `before` as its parent. Items are not validated here: `session.restore`
  * validates a snapshot it did not take.
  * @throws {@link SnapshotOperationError} when `diff` does not fit `before` (a slice to modify is
  * missing, more evictions than items, fields of a non-object).
  */
-function apply(before: SnapshotValue, diff: SnapshotDiff): SnapshotValue {
+function apply(before: Snapshot, diff: SnapshotDiff): Snapshot {
   const b = slicesOf(before, 'before');
   const names: string[] = [];
   const entries: SnapshotSlice[] = [];
@@ -264,9 +264,9 @@ function apply(before: SnapshotValue, diff: SnapshotDiff): SnapshotValue {
  * session.restore(Snapshot.merge(plan, usage)); // both slices, as one restored event
  * ```
  */
-function merge(...inputs: readonly SnapshotValue[]): SnapshotValue {
+function merge(...inputs: readonly Snapshot[]): Snapshot {
   if (inputs.length === 0) throw new SnapshotOperationError('Snapshot.merge needs at least one snapshot');
-  const winner = new Map<string, SnapshotValue>();
+  const winner = new Map<string, Snapshot>();
   const order: string[] = [];
   let seq = 0;
   let at = Number.NEGATIVE_INFINITY;
@@ -279,21 +279,58 @@ function merge(...inputs: readonly SnapshotValue[]): SnapshotValue {
     seq = Math.max(seq, snapshot.seq);
     at = Math.max(at, snapshot.at);
   });
-  const entries = order.map((name) => (winner.get(name) as SnapshotValue).slices[name] as SnapshotSlice);
-  const provenance: SnapshotProvenance = { defOf: (name) => (winner.has(name) ? checkedDefOf(winner.get(name) as SnapshotValue, name) : undefined) };
+  const entries = order.map((name) => (winner.get(name) as Snapshot).slices[name] as SnapshotSlice);
+  const provenance: SnapshotProvenance = { defOf: (name) => (winner.has(name) ? checkedDefOf(winner.get(name) as Snapshot, name) : undefined) };
   return makeSnapshot(seq, at, undefined, Object.freeze(order), Object.freeze(entries), provenance, Object.freeze(inputs.map((s) => s.id)));
 }
 
 /**
  * Operations on snapshots (the value beside the `Snapshot` type):
  * `merge` (selective snapshots into one), `diff` (what changed, per slice and item) and `apply`
- * (a diff onto a snapshot). Pure: no session involved.
+ * (a diff onto a snapshot). Pure: no session involved. Frozen.
  */
-export const Snapshot: {
-  readonly merge: typeof merge;
-  readonly diff: typeof diff;
-  readonly apply: typeof apply;
-} = Object.freeze({ merge, diff, apply });
+export const Snapshot = Object.freeze({
+  /** Merges snapshots into one, the later input winning per slice. */
+  merge,
+  /** What changed from one snapshot to another, per slice and item. */
+  diff,
+  /** Applies a {@link SnapshotDiff} to a snapshot, giving a new snapshot. */
+  apply,
+});
 
-/** A snapshot; see the `Snapshot` type in `snapshots/snapshot`. */
-export type Snapshot = SnapshotValue;
+/**
+ * An immutable capture of a session's slices at one sequence number. Taking it is
+ * O(number of slices): items are shared with the session, never copied, and a slice that
+ * did not change since the previous snapshot shares that snapshot's entry.
+ * `JSON.stringify(snapshot)` writes the versioned JSON form.
+ *
+ * @remarks The snapshot and its `slices` record are frozen. In a session's snapshot the
+ * entries and their items are frozen as the session freezes its items (its `freeze` option,
+ * off in production); `snapshotFromJSON` deep-freezes everything it reads. Later changes to
+ * the session never show through a snapshot.
+ */
+export interface Snapshot {
+  /** The JSON format version of the snapshot ({@link SNAPSHOT_FORMAT_VERSION} for one taken by this build). */
+  readonly formatVersion: number;
+  /**
+   * Unique id (a UUID from `crypto.randomUUID()`, made on first read, kept in the JSON form and
+   * read back by `snapshotFromJSON`). Names the snapshot in a snapshot store and in lineage.
+   */
+  readonly id: string;
+  /**
+   * Lineage: the ids of the snapshots this one derives from. A session's snapshot names the
+   * snapshot last restored into the session (none before any restore); `Snapshot.merge` names
+   * every input, in order. Empty for a root.
+   */
+  readonly parents: readonly string[];
+  /** `seq` of the last envelope committed before the capture (0 when none). */
+  readonly seq: number;
+  /** Scheduler time (ms) of the capture. */
+  readonly at: number;
+  /** The label given to `session.snapshot({ tag })`, else `undefined`. */
+  readonly tag: string | undefined;
+  /** The captured slices by name (frozen). */
+  readonly slices: Readonly<Record<string, SnapshotSlice>>;
+  /** The versioned JSON form (what `JSON.stringify(snapshot)` writes; read back by `snapshotFromJSON`). */
+  toJSON(): SnapshotJSON;
+}

@@ -1,5 +1,6 @@
 import type { SliceDef, SlicePolicy } from '../slices/reducer';
 import type { StoredSlice } from '../storage/slice-storage';
+import type { Snapshot } from './snapshot-ops';
 
 /** One slice inside a {@link Snapshot}: its policy, version and immutable items. */
 export interface SnapshotSlice<TItem = unknown> {
@@ -43,38 +44,9 @@ export interface SnapshotJSON {
   >;
 }
 
-/**
- * An immutable capture of a session's slices at one sequence number. Taking it is
- * O(number of slices): items are shared with the session, never copied, and a slice that
- * did not change since the previous snapshot shares that snapshot's entry.
- * `JSON.stringify(snapshot)` writes the versioned JSON form.
- *
- * @remarks The snapshot and its `slices` record are frozen. In a session's snapshot the
- * entries and their items are frozen as the session freezes its items (its `freeze` option,
- * off in production); `snapshotFromJSON` deep-freezes everything it reads. Later changes to
- * the session never show through a snapshot.
- */
-export interface Snapshot {
-  readonly formatVersion: number;
-  /**
-   * Unique id (a UUID from `crypto.randomUUID()`, made on first read, kept in the JSON form and
-   * read back by `snapshotFromJSON`). Names the snapshot in a snapshot store and in lineage.
-   */
-  readonly id: string;
-  /**
-   * Lineage: the ids of the snapshots this one derives from. A session's snapshot names the
-   * snapshot last restored into the session (none before any restore); `mergeSnapshots` names
-   * every input, in order. Empty for a root.
-   */
-  readonly parents: readonly string[];
-  /** `seq` of the last envelope committed before the capture (0 when none). */
-  readonly seq: number;
-  /** Scheduler time (ms) of the capture. */
-  readonly at: number;
-  readonly tag: string | undefined;
-  readonly slices: Readonly<Record<string, SnapshotSlice>>;
-  toJSON(): SnapshotJSON;
-}
+// The `Snapshot` interface lives in snapshot-ops.ts beside the `Snapshot` value (merge, diff,
+// apply), so that one exported name is both; re-exported here for the modules that build snapshots.
+export type { Snapshot };
 
 /**
  * The JSON format version this build writes. 3 added `id` and `parents` (lineage); 2 added each

@@ -103,18 +103,24 @@ const isOverwrite = (v: unknown): v is Overwrite<unknown> => v !== null && typeo
 
 // The fields' constraint names no update type: a contextual `Field<any, any>` would make
 // TypeScript infer `any` as the update type of fields declared without a reducer.
-type Fields = Readonly<Record<string, { readonly schema: z.ZodType<any>; readonly default: unknown }>>;
+/**
+ * The fields of a state, by name: what {@link defineState} takes and what `StateDef`,
+ * `StateValue` and `StateUpdate` are computed from. Each entry is a {@link Field} made by
+ * {@link field} (a zod schema, a default and an optional merge reducer); only the schema and the
+ * default are named here, so that each field keeps its own update type.
+ */
+export type StateFields = Readonly<Record<string, { readonly schema: z.ZodType<any>; readonly default: unknown }>>;
 
 /** The value of a state: every field's value. */
-export type StateValue<TFields extends Fields> = { readonly [K in keyof TFields]: TFields[K] extends Field<infer V, any> ? V : never };
+export type StateValue<TFields extends StateFields> = { readonly [K in keyof TFields]: TFields[K] extends Field<infer V, any> ? V : never };
 
 /** One partial update: some fields, each an update for its reducer or an `overwrite(value)`. */
-export type StateUpdate<TFields extends Fields> = {
+export type StateUpdate<TFields extends StateFields> = {
   readonly [K in keyof TFields]?: TFields[K] extends Field<infer V, infer U> ? U | Overwrite<V> : never;
 };
 
 /** A state declared by {@link defineState}: a state slice holding one frozen value, and its update events. */
-export interface StateDef<TName extends string, TFields extends Fields>
+export interface StateDef<TName extends string, TFields extends StateFields>
   extends SliceDef<TName, StateValue<TFields>, Event<`${TName}/updated`, { readonly updates: readonly StateUpdate<TFields>[] }>> {
   readonly fields: TFields;
   /** The initial value (every field's default). */
@@ -135,7 +141,7 @@ export interface StateDef<TName extends string, TFields extends Fields>
   apply(value: StateValue<TFields>, updates: readonly StateUpdate<TFields>[]): StateValue<TFields>;
 }
 
-function checkStep(name: string, fields: Fields, updates: readonly Readonly<Record<string, unknown>>[]): void {
+function checkStep(name: string, fields: StateFields, updates: readonly Readonly<Record<string, unknown>>[]): void {
   const written = new Map<string, 'single' | 'overwrite'>();
   for (const u of updates) {
     for (const key of Object.keys(u)) {
@@ -181,7 +187,7 @@ function checkStep(name: string, fields: Fields, updates: readonly Readonly<Reco
  * session.slice(Execution).latest(); // { status: 'completed', toolCalls: [a, b] }
  * ```
  */
-export function defineState<const TName extends string, const TFields extends Fields>(name: TName, fields: TFields): StateDef<TName, TFields> {
+export function defineState<const TName extends string, const TFields extends StateFields>(name: TName, fields: TFields): StateDef<TName, TFields> {
   if (fields === null || typeof fields !== 'object' || Object.keys(fields).length === 0) throw new InvalidUpdateError(String(name), '(none)', 'a state needs at least one field');
   const keys = Object.keys(fields);
   for (const key of keys) {

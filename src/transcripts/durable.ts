@@ -88,8 +88,14 @@ export function startRecording(session: TranscriptSession, file: string): Flight
  * session with the statechart's reducers and no effect handler, and the statechart itself.
  */
 export function transcriptDefinitions(): {
+  /** Every slice of a transcript session, the installed statechart's included. */
   slices: SliceDef<string, any>[];
+  /**
+   * Makes a fresh transcript session on `scheduler` (the recording's clock when replaying), with
+   * validation off and the statechart installed; the caller disposes it.
+   */
   session: (scheduler: SchedulerLike) => TranscriptSession;
+  /** The statecharts a transcript session installs. */
   machines: (typeof AgentPhases)[];
 } {
   const probe = createSession({ slices: transcriptSlices, validation: 'off' });

@@ -6,8 +6,9 @@ import { seededIndex } from '../internal/seeded-random';
 export type { EvictionKind };
 
 /**
- * Chooses which items a window evicts once it holds `excess` items too many (the contract in
- * `slices/window-contract`, named here beside its implementations).
+ * Chooses which items a window evicts once it holds `excess` items too many: the
+ * {@link EvictionPolicyContract} (declared in `slices/window-contract`), named here beside its
+ * implementations. Implement it to write a policy of your own.
  */
 export type EvictionPolicy<TItem = unknown> = EvictionPolicyContract<TItem>;
 
@@ -139,8 +140,15 @@ function sampling<TItem>(options: { readonly seed: number }): EvictionPolicy<TIt
  * ```
  */
 export const EvictionPolicy = {
+  /** Evicts the oldest items (the default). O(1) per decision in a count window. */
   fifo: <TItem = unknown>(): EvictionPolicy<TItem> => FIFO,
+  /** Evicts the newest items: a full window keeps its first items and refuses newcomers. O(1). */
   lifo: <TItem = unknown>(): EvictionPolicy<TItem> => LIFO,
+  /** Evicts the items with the lowest `priorityOf(item, index)`, the oldest first among ties. O(n) for one eviction, O(n log n) for several at once. */
   priority,
+  /**
+   * Reservoir sampling seeded by `seed` (an integer): a uniform random sample, replayable. Count windows only.
+   * @throws {@link InvalidWindowError} when `seed` is not an integer.
+   */
   sampling,
 } as const;

@@ -523,4 +523,30 @@ function withEviction<TItem>(window: SliceWindowPolicy<TItem>, eviction: Evictio
  * // At most 10,000 items, none older than 2 hours.
  * ```
  */
-export const SliceWindow = { count, time, predicate, composite, withEviction } as const;
+export const SliceWindow = {
+  /**
+   * At most `maxItems` items (an integer >= 0); the eviction policy (default FIFO) picks the excess.
+   * @throws {@link InvalidWindowError} when `maxItems` is not an integer >= 0.
+   */
+  count,
+  /**
+   * Evicts the items added more than `maxAgeMs` ms (session-scheduler time) before the event being reduced.
+   * @throws {@link InvalidWindowError} when `maxAgeMs` is negative or not finite.
+   */
+  time,
+  /**
+   * Protects the items for which `keep(item, index)` is true, at most `maxItems` of them; alone, keeps only those.
+   * @throws {@link InvalidWindowError} when `maxItems` is not an integer >= 0 or the policy is sampling.
+   */
+  predicate,
+  /**
+   * Keeps what its bounding windows keep together, plus what its predicate windows protect.
+   * @throws {@link InvalidWindowError} when it holds a predicate window and a sampling count window.
+   */
+  composite,
+  /**
+   * The same window with another eviction policy (every bounded window inside a composite gets it).
+   * @throws {@link InvalidWindowError} for a window without an eviction choice (`time`).
+   */
+  withEviction,
+} as const;

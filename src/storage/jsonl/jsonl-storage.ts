@@ -679,7 +679,9 @@ export class JsonlSliceStorage<TItem> implements SliceStorage<TItem> {
   private readonly tx: JsonlTransaction<TItem>;
   /** @internal `"<name>":{"v":<schemaVersion>,"ops":` — what a record holds before this slice's ops. */
   readonly opsPrefix: string;
+  /** @internal Made by {@link jsonl}: the journal that owns the slice constructs it. */
   constructor(
+    /** @internal The open journal of the directory this slice writes to. */
     readonly journal: JsonlJournal,
     readonly name: string,
     readonly schemaVersion: number,
