@@ -139,21 +139,35 @@ export class InspectorModel {
   private readonly machineDefs: Map<string, MachineDefinition<any, string, string>>;
   /** Seqs of the recorded envelopes, ascending (index → seq). */
   private readonly seqs: readonly number[];
-  private filtered: { key: string; seqs: number[] } | undefined = undefined;
-  private timelineCache: TimelineEntry[] | undefined = undefined;
-  private typeCounts: { type: string; count: number }[] | undefined = undefined;
+  /** The last filter's matching seqs, as scanned up to seq `scanned`. */
+  private filtered: { key: string; seqs: number[]; scanned: number } | undefined = undefined;
+  /** The timeline as scanned up to seq `scanned` (entries still open stay in `open`). */
+  private timelineScan: { open: Map<string, MutableEntry>; all: MutableEntry[]; scanned: number } | undefined = undefined;
+  /** Counts of event types, scanned up to seq `scanned`. */
+  private typeScan: { counts: Map<string, number>; scanned: number; sorted: { type: string; count: number }[] | undefined } | undefined = undefined;
   /** Called while a whole-recording scan or sampling runs: (what, done, total). Drives a progress bar. */
   onProgress: ((what: string, done: number, total: number) => void) | undefined = undefined;
 
-  /** The envelopes, reporting progress every 4,096 of them. */
-  private *scan(what: string): IterableIterator<RecordedEnvelope> {
+  /** The envelopes after seq `afterSeq` (default: all), reporting progress every 4,096 of them. */
+  private *scan(what: string, afterSeq = -Infinity): IterableIterator<RecordedEnvelope> {
     const total = this.recording.size;
     let n = 0;
-    for (const env of this.recording.envelopes()) {
+    for (const env of this.recording.envelopes({ fromSeq: afterSeq + 1 })) {
       if (this.onProgress !== undefined && (++n & 4095) === 0) this.onProgress(what, n, total);
       yield env;
     }
     this.onProgress?.(what, total, total);
+  }
+
+  /**
+   * Follows a recording still being written (`Recording.refresh`): indexes what was appended and
+   * returns how many envelopes it added. The scans kept for types, filters and the timeline are
+   * extended with the new envelopes only (at their next use), so following a live session costs
+   * O(new envelopes), not O(recording).
+   * @throws `RecordingError` as `Recording.refresh` does (nothing changes then).
+   */
+  refresh(): number {
+    return this.recording.refresh();
   }
 
   constructor(file: string, definitions: InspectorDefinitions) {
@@ -185,14 +199,16 @@ export class InspectorModel {
     };
   }
 
-  /** Event types in the recording with their counts, by count descending. Scans once. */
+  /** Event types in the recording with their counts, by count descending. Scans once (then only what {@link refresh} added). */
   types(): readonly { type: string; count: number }[] {
-    if (this.typeCounts === undefined) {
-      const counts = new Map<string, number>();
-      for (const env of this.scan('event types')) counts.set(env.event.type, (counts.get(env.event.type) ?? 0) + 1);
-      this.typeCounts = [...counts].map(([type, count]) => ({ type, count })).sort((a, b) => b.count - a.count || (a.type < b.type ? -1 : 1));
+    const scan = (this.typeScan ??= { counts: new Map(), scanned: -Infinity, sorted: undefined });
+    for (const env of this.scan('event types', scan.scanned)) {
+      scan.counts.set(env.event.type, (scan.counts.get(env.event.type) ?? 0) + 1);
+      scan.scanned = env.seq;
+      scan.sorted = undefined;
     }
-    return this.typeCounts;
+    scan.sorted ??= [...scan.counts].map(([type, count]) => ({ type, count })).sort((a, b) => b.count - a.count || (a.type < b.type ? -1 : 1));
+    return scan.sorted;
   }
 
   /**
@@ -207,16 +223,15 @@ export class InspectorModel {
     let seqs = this.seqs;
     if (type !== undefined || text !== undefined) {
       const key = JSON.stringify([type, text]);
-      if (this.filtered?.key !== key) {
-        const kept: number[] = [];
-        for (const env of this.scan('filter')) {
-          if (type !== undefined && env.event.type !== type) continue;
-          if (text !== undefined && !JSON.stringify([env.event, env.meta]).toLowerCase().includes(text)) continue;
-          kept.push(env.seq);
-        }
-        this.filtered = { key, seqs: kept };
+      if (this.filtered?.key !== key) this.filtered = { key, seqs: [], scanned: -Infinity };
+      const filtered = this.filtered;
+      for (const env of this.scan('filter', filtered.scanned)) {
+        filtered.scanned = env.seq;
+        if (type !== undefined && env.event.type !== type) continue;
+        if (text !== undefined && !JSON.stringify([env.event, env.meta]).toLowerCase().includes(text)) continue;
+        filtered.seqs.push(env.seq);
       }
-      seqs = this.filtered.seqs;
+      seqs = filtered.seqs;
     }
     const rows: EventRow[] = [];
     const page = seqs.slice(offset, offset + limit);
@@ -267,12 +282,12 @@ export class InspectorModel {
     return views;
   }
 
-  /** Effect runs and sagas, from their lifecycle events (`rxslice.effect.*`, `rxslice.saga.*`), by start. Scans once. */
+  /** Effect runs and sagas, from their lifecycle events (`rxslice.effect.*`, `rxslice.saga.*`), by start. Scans once (then only what {@link refresh} added). */
   timeline(): readonly TimelineEntry[] {
-    if (this.timelineCache !== undefined) return this.timelineCache;
-    const open = new Map<string, MutableEntry>();
-    const all: MutableEntry[] = [];
-    for (const env of this.scan('effects and sagas')) {
+    const scan = (this.timelineScan ??= { open: new Map<string, MutableEntry>(), all: [] as MutableEntry[], scanned: -Infinity });
+    const { open, all } = scan;
+    for (const env of this.scan('effects and sagas', scan.scanned)) {
+      scan.scanned = env.seq;
       const type = env.event.type;
       const isEffect = type.startsWith(EFFECT_PREFIX);
       if (!isEffect && !type.startsWith(SAGA_PREFIX)) continue;
@@ -305,7 +320,6 @@ export class InspectorModel {
         entry.endAt = env.at;
       }
     }
-    this.timelineCache = all;
     return all;
   }
 

@@ -95,4 +95,33 @@ describe('InspectorModel', () => {
     const page = model.events({ offset: 0, limit: 100, text: 'migration failed' });
     expect(page.rows.map((r) => r.type)).toEqual(['rxslice.saga.stepFailed', 'rxslice.saga.failed']); // both carry the error
   });
+
+  it('refresh follows a recording being written: pages, types, filters and the timeline extend with the new envelopes', async () => {
+    const file = join(dir, 'live.jsonl');
+    const session = createSession({ slices: [Notes, Counter], sagas: [Deploy] });
+    const recorder = flightRecorder(session, { file, snapshotEvery: 3 });
+    session.dispatch(NoteAdded({ id: 1, text: 'first' }));
+    recorder.flush();
+    const model = new InspectorModel(file, { slices: [Notes, Counter, SagaProgressSlice] });
+    // Every cache filled on the first part of the recording.
+    expect(model.types().find((t) => t.type === 'notes/added')?.count).toBe(1);
+    expect(model.events({ offset: 0, limit: 10, text: 'second' }).total).toBe(0);
+    expect(model.timeline()).toEqual([]);
+    const before = model.recording.lastSeq;
+    session.dispatch(NoteAdded({ id: 2, text: 'second' }));
+    await lastValueFrom(session.runSaga(Deploy, { app: 'web' }));
+    recorder.flush();
+    expect(model.events({ offset: 0, limit: 100 }).total).toBe(before); // not refreshed yet
+    const added = model.refresh();
+    expect(added).toBe(session.lastSeq - before);
+    expect(model.recording.lastSeq).toBe(session.lastSeq);
+    expect(model.events({ offset: 0, limit: 100 }).rows.map((r) => r.seq)).toEqual(Array.from({ length: session.lastSeq }, (_, i) => i + 1));
+    expect(model.types().find((t) => t.type === 'notes/added')?.count).toBe(2);
+    expect(model.events({ offset: 0, limit: 10, text: 'second' }).rows.map((r) => r.type)).toEqual(['notes/added']);
+    expect(model.timeline().map((e) => [e.name, e.outcome])).toEqual([['deploy', 'completed']]);
+    const itemsOf = (slices: Record<string, { items: readonly unknown[] }>) => Object.fromEntries(Object.entries(slices).map(([k, v]) => [k, v.items]));
+    expect(itemsOf(model.state(session.lastSeq).slices)).toEqual(itemsOf(JSON.parse(JSON.stringify(session.snapshot({ includeLogs: true }).toJSON().slices))));
+    recorder.close();
+    session.dispose();
+  });
 });

@@ -132,6 +132,50 @@ describe('readRecording', () => {
     }
   });
 
+  it('refresh follows a recording while it is written: cut at any byte, the whole lines are indexed, the rest waits', () => {
+    const file = join(dir, 'run.jsonl');
+    const live = recordRun(file, 30, 7);
+    const whole = readFileSync(file);
+    // The recording as it was after its header and first snapshot, then grown a few bytes at a time.
+    const base = whole.indexOf(10, whole.indexOf(10) + 1) + 1;
+    writeFileSync(file, whole.subarray(0, base));
+    const rec = readRecording(file, { slices: [Notes, Count] });
+    expect([rec.size, rec.lastSeq]).toEqual([0, 0]);
+    let added = 0;
+    for (let at = base; at < whole.length; at = Math.min(whole.length, at + 97)) {
+      appendFileSync(file, whole.subarray(at, Math.min(whole.length, at + 97)));
+      added += rec.refresh();
+      const complete = whole.lastIndexOf(10, Math.min(whole.length, at + 97) - 1) + 1;
+      // Only whole lines count; a cut line is the (provisional) torn tail.
+      expect(rec.tornTail === undefined).toBe(complete === Math.min(whole.length, at + 97));
+      expect(slicesOf(rec.stateAt(rec.lastSeq))).toBe(live.get(rec.lastSeq));
+    }
+    expect(added).toBe(30);
+    expect([rec.size, rec.lastSeq, rec.snapshotSeqs]).toEqual([30, 30, [0, 7, 14, 21, 28]]);
+    expect(rec.refresh()).toBe(0);
+    for (const seq of [3, 30, 15]) expect(slicesOf(rec.stateAt(seq))).toBe(live.get(seq));
+    expect([...rec.envelopes({ fromSeq: 29 })].map((e) => e.seq)).toEqual([29, 30]);
+  });
+
+  it('refresh refuses a file that shrank or was damaged before its new tail, and changes nothing', () => {
+    const file = join(dir, 'run.jsonl');
+    recordRun(file, 10, 4);
+    const whole = readFileSync(file);
+    const half = whole.lastIndexOf(10, Math.floor(whole.length / 2)) + 1;
+    writeFileSync(file, whole.subarray(0, half));
+    const rec = readRecording(file, { slices: [Notes, Count] });
+    const lastSeq = rec.lastSeq;
+    // A flipped byte in the first appended line, with lines after it: damage, not a torn tail.
+    const rest = Buffer.from(whole.subarray(half));
+    rest[40] = rest[40] === 0x31 ? 0x32 : 0x31;
+    appendFileSync(file, rest);
+    expect(() => rec.refresh()).toThrow(/damaged before its tail/);
+    expect(rec.lastSeq).toBe(lastSeq);
+    writeFileSync(file, whole.subarray(0, 100));
+    expect(() => rec.refresh()).toThrow(expect.objectContaining({ code: 'RECORDING_CORRUPT', message: expect.stringMatching(/shrank .* open it again/) }));
+    expect(rec.lastSeq).toBe(lastSeq);
+  });
+
   it('drops a last line whose checksum fails (a torn write that kept its newline)', () => {
     const file = join(dir, 'run.jsonl');
     recordRun(file, 12, 5);

@@ -1,4 +1,4 @@
-import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import { from, Subscription, type Observable, type SchedulerLike } from 'rxjs';
 import type { Event } from '../../events/event';
 import type { EnvelopeMeta } from '../../events/envelope';
@@ -89,6 +89,25 @@ export interface Recording {
    * ```
    */
   fork(seq: number, make?: () => Session): Session;
+  /**
+   * Follows a recording that is still being written: indexes the whole lines appended to the file
+   * since it was opened or last refreshed, and returns how many envelopes they added (0 when none).
+   * `lastSeq`, `size`, `envelopeSeqs`, `snapshotSeqs` and `tornTail` move with it; states already
+   * asked for do not change. A last line without its newline (a write in progress) is left for the
+   * next call.
+   *
+   * @remarks Synchronous; reads only the appended bytes (one `fstat` and one read).
+   * @throws {@link RecordingError} `RECORDING_CORRUPT` when the file shrank (truncated or replaced:
+   * open it again) or a line before the new tail is damaged; `RECORDING_IO` when it cannot be read.
+   * Nothing changes then.
+   * @example
+   * ```ts
+   * const rec = readRecording('live.jsonl', { slices });
+   * // ... the recorder writes more
+   * rec.refresh(); // 12: envelopes added; rec.lastSeq moved with them
+   * ```
+   */
+  refresh(): number;
   /** The recorded envelopes with `fromSeq ≤ seq ≤ toSeq` (default: all), in order, parsed lazily. */
   envelopes(range?: { readonly fromSeq?: number; readonly toSeq?: number }): IterableIterator<RecordedEnvelope>;
   /** {@link Recording.envelopes} as a cold observable (synchronous on subscribe, or on `scheduler`). */
@@ -218,8 +237,8 @@ function parseHeader(file: string, body: string): RecordingHeader {
 class RecordingReader implements Recording {
   readonly firstSeq: number;
   label: string | undefined = undefined;
-  readonly lastSeq: number;
-  readonly tornTail: TornTail | undefined;
+  lastSeq: number;
+  tornTail: TornTail | undefined;
   /** Envelopes: seq, body start, body end. */
   private readonly envSeqs: number[] = [];
   private readonly envStarts: number[] = [];
@@ -227,35 +246,55 @@ class RecordingReader implements Recording {
   private readonly snapSeqs: number[] = [];
   private readonly snapStarts: number[] = [];
   private readonly snapEnds: number[] = [];
+  /** Bytes of `buf` read from the file (`buf` may be larger: room for {@link refresh}). */
+  private length: number;
+  /** Where the next line to index starts: after the last whole line indexed. */
+  private indexed = 0;
+  private lineNo = 0;
+  private prevSeq = -1;
   /** The replay session of the last `stateAt` call and where it stands. */
   private cursor: { session: Session; clock: ReplayClock; seq: number; envIndex: number } | undefined = undefined;
 
   constructor(
     readonly file: string,
-    private readonly buf: Buffer,
+    private buf: Buffer,
     private readonly slices: readonly SliceDef<string, any>[],
     private readonly makeSession: (scheduler: SchedulerLike) => Session,
   ) {
-    let torn: TornTail | undefined;
-    let pos = 0;
-    let line = 0;
-    let prevSeq = -1;
-    while (pos < buf.length) {
+    this.length = buf.length;
+    this.tornTail = this.index();
+    if (this.snapSeqs.length === 0) throw new RecordingError(file, 'RECORDING_CORRUPT', 'it holds no snapshot to start from (empty or cut inside its first lines).');
+    this.firstSeq = this.snapSeqs[0] as number;
+    this.lastSeq = this.lastSeqNow();
+  }
+
+  private lastSeqNow(): number {
+    return Math.max(this.firstSeq, this.envSeqs.at(-1) ?? 0, this.snapSeqs.at(-1) ?? 0);
+  }
+
+  /**
+   * Indexes the whole lines from {@link indexed} to {@link length}; returns the torn last line
+   * (not indexed: {@link indexed} stays at its start), if any.
+   * @throws {@link RecordingError} for damage before the last line.
+   */
+  private index(): TornTail | undefined {
+    const buf = this.buf;
+    const file = this.file;
+    let pos = this.indexed;
+    while (pos < this.length) {
       const nl = buf.indexOf(10, pos);
-      const end = nl < 0 ? buf.length : nl;
-      const problem = this.checkLine(pos, end, nl < 0);
+      const end = nl < 0 || nl >= this.length ? this.length : nl;
+      const problem = this.checkLine(pos, end, nl < 0 || nl >= this.length);
       if (problem !== undefined) {
         // Only the last line may be torn.
-        if (nl < 0 || nl === buf.length - 1) {
-          torn = { offset: pos, bytes: end - pos };
-          break;
-        }
-        throw new RecordingError(file, 'RECORDING_CORRUPT', `line ${line + 1} (byte ${pos}) ${problem}, and lines follow it: the file is damaged before its tail. Nothing was read.`);
+        if (end === this.length || nl === this.length - 1) return { offset: pos, bytes: end - pos };
+        throw new RecordingError(file, 'RECORDING_CORRUPT', `line ${this.lineNo + 1} (byte ${pos}) ${problem}, and lines follow it: the file is damaged before its tail. Nothing was read.`);
       }
       const bodyStart = pos + BODY_OFFSET;
       const bodyEnd = end - 1;
       const kind = String.fromCharCode(buf[bodyStart + 6] as number);
       const prefixed = prefixSeq(buf, bodyStart, bodyEnd);
+      const line = this.lineNo;
       if (line === 0) {
         if (kind !== 'h') throw new RecordingError(file, 'RECORDING_CORRUPT', 'it does not start with a recording header; is it a flight recording?');
         this.label = parseHeader(file, buf.toString('utf8', bodyStart, bodyEnd)).label;
@@ -263,26 +302,74 @@ class RecordingReader implements Recording {
         if (kind === 'h' || prefixed < 0) throw new RecordingError(file, 'RECORDING_CORRUPT', `line ${line + 1} (byte ${pos}) is not a snapshot or an envelope.`);
         const seq = prefixed;
         if (kind === 'e') {
-          if (seq <= prevSeq) throw new RecordingError(file, 'RECORDING_CORRUPT', `line ${line + 1} (byte ${pos}) has seq ${seq} after seq ${prevSeq}.`);
-          prevSeq = seq;
+          if (seq <= this.prevSeq) throw new RecordingError(file, 'RECORDING_CORRUPT', `line ${line + 1} (byte ${pos}) has seq ${seq} after seq ${this.prevSeq}.`);
+          this.prevSeq = seq;
           this.envSeqs.push(seq);
           this.envStarts.push(bodyStart);
           this.envEnds.push(bodyEnd);
         } else {
-          if (seq < prevSeq) throw new RecordingError(file, 'RECORDING_CORRUPT', `line ${line + 1} (byte ${pos}) is a snapshot at seq ${seq} after seq ${prevSeq}.`);
-          prevSeq = seq;
+          if (seq < this.prevSeq) throw new RecordingError(file, 'RECORDING_CORRUPT', `line ${line + 1} (byte ${pos}) is a snapshot at seq ${seq} after seq ${this.prevSeq}.`);
+          this.prevSeq = seq;
           this.snapSeqs.push(seq);
           this.snapStarts.push(bodyStart);
           this.snapEnds.push(bodyEnd);
         }
       }
-      line++;
+      this.lineNo++;
       pos = end + 1;
+      this.indexed = pos;
     }
-    this.tornTail = torn;
-    if (this.snapSeqs.length === 0) throw new RecordingError(file, 'RECORDING_CORRUPT', 'it holds no snapshot to start from (empty or cut inside its first lines).');
-    this.firstSeq = this.snapSeqs[0] as number;
-    this.lastSeq = Math.max(this.firstSeq, this.envSeqs.at(-1) ?? 0, this.snapSeqs.at(-1) ?? 0);
+    return undefined;
+  }
+
+  refresh(): number {
+    let fd: number | undefined;
+    let size: number;
+    let chunk: Buffer;
+    try {
+      fd = openSync(this.file, 'r');
+      size = fstatSync(fd).size;
+      if (size < this.length) {
+        throw new RecordingError(this.file, 'RECORDING_CORRUPT', `it shrank from ${this.length} to ${size} bytes (truncated or replaced): open it again.`);
+      }
+      chunk = Buffer.allocUnsafe(size - this.length);
+      let off = 0;
+      while (off < chunk.length) {
+        const n = readSync(fd, chunk, off, chunk.length - off, this.length + off);
+        if (n === 0) break;
+        off += n;
+      }
+      chunk = chunk.subarray(0, off);
+    } catch (e) {
+      if (e instanceof RecordingError) throw e;
+      throw new RecordingError(this.file, 'RECORDING_IO', (e as Error).message, { cause: e });
+    } finally {
+      if (fd !== undefined) closeSync(fd);
+    }
+    if (chunk.length === 0) return 0;
+    // Grow by doubling, so following a recording costs O(appended bytes) amortized.
+    if (this.length + chunk.length > this.buf.length) {
+      const grown = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.length + chunk.length));
+      this.buf.copy(grown, 0, 0, this.length);
+      this.buf = grown;
+    }
+    chunk.copy(this.buf, this.length);
+    const before = { length: this.length, indexed: this.indexed, lineNo: this.lineNo, prevSeq: this.prevSeq, envs: this.envSeqs.length, snaps: this.snapSeqs.length };
+    this.length += chunk.length;
+    try {
+      this.tornTail = this.index();
+    } catch (e) {
+      // Nothing changes: forget the lines indexed by this call and the bytes read.
+      this.length = before.length;
+      this.indexed = before.indexed;
+      this.lineNo = before.lineNo;
+      this.prevSeq = before.prevSeq;
+      for (const list of [this.envSeqs, this.envStarts, this.envEnds]) list.length = before.envs;
+      for (const list of [this.snapSeqs, this.snapStarts, this.snapEnds]) list.length = before.snaps;
+      throw e;
+    }
+    this.lastSeq = this.lastSeqNow();
+    return this.envSeqs.length - before.envs;
   }
 
   /** Why line `[start, end)` is not a whole record, or `undefined` when it is. */
