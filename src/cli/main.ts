@@ -7,14 +7,13 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { isRxSliceError } from '../internal/errors';
-import { startInspector, type Inspector } from '../devtools/inspector-server';
+import { InspectorListenError, startInspector, type Inspector } from '../devtools/inspector-server';
 import { definitionsFor, DefinitionsError } from './definitions';
 import type { CliIO } from './progress';
 import { replayCommand } from './replay-command';
 import { formatStats, recordingStats } from './stats-command';
 import { formatHistory, HistoryError, threadHistory } from './history-command';
-import { watchCommand, type WatchCommandOptions } from './watch-command';
-import type { TranscriptWatch } from '../watch/watch-transcripts';
+import { LIVE_INSPECTOR_PORT, watchCommand, type WatchCommandHandle, type WatchCommandOptions } from './watch-command';
 
 /** Options of {@link runCli}. */
 export interface RunCliOptions {
@@ -25,7 +24,7 @@ export interface RunCliOptions {
   /** Called with the inspector once `inspect` listens (it keeps running until the process stops). */
   readonly onInspector?: (inspector: Inspector) => void;
   /** Called with the watch once `watch` has read the files present (it keeps running until closed). */
-  readonly onWatch?: (watch: TranscriptWatch) => void;
+  readonly onWatch?: (watch: WatchCommandHandle) => void;
 }
 
 const port = (value: string): number => {
@@ -113,7 +112,15 @@ export async function runCli(argv: readonly string[], io: CliIO, options: RunCli
     .option('--open', 'open the page in the default browser')
     .action(async (file: string, opts: { port: number; host: string; session?: string; open?: boolean }) => {
       const definitions = await definitionsFor(file, opts.session, io.cwd);
-      const inspector = await startInspector({ file, definitions, port: opts.port, host: opts.host });
+      let inspector: Inspector;
+      try {
+        inspector = await startInspector({ file, definitions, port: opts.port, host: opts.host });
+      } catch (e) {
+        if (!(e instanceof InspectorListenError)) throw e;
+        io.stderr.write(`rxslice inspect: ${e.message}\n`);
+        code = 1;
+        return;
+      }
       const s = inspector.model.recording;
       io.stdout.write(`rxslice inspect: ${s.size.toLocaleString('en-US')} events of ${file} at ${inspector.url}  (Ctrl-C stops)\n`);
       if (opts.open === true) openBrowser(inspector.url, io);
@@ -156,7 +163,15 @@ export async function runCli(argv: readonly string[], io: CliIO, options: RunCli
     .option('--max-phase-ms <ms>', 'alert when a session stays longer than this in one phase (transcript time)', positive)
     .option('--on-alert <command>', 'run this shell command for each alert (the alert as JSON in $RXSLICE_ALERT)')
     .option('--alert-url <url>', 'POST each alert as JSON to this URL')
+    .option('--inspect', 'serve the live inspector page: every watched session, new events as they commit')
+    .option('--port <n>', `port of the live inspector (0: any free port; default ${LIVE_INSPECTOR_PORT})`, port)
+    .option('--host <address>', 'interface of the live inspector (default 127.0.0.1: this machine only)')
     .action(async (paths: string[], opts: WatchCommandOptions) => {
+      if (opts.inspect !== true && (opts.port !== undefined || opts.host !== undefined)) {
+        io.stderr.write('rxslice watch: --port and --host are options of the live inspector: add --inspect\n');
+        code = 2;
+        return;
+      }
       const watch = await watchCommand(paths, opts, io);
       if (watch === undefined) {
         code = 1;
@@ -182,7 +197,7 @@ export async function runCli(argv: readonly string[], io: CliIO, options: RunCli
 /** The `rxslice` bin: runs {@link runCli} on `process.argv`. */
 export async function main(options: RunCliOptions = {}): Promise<void> {
   const io: CliIO = { stdout: process.stdout, stderr: process.stderr, cwd: process.env['INIT_CWD'] ?? process.cwd() };
-  const onWatch = (watch: TranscriptWatch): void => {
+  const onWatch = (watch: WatchCommandHandle): void => {
     const stop = (): void => void watch.close().then(() => process.exit(0));
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);

@@ -6,6 +6,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
+import { InspectorListenError, serveInspector, type InspectorServer } from '../devtools/inspector-server';
+import { LiveInspectorSource } from '../watch/live-inspector';
 import { postAlert, runAlertCommand, type AlertPayload } from '../watch/alert-actions';
 import { InvalidBudgetsError, parseBudgets, type Budgets } from '../watch/budgets';
 import { LiveView } from '../watch/live-view';
@@ -27,7 +29,22 @@ export interface WatchCommandOptions {
   readonly maxPhaseMs?: number;
   readonly onAlert?: string;
   readonly alertUrl?: string;
+  /** Serve the live inspector page. */
+  readonly inspect?: boolean;
+  /** Its port (default 4401; 0: any free port). */
+  readonly port?: number;
+  /** Its interface (default 127.0.0.1). */
+  readonly host?: string;
 }
+
+/** What {@link watchCommand} starts: the watch, and its live inspector with `--inspect`. */
+export interface WatchCommandHandle extends TranscriptWatch {
+  /** The live inspector's server (with `--inspect`). */
+  readonly inspector: InspectorServer | undefined;
+}
+
+/** The port of `watch --inspect` when none is given (`inspect` takes 4400: both can run). */
+export const LIVE_INSPECTOR_PORT = 4401;
 
 /** One output record of `watch --json`. */
 export type WatchRecord =
@@ -77,7 +94,8 @@ const expand = (p: string, cwd: string): string => path.resolve(cwd, p === '~' ?
 /**
  * Starts the watch for `rxslice watch` and resolves with it once the files present were read to
  * their end (it keeps running: close it to stop). Resolves `undefined` (and writes why on
- * stderr) when none of the paths exists.
+ * stderr) when none of the paths exists, or, with `inspect`, when the inspector cannot listen
+ * (its port is in use): nothing is watched then.
  * @example
  * ```ts
  * const watch = await watchCommand(['t.jsonl'], { store: '.rxslice/watch', json: true }, io);
@@ -85,7 +103,7 @@ const expand = (p: string, cwd: string): string => path.resolve(cwd, p === '~' ?
  * await watch?.close();
  * ```
  */
-export async function watchCommand(paths: readonly string[], opts: WatchCommandOptions, io: CliIO): Promise<TranscriptWatch | undefined> {
+export async function watchCommand(paths: readonly string[], opts: WatchCommandOptions, io: CliIO): Promise<WatchCommandHandle | undefined> {
   const targets = (paths.length > 0 ? paths.map((p) => expand(p, io.cwd)) : defaultWatchPaths()).filter((p) => {
     if (existsSync(p)) return true;
     io.stderr.write(`rxslice watch: ${p} does not exist; skipping it\n`);
@@ -102,11 +120,32 @@ export async function watchCommand(paths: readonly string[], opts: WatchCommandO
   // On a terminal (and without --json): one row per active session, redrawn in place.
   let view: LiveView | undefined;
   const emit = (record: WatchRecord): void => void io.stdout.write(`${JSON.stringify(record)}\n`);
+  const notice = (message: string, label: string | null): void => {
+    if (view !== undefined) view.notice(`rxslice watch: ${message}`);
+    else if (json) emit({ type: 'notice', at: new Date().toISOString(), label, message });
+    else io.stderr.write(`rxslice watch: ${message}\n`);
+  };
+  // The inspector listens before anything is watched: a port in use stops the command, with why.
+  let live: LiveInspectorSource | undefined;
+  let inspector: InspectorServer | undefined;
+  if (opts.inspect === true) {
+    live = new LiveInspectorSource((message) => notice(message, null));
+    try {
+      inspector = await serveInspector({ source: live, port: opts.port ?? LIVE_INSPECTOR_PORT, host: opts.host ?? '127.0.0.1' });
+    } catch (e) {
+      live.close();
+      if (!(e instanceof InspectorListenError)) throw e;
+      io.stderr.write(`rxslice watch: ${e.message}\n`);
+      return undefined;
+    }
+  }
   const watch = watchTranscripts({
     paths: targets,
     ...(opts.store === undefined ? {} : { store: expand(opts.store, io.cwd) }),
     usePolling: opts.poll === true,
+    ...(live === undefined ? {} : { onSession: (watched) => live.attach(watched) }),
     onUpdate: (watched, result) => {
+      live?.update(watched);
       const status = sessionStatus(watched);
       const now = new Date();
       if (view !== undefined) view.update();
@@ -131,11 +170,11 @@ export async function watchCommand(paths: readonly string[], opts: WatchCommandO
       if (budgets?.url !== undefined) void postAlert(budgets.url, payload).then((status) => report(`POST to ${budgets.url!}`, status, typeof status === 'number' && status >= 200 && status < 300));
     },
     onNotice: (message, watched) => {
-      if (view !== undefined) view.notice(`rxslice watch: ${message}`);
-      else if (json) emit({ type: 'notice', at: new Date().toISOString(), label: watched?.label ?? null, message });
-      else io.stderr.write(`rxslice watch: ${message}\n`);
+      live?.noticed(watched);
+      notice(message, watched?.label ?? null);
     },
   });
+  if (inspector !== undefined) notice(`live inspector at ${inspector.url}  (this machine only; Ctrl-C stops)`, null);
   if (!json && io.stdout.isTTY === true) {
     view = new LiveView(io.stdout, () => [...watch.transcripts.values()].map(sessionStatus), () => lastAlert);
     view.draw();
@@ -145,9 +184,12 @@ export async function watchCommand(paths: readonly string[], opts: WatchCommandO
   return {
     transcripts: watch.transcripts,
     ready: watch.ready,
+    inspector,
     async close() {
       view?.close();
       await close();
+      await inspector?.close();
+      live?.close();
     },
   };
 }

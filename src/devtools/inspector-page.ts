@@ -1,8 +1,12 @@
 /**
- * @internal The inspector page: one HTML document with its script, served by `startInspector`.
+ * @internal The inspector page: one HTML document with its script, served by `serveInspector`
+ * (`startInspector` for a recording, `rxslice watch --inspect` for live sessions).
  * Plain DOM (no framework); text goes in with `textContent`, never `innerHTML`, so nothing in a
  * recording runs as markup. It loads uPlot, and mermaid on the first visit to the Statecharts
- * tab, from the inspector server (`/vendor/...`).
+ * tab, from the inspector server (`/vendor/...`). It lists the server's sessions and follows
+ * them through one `EventSource` on `/api/stream` (server-sent events; no polling): new events
+ * are fetched when the server says they committed, the selected event is kept, and while the
+ * last event is selected the selection moves with the session.
  */
 export const INSPECTOR_PAGE = `<!doctype html>
 <html lang="en">
@@ -48,14 +52,18 @@ export const INSPECTOR_PAGE = `<!doctype html>
   .legend span { display: inline-block; margin-right: 10px; }
   .legend i { display: inline-block; width: 10px; height: 10px; margin-right: 4px; vertical-align: middle; }
   .error { color: #b91c1c; white-space: pre-wrap; }
+  #session { font: inherit; padding: 2px 4px; max-width: 420px; }
+  #live.on { color: #15803d; } #live.off { color: #b91c1c; }
 </style>
 </head>
 <body>
 <header>
   <h1>rxslice inspector</h1>
+  <select id="session" aria-label="session" hidden></select>
   <span id="file" class="muted"></span>
   <span id="counts"></span>
   <span id="timing" class="muted"></span>
+  <span id="live" data-testid="live"></span>
 </header>
 <main>
   <section id="left">
@@ -96,42 +104,149 @@ const el = (tag, attrs, ...kids) => {
   return e;
 };
 const api = async (path) => {
-  const res = await fetch(path);
+  const url = state.session === null ? path : path + (path.includes('?') ? '&' : '?') + 'session=' + encodeURIComponent(state.session);
+  const res = await fetch(url);
   const body = await res.json();
   if (!res.ok) throw new Error(body.error ? body.error.name + ' (' + body.error.code + '): ' + body.error.message : res.statusText);
   return body;
 };
 const fmt = (n) => n.toLocaleString('en-US');
 const safeId = (id) => id.replace(/[^A-Za-z0-9_]/g, '_');
-const state = { summary: null, total: 0, pages: new Map(), filter: { type: '', text: '' }, selected: null, tab: 'state', seqs: null, series: null, renders: 0 };
+// follow: the last event is selected, and the selection moves with new events (live sessions).
+// updates: live refreshes applied (new events shown without a reload).
+const state = { sessions: [], session: null, summary: null, total: 0, pages: new Map(), filter: { type: '', text: '' }, selected: null, follow: true, tab: 'state', seqs: null, series: null, renders: 0, updates: 0 };
 window.inspector = state;
 
 async function start() {
-  const s = state.summary = await api('/api/summary');
-  $('file').textContent = s.file + (s.label ? '  (' + s.label + ')' : '');
-  $('counts').textContent = fmt(s.size) + ' events, seq ' + s.firstSeq + '–' + s.lastSeq + ', ' + s.snapshotSeqs.length + ' snapshots, ' + s.slices.length + ' slices' + (s.tornTail ? ', torn tail dropped' : '');
   const slider = $('slider');
-  slider.min = String(s.firstSeq); slider.max = String(s.lastSeq); slider.value = String(s.lastSeq);
   slider.addEventListener('input', () => select(Number(slider.value), false));
   document.querySelectorAll('nav button').forEach((b) => b.addEventListener('click', () => showTab(b.dataset.tab)));
   $('list').addEventListener('scroll', renderRows);
   $('type').addEventListener('change', () => setFilter());
   let t; $('text').addEventListener('input', () => { clearTimeout(t); t = setTimeout(setFilter, 250); });
   $('list').addEventListener('keydown', (e) => {
-    if (e.key !== 'ArrowDown' && e.key !== 'ArrowUp') return;
+    const s = state.summary;
+    if (!s || (e.key !== 'ArrowDown' && e.key !== 'ArrowUp')) return;
     e.preventDefault();
     select(Math.min(s.lastSeq, Math.max(s.firstSeq, (state.selected ?? s.firstSeq) + (e.key === 'ArrowDown' ? 1 : -1))), true);
   });
-  await loadList();
-  await select(s.lastSeq, true);
-  // The type list needs a scan of every envelope (seconds for a million): only when asked for.
-  let typesLoaded = null;
-  const loadTypes = () => typesLoaded || (typesLoaded = api('/api/types').then((types) => {
-    for (const t of types) $('type').append(el('option', { value: t.type, text: t.type + ' (' + fmt(t.count) + ')' }));
-    $('type').dataset.loaded = 'true';
-  }));
   $('type').addEventListener('focus', loadTypes);
   $('type').addEventListener('mousedown', loadTypes);
+  $('session').addEventListener('change', () => { location.hash = 'session=' + encodeURIComponent($('session').value); openSession($('session').value); });
+  const sessions = await api('/api/sessions');
+  showSessions(sessions);
+  const wanted = new URLSearchParams(location.hash.slice(1)).get('session');
+  const first = sessions.find((x) => x.id === wanted) || sessions[0];
+  if (first) await openSession(first.id); else $('panel').append(el('p', { class: 'muted', text: 'No session yet: waiting for a transcript to be written.' }));
+  listen();
+}
+
+const info = () => state.sessions.find((x) => x.id === state.session);
+
+// The type list needs a scan of every envelope (seconds for a million): only when asked for.
+let typesLoaded = null;
+function loadTypes() {
+  return typesLoaded || (typesLoaded = api('/api/types').then((types) => {
+    const menu = $('type'), value = menu.value;
+    while (menu.options.length > 1) menu.remove(1);
+    for (const t of types) menu.append(el('option', { value: t.type, text: t.type + ' (' + fmt(t.count) + ')' }));
+    menu.value = value;
+    menu.dataset.loaded = 'true';
+  }));
+}
+
+function showSessions(list) {
+  state.sessions = list;
+  const menu = $('session');
+  menu.hidden = !(list.length > 1 || list.some((x) => x.live));
+  menu.textContent = '';
+  for (const x of list) {
+    menu.append(el('option', { value: x.id, text: x.label + (x.parent ? '  (subagent of ' + x.parent + ')' : '') + ' · ' + fmt(x.size) + ' events' + (x.closed ? ' · closed' : '') }));
+  }
+  if (state.session !== null) menu.value = state.session;
+}
+
+function showSummary() {
+  const s = state.summary, me = info();
+  $('file').textContent = me && me.live ? me.file : s.file + (s.label ? '  (' + s.label + ')' : '');
+  $('counts').textContent = fmt(s.size) + ' events, seq ' + s.firstSeq + '–' + s.lastSeq + ', ' + s.snapshotSeqs.length + ' snapshots, ' + s.slices.length + ' slices' + (s.tornTail ? ', torn tail dropped' : '');
+  const slider = $('slider');
+  slider.min = String(s.firstSeq); slider.max = String(s.lastSeq);
+}
+
+/** Shows session \`id\` from its last event. */
+async function openSession(id) {
+  state.session = id;
+  state.pages = new Map();
+  state.series = null;
+  typesLoaded = null;
+  $('type').dataset.loaded = '';
+  showSessions(state.sessions);
+  state.summary = await api('/api/summary');
+  showSummary();
+  state.follow = true;
+  await loadList();
+  await select(state.summary.lastSeq, true);
+}
+
+/** The server's event stream: the session list, and a message per commit (no polling). */
+function listen() {
+  if (!window.EventSource) return;
+  const stream = new EventSource('/api/stream');
+  const status = (on, text) => { $('live').className = on ? 'on' : 'off'; $('live').textContent = text; };
+  stream.onopen = () => status(true, state.sessions.some((x) => x.live) ? '● live' : '');
+  stream.onerror = () => status(false, state.sessions.some((x) => x.live) ? '○ disconnected: reconnecting' : '');
+  stream.addEventListener('sessions', (m) => {
+    showSessions(JSON.parse(m.data));
+    if (state.sessions.some((x) => x.live)) status(true, '● live');
+    if (state.session === null && state.sessions.length > 0) { openSession(state.sessions[0].id); return; }
+    const me = info();
+    if (me && state.summary && me.lastSeq !== state.summary.lastSeq) refreshSoon();
+  });
+  stream.addEventListener('events', (m) => {
+    const change = JSON.parse(m.data);
+    const x = state.sessions.find((y) => y.id === change.session);
+    if (x) { x.size = change.size; x.lastSeq = change.lastSeq; showSessions(state.sessions); }
+    if (change.session === state.session) refreshSoon();
+  });
+  stream.addEventListener('reset', (m) => {
+    if (JSON.parse(m.data).session === state.session) openSession(state.session);
+  });
+}
+
+// One refresh at a time; messages arriving meanwhile are folded into one more.
+let refreshing = null, refreshAgain = false;
+function refreshSoon() {
+  if (refreshing) { refreshAgain = true; return; }
+  refreshing = refresh().catch((e) => $('timing').textContent = String(e.message || e)).finally(() => {
+    refreshing = null;
+    if (refreshAgain) { refreshAgain = false; refreshSoon(); }
+  });
+}
+
+/** New events of the open session: the summary, the stale end of the list, and the selection (kept, or moved when following). */
+async function refresh() {
+  const id = state.session, oldTotal = state.total;
+  const s = await api('/api/summary');
+  if (id !== state.session) return;
+  state.summary = s;
+  state.series = null;
+  typesLoaded = null;
+  showSummary();
+  const stale = Math.floor(Math.max(0, oldTotal - 1) / PAGE);
+  const page = await api(query(stale * PAGE));
+  if (id !== state.session) return;
+  for (const k of [...state.pages.keys()]) if (k >= stale) state.pages.delete(k);
+  state.pages.set(stale, page.rows);
+  state.total = page.total;
+  $('spacer').style.height = (state.total * ROW) + 'px';
+  if (state.filter.type || state.filter.text) $('matches').textContent = fmt(state.total) + ' match';
+  state.updates++;
+  if (state.follow) return select(s.lastSeq, true, true);
+  $('slider').value = String(state.selected);
+  renderRows();
+  // The selection is kept; views of the whole session (and the statechart's "now") move on.
+  if (state.tab === 'machines' || state.tab === 'timeline' || state.tab === 'charts') await showTab(state.tab);
 }
 
 function query(offset) {
@@ -182,8 +297,9 @@ function renderRows() {
   }
 }
 
-async function select(seq, scroll) {
+async function select(seq, scroll, following) {
   state.selected = seq;
+  state.follow = following === true || seq === state.summary.lastSeq;
   $('slider').value = String(seq);
   $('at').textContent = 'seq ' + seq;
   if (scroll && !state.filter.type && !state.filter.text) {
@@ -263,15 +379,22 @@ const TABS = {
   },
   async machines(seq) {
     const list = await api('/api/machines?seq=' + seq);
+    // A live session whose selected event is not its last: show where the agent is now too.
+    const me = info(), last = state.summary.lastSeq;
+    const now = me && me.live && seq !== last ? await api('/api/machines?seq=' + last) : [];
     const box = el('div', {});
     if (list.length === 0) box.append(el('p', { class: 'muted', text: 'No statechart is installed in this session.' }));
     for (const m of list) {
+      const current = now.find((x) => x.name === m.name);
       const section = el('div', { class: 'machine', 'data-machine': m.name },
         el('h3', { text: m.name + (m.done ? ' (done)' : '') }),
-        el('p', { 'data-testid': 'configuration', text: 'active: ' + (m.basicConfiguration.join(', ') || '(not started)') + (m.configuration.length > m.basicConfiguration.length ? '   (configuration: ' + m.configuration.join(', ') + ')' : '') }));
+        el('p', { 'data-testid': 'configuration', text: 'active: ' + (m.basicConfiguration.join(', ') || '(not started)') + (m.configuration.length > m.basicConfiguration.length ? '   (configuration: ' + m.configuration.join(', ') + ')' : '') }),
+        current ? el('p', { 'data-testid': 'live-configuration', class: 'muted', text: 'now (#' + last + '): ' + (current.basicConfiguration.join(', ') || '(not started)') + ' (outlined in blue)' }) : null);
       if (m.mermaid) {
-        const lines = [m.mermaid, '  classDef active fill:#fde68a,stroke:#b45309,stroke-width:2px'];
+        const lines = [m.mermaid, '  classDef active fill:#fde68a,stroke:#b45309,stroke-width:2px', '  classDef now stroke:#2563eb,stroke-width:3px,stroke-dasharray:5'];
         if (m.basicConfiguration.length) lines.push('  class ' + m.basicConfiguration.map(safeId).join(',') + ' active');
+        const moved = current ? current.basicConfiguration.filter((id) => !m.basicConfiguration.includes(id)) : [];
+        if (moved.length) lines.push('  class ' + moved.map(safeId).join(',') + ' now');
         section.append(el('div', { class: 'diagram', 'data-source': lines.join('\\n') }), el('details', {}, el('summary', { text: 'Mermaid source' }), el('pre', {}, m.mermaid)));
       } else {
         section.append(el('p', { class: 'muted', text: 'The definition of this statechart was not given to the inspector: only its configuration is shown.' }));

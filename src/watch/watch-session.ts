@@ -2,7 +2,9 @@
  * The session a watched transcript feeds: the transcript slices and statechart plus the
  * {@link WatchCursor}, in memory or durable (`jsonl` storage in a directory of its own).
  */
+import type { SchedulerLike } from 'rxjs';
 import { createSession, type Session } from '../index';
+import type { InspectorDefinitions } from '../devtools/inspector-model';
 import { jsonl } from '../storage/jsonl/index';
 import { TranscriptClock } from '../transcripts/clock';
 import { transcriptEvents } from '../transcripts/events';
@@ -50,4 +52,29 @@ export function createWatchSession(options: WatchSessionOptions = {}): WatchSess
   });
   session.install(AgentPhases);
   return session;
+}
+
+/**
+ * What reading a flight recording of a watched session takes (the live inspector's model): every
+ * slice of {@link createWatchSession} (the statechart's included), a replay session with the
+ * statechart's reducers and no effect handler, and the statechart to draw.
+ * @example
+ * ```ts
+ * new InspectorModel('live/t.jsonl', watchDefinitions()).machines(12)[0]?.basicConfiguration; // ['executing']
+ * ```
+ */
+export function watchDefinitions(): InspectorDefinitions {
+  const slices = [...transcriptSlices, WatchCursor, WatchAlerts];
+  const probe = createSession({ slices, validation: 'off' });
+  const machineSlice = probe.install(AgentPhases).slice;
+  probe.dispose();
+  return {
+    slices: [...slices, machineSlice],
+    session: (scheduler: SchedulerLike) => {
+      const replay = createSession({ slices, scheduler, validation: 'off', events: [...transcriptEvents, ...notificationEvents, ...watchEvents, BudgetExceeded] });
+      replay.install(AgentPhases);
+      return replay;
+    },
+    machines: [AgentPhases],
+  };
 }

@@ -44,6 +44,11 @@ export interface WatchOptions {
   readonly paths: readonly string[];
   /** Keep every session durable in `<store>/<label>/` (`jsonl` storage); a restarted watch continues each file where it stopped. */
   readonly store?: string;
+  /**
+   * Called with each session a transcript feeds, before any line is applied to it: when its file
+   * is opened, and each time the file starts over (see `WatchedTranscriptOptions.onSession`).
+   */
+  readonly onSession?: (watched: WatchedTranscript) => void;
   /** Called after lines of a transcript were applied (or it started over). */
   readonly onUpdate?: (watched: WatchedTranscript, result: PumpResult) => void;
   /** Called with a sentence about what happened to a file: added, started over, gone, unreadable, a session error. */
@@ -109,6 +114,7 @@ export function watchTranscripts(options: WatchOptions): TranscriptWatch {
         ...(identity.parent === undefined ? {} : { parent: identity.parent }),
         ...(options.store === undefined ? {} : { storeDir: storeDirOf(options.store, label) }),
         onError: (error) => notice(`${label}: session error: ${error instanceof Error ? error.message : String(error)}`),
+        ...(options.onSession === undefined ? {} : { onSession: options.onSession }),
       });
       transcripts.set(file, watched);
       labels.add(label);

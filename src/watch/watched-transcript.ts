@@ -35,6 +35,13 @@ export interface WatchedTranscriptOptions {
   readonly storeDir?: string;
   /** Told about a session error other than the (expected) missing `transcript/notify` handler. */
   readonly onError?: (error: unknown) => void;
+  /**
+   * Called with each session this transcript feeds, before any line is applied to it: once at the
+   * end of the constructor, and again each time the file starts over (truncated or replaced).
+   * Attach what must see every event here (a flight recorder). Not called for a session replaced
+   * inside the constructor.
+   */
+  readonly onSession?: (watched: WatchedTranscript) => void;
 }
 
 /**
@@ -87,6 +94,7 @@ export class WatchedTranscript {
     if (cursor.clockMs !== null) this.clock?.advanceTo(cursor.clockMs);
     this.tail = new FileTail(this.file, cursor.offset, cursor.ino);
     this.errors = this.subscribeErrors();
+    options.onSession?.(this);
   }
 
   /** The session (replaced when the file starts over: read it again after a restart). */
@@ -128,6 +136,7 @@ export class WatchedTranscript {
       this.errors.unsubscribe();
       this.startOver();
       this.errors = this.subscribeErrors();
+      this.options.onSession?.(this);
     }
     let events = 0;
     let refused = 0;
