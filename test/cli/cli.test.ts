@@ -162,6 +162,13 @@ describe('rxslice inspect: the JSON API', () => {
     expect(c.err()).toContain("option '--port <n>' argument 'abc' is invalid. a port is an integer from 0 to 65535");
   });
 
+  it('a port in use is a clear error (exit 1), and the inspector already listening goes on', async () => {
+    const c = io();
+    expect(await runCli(['inspect', recordingFile, '--port', String(inspector.port)], c.io, { onInspector: () => expect.unreachable() })).toBe(1);
+    expect(c.err()).toBe(`rxslice inspect: The inspector cannot start: port ${inspector.port} on 127.0.0.1 is in use (another inspector or server listens there): choose another with --port <n>, or --port 0 for any free port.\n`);
+    expect((await get('/api/summary')).status).toBe(200);
+  });
+
   it('answers bad requests with 400 and the error; serves the page and its libraries', async () => {
     expect(await get('/api/state?seq=abc')).toEqual({ status: 400, body: { error: { name: 'BadRequest', code: 'BAD_REQUEST', message: 'query parameter "seq" must be an integer, got "abc"' } } });
     const out = await get(`/api/state?seq=${recording.lastSeq + 1}`);

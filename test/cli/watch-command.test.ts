@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/main';
 import type { CliIO } from '../../src/cli/progress';
-import type { TranscriptWatch } from '../../src/watch/watch-transcripts';
+import type { WatchCommandHandle } from '../../src/cli/watch-command';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const tmp = mkdtempSync(path.join(tmpdir(), 'rxslice-watch-cli-'));
@@ -31,7 +31,7 @@ const until = async (condition: () => boolean, what: string): Promise<void> => {
 
 async function runWatch(args: string[], isTTY = false) {
   const c = capture(isTTY);
-  let watch: TranscriptWatch | undefined;
+  let watch: WatchCommandHandle | undefined;
   const code = await runCli(['watch', ...args], c.io, { onWatch: (w) => (watch = w) });
   return { ...c, code, watch: watch! };
 }
@@ -160,5 +160,67 @@ describe('rxslice watch', () => {
       `rxslice watch: ${path.join(tmp, 'missing')} does not exist; skipping it\nrxslice watch: nothing to watch (give transcript files or directories; the default is ~/.claude/projects)\n`,
     );
     expect(w.out).toEqual([]);
+  });
+
+  it('--inspect serves every watched session and streams each commit to the page; a transcript that starts over is a reset', async () => {
+    const dir = path.join(tmp, 'inspect');
+    mkdirSync(dir, { recursive: true });
+    const file = path.join(dir, 's1.jsonl');
+    appendFileSync(file, source.subarray(0, cut));
+    const w = await runWatch(['inspect', '--inspect', '--port', '0']);
+    try {
+      expect(w.code).toBe(0);
+      const url = w.watch.inspector!.url;
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+      expect(w.err.join('')).toContain(`rxslice watch: live inspector at ${url}  (this machine only; Ctrl-C stops)\n`);
+      const api = async (p: string) => (await fetch(new URL(p, url))).json();
+      const sessions = (await api('/api/sessions')) as { id: string; size: number; lastSeq: number; live: boolean; file: string }[];
+      expect(sessions).toEqual([{ id: 's1', label: 's1', file, live: true, closed: false, size: 17, lastSeq: 17 }]);
+      // 8 lines: 9 transcript events and 8 watch/lineRead (the committed offset).
+      const page = (await api('/api/events?session=s1&offset=0&limit=100')) as { rows: { type: string }[] };
+      expect(page.rows.filter((r) => r.type === 'watch/lineRead')).toHaveLength(8);
+      // The state the page shows is the watched session's.
+      const live = w.watch.transcripts.get(file)!.current;
+      const state = (await api('/api/state?session=s1&seq=17')) as { slices: Record<string, { items: unknown[] }> };
+      expect(state.slices['toolCalls']?.items).toEqual(JSON.parse(JSON.stringify(live.snapshot({ includeLogs: true }).slices['toolCalls']?.items)));
+      // The event stream: the list at connect, then one message per update.
+      const controller = new AbortController();
+      const res = await fetch(new URL('/api/stream', url), { signal: controller.signal });
+      const reader = res.body!.getReader();
+      let text = '';
+      const read = async (until: (t: string) => boolean) => {
+        while (!until(text)) text += new TextDecoder().decode((await reader.read()).value);
+      };
+      await read((t) => t.includes('event: sessions'));
+      appendFileSync(file, source.subarray(cut));
+      await read((t) => t.includes('event: events'));
+      expect(text).toContain('event: events\ndata: {"kind":"events","session":"s1","lastSeq":32,"size":32}\n\n');
+      // Truncated: the session starts over, the page is told to read it anew.
+      writeFileSync(file, source.subarray(0, cut));
+      await read((t) => t.includes('event: reset') && /event: events\ndata: \{"kind":"events","session":"s1","lastSeq":17,/.test(t.slice(t.indexOf('event: reset'))));
+      controller.abort();
+      expect(((await api('/api/summary?session=s1')) as { lastSeq: number }).lastSeq).toBe(17);
+    } finally {
+      await w.watch.close();
+    }
+    await expect(fetch(w.watch.inspector!.url)).rejects.toThrow();
+  });
+
+  it('--inspect on a port in use exits 1 with what to do, before watching anything', async () => {
+    const other = createServer((_req, res) => res.end('other'));
+    await new Promise<void>((r) => other.listen(0, '127.0.0.1', r));
+    const port = (other.address() as AddressInfo).port;
+    try {
+      const w = await runWatch(['inspect', '--inspect', '--port', String(port)]);
+      expect(w.code).toBe(1);
+      expect(w.watch).toBeUndefined();
+      expect(w.err.join('')).toBe(`rxslice watch: The inspector cannot start: port ${port} on 127.0.0.1 is in use (another inspector or server listens there): choose another with --port <n>, or --port 0 for any free port.\n`);
+      expect(w.out).toEqual([]);
+      const noInspect = await runWatch(['inspect', '--port', '0']);
+      expect(noInspect.code).toBe(2);
+      expect(noInspect.err.join('')).toBe('rxslice watch: --port and --host are options of the live inspector: add --inspect\n');
+    } finally {
+      other.close();
+    }
   });
 });
