@@ -13,6 +13,7 @@ export const INSPECTOR_PAGE = `<!doctype html>
 <head>
 <meta charset="utf-8">
 <title>rxslice inspector</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="/vendor/uPlot.min.css">
 <style>
   :root { --row: 24px; --fg: #1d2330; --muted: #6b7280; --line: #e5e7eb; --sel: #dbeafe; --accent: #2563eb; }
