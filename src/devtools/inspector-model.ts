@@ -199,7 +199,7 @@ export class InspectorModel {
     };
   }
 
-  /** Event types in the recording with their counts, by count descending. Scans once (then only what {@link refresh} added). */
+  /** Event types in the recording with their counts, by count descending. Scans once (then only what {@link InspectorModel.refresh} added). */
   types(): readonly { type: string; count: number }[] {
     const scan = (this.typeScan ??= { counts: new Map(), scanned: -Infinity, sorted: undefined });
     for (const env of this.scan('event types', scan.scanned)) {
@@ -282,7 +282,7 @@ export class InspectorModel {
     return views;
   }
 
-  /** Effect runs and sagas, from their lifecycle events (`rxslice.effect.*`, `rxslice.saga.*`), by start. Scans once (then only what {@link refresh} added). */
+  /** Effect runs and sagas, from their lifecycle events (`rxslice.effect.*`, `rxslice.saga.*`), by start. Scans once (then only what {@link InspectorModel.refresh} added). */
   timeline(): readonly TimelineEntry[] {
     const scan = (this.timelineScan ??= { open: new Map<string, MutableEntry>(), all: [] as MutableEntry[], scanned: -Infinity });
     const { open, all } = scan;

@@ -83,6 +83,7 @@ export interface ServeInspectorOptions extends InspectorListenOptions {
 export interface InspectorServer {
   /** `http://host:port/`: open it in a browser. */
   readonly url: string;
+  /** The port it listens on (the one picked when asked for 0). */
   readonly port: number;
   /** Stops listening and closes open connections (the pages' event streams included). */
   close(): Promise<void>;
@@ -90,6 +91,7 @@ export interface InspectorServer {
 
 /** A running inspector server for one recording (see {@link startInspector}). */
 export interface Inspector extends InspectorServer {
+  /** The model the page reads (the recording opened once). */
   readonly model: InspectorModel;
 }
 
