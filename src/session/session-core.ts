@@ -1,19 +1,18 @@
 import { Subject, Subscription, type OperatorFunction, type SchedulerLike } from 'rxjs';
-import { RESERVED_PREFIX, ReservedEventTypeError } from '../events/define-event';
+import { ReservedEventTypeError } from '../events/define-event';
 import type { Event, EventCreator } from '../events/event';
 import type { Envelope, EnvelopeMeta } from '../events/envelope';
 import { SubscriberError, toIssues, type RxSliceError } from '../internal/errors';
 import { reportUnhandled } from '../internal/guarded-observable';
 import type { ReducerMiddleware, SliceDef } from '../slices/reducer';
-import type { Snapshot } from '../snapshots/snapshot';
 import type { StorageFactory, StorageTransaction } from '../storage/slice-storage';
 import { applyOp, applyWindow, stageLatest } from './apply-op';
 import type { CommittedEnvelope, EvictedItems } from './create-session';
-import { DispatchInReducerError, InvalidEventError, ReducerError, SessionDisposedError, StorageFailedError, UnknownEventError } from './errors';
+import { DispatchInReducerError, InvalidEventError, ReducerError, SessionDisposedError, UnknownEventError } from './errors';
 import type { CommitListener, CommittedListener, EnvelopeDecider } from './internals';
 import type { EventMiddleware } from './event-pipeline';
 import { MiddlewareStack } from './middleware-stack';
-import type { MiddlewareFeed } from './middleware-feed';
+import { isLibraryType, SessionQueue, type HeldCommit } from './session-queue';
 import { SessionRegistry } from './session-registry';
 import { SessionSnapshots } from './session-snapshots';
 import type { Route, SliceRecord } from './slice-handle';
@@ -22,8 +21,6 @@ import { SessionReset, SessionRestored, SliceCleared, SliceSeeded } from './syst
 const EMPTY_META: EnvelopeMeta = Object.freeze({});
 const NOT_AN_EVENT = 'dispatch expects an event object { type: string, payload }, e.g. StepAdded({ ... })';
 
-/** True for the library's own event types (`rxslice.*`). */
-const isLibraryType = (type: string): boolean => type.charCodeAt(0) === 114 /* r */ && type.startsWith(RESERVED_PREFIX);
 const NO_EFFECTS: readonly Event[] = Object.freeze([]);
 const NO_NAMES: readonly string[] = Object.freeze([]);
 const NO_RECORDS: readonly SliceRecord<any>[] = Object.freeze([]);
@@ -50,15 +47,10 @@ export interface SessionCoreConfig {
   readonly unknownEvents: 'reject' | 'accept';
 }
 
-interface HeldCommit {
-  readonly committed: CommittedEnvelope;
-  readonly records: readonly SliceRecord<any>[];
-  readonly evicted: readonly EvictedItems[];
-}
-
 /**
- * @internal The dispatch pipeline of one session: its queue and commit state in fields, the
- * hot path (accept → dispatch → drain → reduce → commit → publish) as methods.
+ * @internal The dispatch pipeline of one session: accepting events, reducing an envelope into every
+ * listening slice (staging their next contents) and committing them all or none, then publishing.
+ * The `seq`, queue, drain and batch bookkeeping it builds on is {@link SessionQueue}'s.
  *
  * A class rather than closures inside `createSession`: optimized code for a closure is tied to
  * the session that created it (V8 embeds weak references to its functions and context), so
@@ -68,17 +60,14 @@ interface HeldCommit {
  * only session is disposed and garbage collected before the next one is created).
  * `createSession` builds the public `Session` object around one `SessionCore`.
  */
-export class SessionCore {
-  readonly scheduler: SchedulerLike;
+export class SessionCore extends SessionQueue {
   readonly validate: boolean;
   readonly freeze: boolean;
   /** Whether undeclared event types are rejected (`UnknownEventError`). */
   readonly strictEvents: boolean;
   readonly registry: SessionRegistry;
   readonly snapshots: SessionSnapshots;
-  readonly events$ = new Subject<Envelope>();
   readonly committed$ = new Subject<CommittedEnvelope>();
-  readonly errors$ = new Subject<RxSliceError>();
   readonly evicted$ = new Subject<EvictedItems>();
   readonly commitListeners: CommitListener[] = [];
   /**
@@ -90,46 +79,16 @@ export class SessionCore {
   /** Consulted before the reducers of every non-library envelope (installed machines). */
   readonly deciders: EnvelopeDecider[] = [];
   readonly subscriptions = new Subscription();
-  /** Snapshots of restored events not reduced yet, by `seq`. */
-  readonly restoring = new Map<number, Snapshot>();
-  seq = 0;
-  lastSeq = 0;
-  /** True while an envelope of a shared log is processed: its `seq` is the log's, never given back. */
-  logged = false;
   /** Committed listeners that want every commit (not only those carrying effects). */
   fullCommittedListeners = 0;
-  disposed = false;
-  inReducer = false;
-  busy = false;
-  readonly queue: Envelope[] = [];
-  /** The `seq` whose failure the top-level `dispatch` waits for (-1: none). */
-  awaitedSeq = -1;
-  awaitedFailure: RxSliceError | undefined = undefined;
-  batchDepth = 0;
-  readonly held: HeldCommit[] = [];
-  /** The event and operator middleware, when the session has any (events first); set by {@link SessionCore.middleware}. */
-  pipeline: MiddlewareFeed | undefined = undefined;
-  /** Set when middleware was added or removed while an envelope was processed: the pipeline is rebuilt before the next one. */
-  pipelineStale = false;
   /** The event and operator middleware given to `createSession` and added with `session.use`. */
   readonly middleware: MiddlewareStack;
-  /** Set when a durable storage failed (fatal): every later dispatch throws it. */
-  storageFailure: StorageFailedError | undefined = undefined;
-  /** The last envelope that entered the pipeline. */
-  last: Envelope | undefined = undefined;
-  /**
-   * Set on the local view of a shared session (event sourcing): envelopes accepted here (their
-   * `seq` is 0: the log numbers them) go to `forward`, which appends them to the shared log,
-   * instead of being reduced; every envelope is reduced when it comes back from the log through
-   * {@link SessionCore.applyLogged}, in log order (docs/ARCHITECTURE.md, "Shared sessions").
-   */
-  forward: ((env: Envelope) => void) | undefined = undefined;
   /** Records with an open transaction for the envelope being reduced (reused; reduce is never re-entered). */
   private readonly pending: SliceRecord<any>[] = [];
   private pendingCount = 0;
 
   constructor(config: SessionCoreConfig) {
-    this.scheduler = config.scheduler;
+    super(config.scheduler);
     this.validate = config.validate;
     this.freeze = config.freeze;
     this.strictEvents = config.unknownEvents !== 'accept';
@@ -176,26 +135,6 @@ export class SessionCore {
   reportSubscriberFailure(source: string, error: unknown): void {
     if (this.errors$.observed && !this.disposed) this.errors$.next(new SubscriberError(source, error));
     else reportUnhandled(error);
-  }
-
-  /**
-   * The operator middleware failed (threw, errored, or let through something that is not an
-   * application event): the envelope being fed in is rejected (its top-level `dispatch` throws),
-   * and the failure is reported on `errors$`.
-   * @param pipeline - The middleware that failed (default: the pipeline in force); one replaced
-   * at run time names the envelope it was fed last.
-   */
-  middlewareFailed(cause: unknown, kind: 'operator middleware' | 'event middleware' = 'operator middleware', pipeline: MiddlewareFeed | undefined = this.pipeline): void {
-    const env = pipeline?.current ?? this.lastEnvelope();
-    const awaited = pipeline?.isFeeding === true && env.seq === this.awaitedSeq;
-    const error = new ReducerError(pipeline?.current === undefined ? env : this.releaseSeq(env), '(session)', kind, cause);
-    if (awaited) this.awaitedFailure = error;
-    this.errors$.next(error);
-  }
-
-  /** The last envelope that entered the pipeline, or a placeholder before any. */
-  lastEnvelope(): Envelope {
-    return this.last ?? { seq: 0, at: this.scheduler.now(), event: { type: 'unknown', payload: undefined }, meta: {} };
   }
 
   // ---- accept and dispatch -------------------------------------------------------------
@@ -275,157 +214,6 @@ export class SessionCore {
   private rejection<TError extends RxSliceError>(error: TError): TError {
     if (!this.disposed) this.errors$.next(error);
     return error;
-  }
-
-  /**
-   * Processes an accepted envelope now, or queues it (FIFO) while another envelope is processed;
-   * on the local view of a shared log, hands it to {@link SessionCore.forward} instead.
-   */
-  dispatchEnvelope<TEvent extends Event>(env: Envelope<TEvent>): Envelope<TEvent> {
-    if (this.forward !== undefined) {
-      this.forward(env);
-      return env;
-    }
-    return this.process(env);
-  }
-
-  /** Processes `env` now, or queues it (FIFO) while another envelope is processed. */
-  private process<TEvent extends Event>(env: Envelope<TEvent>): Envelope<TEvent> {
-    if (this.busy) {
-      this.queue.push(env);
-      return env;
-    }
-    // Only the top-level dispatcher waits for its own envelope's outcome; failures of queued or
-    // delayed envelopes are reported on errors$ alone.
-    this.awaitedSeq = env.seq;
-    this.awaitedFailure = undefined;
-    try {
-      this.drain(env);
-    } finally {
-      this.awaitedSeq = -1;
-    }
-    const failure = this.awaitedFailure;
-    this.awaitedFailure = undefined;
-    if (failure !== undefined) throw failure;
-    return env;
-  }
-
-  /**
-   * Reduces an envelope read from a shared log under its logged `seq` (above every `seq` seen so
-   * far), as a top-level dispatch: throws the {@link ReducerError} when its reducers failed (the
-   * event then changed nothing, in every process alike). @throws RangeError for a `seq` not above
-   * the last one, or while an envelope is processed.
-   */
-  applyLogged(env: Envelope): void {
-    this.checkNextSeq(env.seq, 'applyLogged');
-    this.seq = env.seq;
-    this.logged = true;
-    try {
-      this.process(env);
-    } finally {
-      this.logged = false;
-    }
-  }
-
-  /**
-   * Checks that `seq` may number the next envelope of a replay (a flight recording, a shared
-   * log): an integer above every `seq` handed out so far, given while no envelope is processed.
-   * @throws RangeError otherwise.
-   */
-  checkNextSeq(seq: number, operation: string): void {
-    if (!Number.isSafeInteger(seq) || seq <= this.seq || this.busy || this.queue.length > 0) {
-      throw new RangeError(`${operation}(${seq}): the next seq must be an integer above ${this.seq}, given while no envelope is processed.`);
-    }
-  }
-
-  /** Runs `first` (if any), then the queue until it is empty. */
-  drain(first?: Envelope): void {
-    this.busy = true;
-    const queue = this.queue;
-    try {
-      for (let env = first ?? (queue.length > 0 ? queue.shift() : undefined); env !== undefined; env = queue.length > 0 ? queue.shift() : undefined) {
-        // Middleware added or removed while the previous envelope was processed applies from this one.
-        if (this.pipelineStale) this.middleware.apply();
-        this.last = env;
-        if (this.events$.observed) this.events$.next(env);
-        // Library events bypass the operator middleware: a restore, seed, reset or clear always
-        // happens (a filter cannot drop a transaction's rollback).
-        const pipeline = this.pipeline;
-        if (pipeline === undefined || isLibraryType(env.event.type)) this.reduce(env);
-        else pipeline.feed(env);
-      }
-    } finally {
-      this.busy = false;
-    }
-  }
-
-  /**
-   * Entry point for envelopes leaving the operator middleware (possibly later, on the
-   * scheduler). What leaves it is user data: anything but an envelope of an application event
-   * (a forged `rxslice.*` event included) is a middleware failure.
-   */
-  reduceEntered(env: Envelope): void {
-    let type: unknown;
-    try {
-      type = env !== null && typeof env === 'object' && env.event !== null && typeof env.event === 'object' ? env.event.type : undefined;
-    } catch (cause) {
-      this.middlewareFailed(cause);
-      return;
-    }
-    if (typeof type !== 'string' || isLibraryType(type)) {
-      this.middlewareFailed(
-        typeof type === 'string'
-          ? new ReservedEventTypeError(type)
-          : new TypeError('The operator middleware emitted something that is not an envelope { seq, at, event: { type, payload }, meta }.'),
-      );
-      return;
-    }
-    if (this.busy) {
-      this.reduce(env);
-      return;
-    }
-    this.busy = true;
-    try {
-      this.reduce(env);
-    } finally {
-      this.busy = false;
-    }
-    if (this.queue.length > 0) this.drain();
-  }
-
-  /** Runs `fn` with notifications held; the outermost call publishes what was committed meanwhile. */
-  batch<TResult>(fn: () => TResult): TResult {
-    this.batchDepth++;
-    try {
-      return fn();
-    } finally {
-      this.batchDepth--;
-      if (this.batchDepth === 0 && this.held.length > 0) {
-        const commits = this.held.splice(0, this.held.length);
-        const wasBusy = this.busy;
-        this.busy = true;
-        try {
-          this.publish(commits);
-        } finally {
-          this.busy = wasBusy;
-        }
-        if (!this.busy && this.queue.length > 0) this.drain();
-      }
-    }
-  }
-
-  /** Dispatches the restored event of `snapshot` for `names` (checked by the caller). */
-  restore(snapshot: Snapshot, names: readonly string[], snapshotId?: string): void {
-    const payload = snapshotId === undefined ? { slices: names, fromSeq: snapshot.seq, tag: snapshot.tag } : { slices: names, fromSeq: snapshot.seq, tag: snapshot.tag, snapshotId };
-    const env = this.accept(SessionRestored(payload), { source: 'rxslice' }, true);
-    this.restoring.set(env.seq, snapshot);
-    try {
-      this.dispatchEnvelope(env);
-    } finally {
-      // Reduced by now (library events bypass the operator middleware), unless it was queued
-      // behind the envelope being processed: then its reduce step (or dispose) deletes it.
-      if (!this.busy) this.restoring.delete(env.seq);
-    }
   }
 
   // ---- reduce and commit --------------------------------------------------------------
@@ -548,50 +336,6 @@ export class SessionCore {
     }
   }
 
-  /** Makes a storage failure fatal (once): reported on `errors$`, thrown by every later dispatch. */
-  failStorage(seq: number, cause: unknown): StorageFailedError {
-    if (this.storageFailure !== undefined) return this.storageFailure;
-    const error = cause instanceof StorageFailedError ? cause : new StorageFailedError(seq, cause);
-    this.storageFailure = error;
-    this.queue.length = 0;
-    if (!this.disposed) this.errors$.next(error);
-    return error;
-  }
-
-  /**
-   * Gives back the `seq` of a rejected envelope (only committed events take one: DESIGN
-   * "Envelope"): envelopes numbered after it and still waiting in the queue move down by one
-   * (their objects are the library's own, made by `accept`), and the next commit takes the
-   * number. Returns the envelope to report: `env` with the seq that was current (the last one
-   * taken). Envelopes of a shared log keep the log's numbers; an envelope numbered after `env`
-   * that is not in the queue (held by an asynchronous operator middleware) leaves the gap.
-   */
-  private releaseSeq(env: Envelope): Envelope {
-    const seq = env.seq;
-    if (this.forward !== undefined || this.logged || seq !== this.seq - this.queuedAfter(seq) || seq <= this.lastSeq) return env;
-    const queue = this.queue;
-    for (let i = 0; i < queue.length; i++) {
-      const q = queue[i] as Envelope;
-      if (q.seq <= seq) continue;
-      const snapshot = this.restoring.get(q.seq);
-      if (snapshot !== undefined) {
-        this.restoring.delete(q.seq);
-        this.restoring.set(q.seq - 1, snapshot);
-      }
-      (q as { seq: number }).seq = q.seq - 1;
-    }
-    this.seq--;
-    return { seq: this.seq, at: env.at, event: env.event, meta: env.meta };
-  }
-
-  /** How many queued envelopes carry a `seq` above `seq`. */
-  private queuedAfter(seq: number): number {
-    let n = 0;
-    const queue = this.queue;
-    for (let i = 0; i < queue.length; i++) if ((queue[i] as Envelope).seq > seq) n++;
-    return n;
-  }
-
   private rollbackPending(): void {
     for (let i = 0; i < this.pendingCount; i++) {
       const record = this.pending[i] as SliceRecord<any>;
@@ -668,7 +412,7 @@ export class SessionCore {
   }
 
   /** Publishes the commits held by a batch: each changed slice and commit listener once. */
-  private publish(commits: readonly HeldCommit[]): void {
+  protected publish(commits: readonly HeldCommit[]): void {
     const notified = new Map<SliceRecord<any>, number>();
     for (const c of commits) for (const r of c.records) notified.set(r, c.committed.seq);
     for (const [r, seq] of notified) r.notify(seq);

@@ -8,35 +8,36 @@ import { TimeColumn } from './time-column';
 const COMPACT_MIN = 1024;
 
 /**
- * Internal state of a memory slice: the live items are `buf[start..end)`.
+ * One version of a memory slice's content: the live items are `buf[start..end)`.
  *
- * Invariant: a buffer is only pushed to by the owner whose `end === buf.length` and only when
- * it is not `sealed` (a sealed buffer was handed out whole, e.g. after `replace`). Indices
- * below `end` are never rewritten, so every view handed out stays valid forever.
+ * Immutable once committed: a stage that changes a slice makes a new content object (the next
+ * version) and the commit swaps it in, so a snapshot holds the content object itself (O(1),
+ * nothing copied) and a restore swaps it back. Only the stage that created a content mutates it,
+ * and only until its commit.
+ *
+ * Invariant: a buffer is only pushed to by a content whose `end === buf.length` and only when it
+ * is not `sealed` (a sealed buffer was handed out whole, e.g. after `replace`). Indices below
+ * `end` are never rewritten, so every view and content handed out stays valid forever.
  */
-interface Cells<TItem> {
-  buf: TItem[];
-  /** The items' commit times (4-byte offsets, see {@link TimeColumn}), shared like `buf`. */
-  times: TimeColumn;
-  start: number;
-  end: number;
-  appended: number;
-  sealed: boolean;
-  /** The window memo of this content (see `WindowContext.memo`), or `undefined`. */
-  memo: WindowMemo | undefined;
+class Content<TItem> {
+  constructor(
+    public buf: TItem[],
+    /** The items' commit times (4-byte offsets, see {@link TimeColumn}), shared like `buf`. */
+    public times: TimeColumn,
+    public start: number,
+    public end: number,
+    public appended: number,
+    public sealed: boolean,
+    /** The window memo of this content (see `WindowContext.memo`), or `undefined`. */
+    public memo: WindowMemo | undefined,
+  ) {}
 }
 
-const EMPTY: readonly never[] = Object.freeze([]);
+/** A new content equal to `c` (owned by the stage that makes it). */
+const cloneContent = <TItem>(c: Content<TItem>, memo: WindowMemo | undefined = c.memo): Content<TItem> =>
+  new Content(c.buf, c.times, c.start, c.end, c.appended, c.sealed, memo);
 
-const copyCells = <TItem>(to: Cells<TItem>, from: Readonly<Cells<TItem>>): void => {
-  to.buf = from.buf;
-  to.times = from.times;
-  to.start = from.start;
-  to.end = from.end;
-  to.appended = from.appended;
-  to.sealed = from.sealed;
-  to.memo = from.memo;
-};
+const EMPTY: readonly never[] = Object.freeze([]);
 
 const NO_CHANGES: readonly number[] = Object.freeze([]);
 
@@ -50,98 +51,113 @@ function ascendingWithin(indices: readonly number[], size: number): boolean {
   return true;
 }
 
+/** What a {@link Window} reads: the committed content (the storage) or the staged one (the stage). */
+interface ContentSource<TItem> {
+  readonly content: Content<TItem>;
+}
+
 class Window<TItem> implements SliceView<TItem> {
   /** `owner`: set on the committed view, whose `all()` is the storage's (one array per version). */
   constructor(
-    private readonly c: Cells<TItem>,
+    private readonly src: ContentSource<TItem>,
     private readonly owner?: MemoryStorage<TItem>,
   ) {}
   get isEmpty(): boolean {
-    return this.c.end === this.c.start;
+    const c = this.src.content;
+    return c.end === c.start;
   }
   get size(): number {
-    return this.c.end - this.c.start;
+    const c = this.src.content;
+    return c.end - c.start;
   }
   latest(): TItem | undefined {
-    const c = this.c;
+    const c = this.src.content;
     return c.end > c.start ? c.buf[c.end - 1] : undefined;
   }
   all(): readonly TItem[] {
     if (this.owner !== undefined) return this.owner.all();
-    const c = this.c;
+    const c = this.src.content;
     return arrayView(c.buf, c.start, c.end, c.sealed);
   }
   where(predicate: (item: TItem, index: number) => boolean): TItem[] {
-    const { buf, start, end } = this.c;
+    const { buf, start, end } = this.src.content;
     const out: TItem[] = [];
     for (let i = start; i < end; i++) if (predicate(buf[i] as TItem, i - start)) out.push(buf[i] as TItem);
     return out;
   }
   at(index: number): TItem | undefined {
-    const { buf, start, end } = this.c;
+    const { buf, start, end } = this.src.content;
     const i = index < 0 ? end + index : start + index;
     return i >= start && i < end ? buf[i] : undefined;
   }
 }
 
 /**
- * A capture of the cells: a frozen copy, restorable without copying (indices below `end` of a
- * buffer are never rewritten, so the capture stays valid whatever the storage does next).
+ * The stage of a memory slice: the next content while an event changes the slice. One per
+ * storage, reused: `begin()` points it at the committed content (nothing copied); the first
+ * change makes the next content object (copy on write), later changes of the same event mutate
+ * that object in place; `commit()` swaps it in as the storage's content, `rollback()` drops it.
  */
-class CellsToken<TItem> {
-  readonly cells: Readonly<Cells<TItem>>;
-  constructor(c: Readonly<Cells<TItem>>) {
-    // The window memo is not captured: a restore discards it (the window scans once again).
-    this.cells = Object.freeze({ buf: c.buf, times: c.times, start: c.start, end: c.end, appended: c.appended, sealed: c.sealed, memo: undefined });
-  }
-}
-
-class MemoryTransaction<TItem> implements StorageTransaction<TItem> {
+class MemoryStage<TItem> implements StorageTransaction<TItem> {
   changed = false;
   open = false;
-  private readonly c: Cells<TItem> = { buf: [], times: new TimeColumn(), start: 0, end: 0, appended: 0, sealed: false, memo: undefined };
-  private readonly pendingView = new Window<TItem>(this.c);
+  /** The staged content: the committed one until the first change, then the next version. */
+  content: Content<TItem>;
+  /** True when `content` was made by this stage (so it may be mutated in place). */
+  private owned = false;
+  private readonly pendingView: Window<TItem>;
   private beginLength = 0;
   /**
-   * Items of `c.buf` below this index existed before this transaction used the buffer (views
-   * and captures may hold them): `dropBack` never truncates the buffer below it.
+   * Items of `content.buf` below this index existed before this stage used the buffer (views and
+   * captures may hold them): `dropBack` never truncates the buffer below it.
    */
   private keep = 0;
-  /** The capture this transaction restored, while nothing else has changed the cells. */
+  /** The capture this stage restored, while nothing else has changed the content. */
   private restored: StoredSlice<TItem> | undefined = undefined;
-  /** True once this transaction did anything but append (see `SliceStorage.appendedOnlySince`). */
+  /** True once this stage did anything but append (see `SliceStorage.appendedOnlySince`). */
   private rewrote = false;
 
-  constructor(private readonly owner: MemoryStorage<TItem>) {}
+  constructor(private readonly owner: MemoryStorage<TItem>) {
+    this.content = owner.content;
+    this.pendingView = new Window<TItem>(this);
+  }
 
-  /** @internal Re-arms this (reused) transaction over the committed cells. */
-  reset(committed: Cells<TItem>): void {
-    copyCells(this.c, committed);
+  /** @internal Opens this (reused) stage over the committed content: three field writes, no copy. */
+  arm(): void {
+    const committed = this.owner.content;
+    this.content = committed;
+    this.owned = false;
     this.beginLength = this.keep = committed.buf.length;
     this.restored = undefined;
     this.rewrote = false;
     this.changed = false;
     this.open = true;
   }
+  /** The staged content, made this stage's own (the next version) on the first change. */
+  private write(): Content<TItem> {
+    if (this.owned) return this.content;
+    this.owned = true;
+    return (this.content = cloneContent(this.content));
+  }
   get appended(): number {
-    return this.c.appended;
+    return this.content.appended;
   }
   view(): SliceView<TItem> {
     return this.pendingView;
   }
   timeAt(index: number): number {
-    return this.c.times.get(this.c.start + index) ?? 0;
+    const c = this.content;
+    return c.times.get(c.start + index) ?? 0;
   }
   get windowMemo(): WindowMemo | undefined {
-    return this.c.memo;
+    return this.content.memo;
   }
-  /** Stable (one per transaction object): the session passes it to the window as `ctx.remember`. */
+  /** Stable (one per stage object): the session passes it to the window as `ctx.remember`. */
   readonly rememberWindow = (state: unknown): void => {
-    this.c.memo = { state, stableBelow: Number.POSITIVE_INFINITY, changed: NO_CHANGES };
+    this.write().memo = { state, stableBelow: Number.POSITIVE_INFINITY, changed: NO_CHANGES };
   };
-  /** Makes the buffer appendable: O(1) when this transaction owns its tail, else one copy. */
-  private own(): void {
-    const c = this.c;
+  /** Makes the buffer appendable: O(1) when the staged content owns its tail, else one copy. */
+  private own(c: Content<TItem>): void {
     c.buf = c.buf.slice(c.start, c.end);
     c.times = c.times.slice(c.start, c.end);
     c.end -= c.start;
@@ -150,9 +166,9 @@ class MemoryTransaction<TItem> implements StorageTransaction<TItem> {
     this.keep = 0;
   }
   append(item: TItem, at: number): void {
-    const c = this.c;
+    const c = this.write();
     this.restored = undefined;
-    if (c.sealed || c.end !== c.buf.length) this.own();
+    if (c.sealed || c.end !== c.buf.length) this.own(c);
     c.buf.push(item);
     c.times.push(at);
     c.end++;
@@ -160,10 +176,10 @@ class MemoryTransaction<TItem> implements StorageTransaction<TItem> {
     this.changed = true;
   }
   replace(items: readonly TItem[], at: number): void {
-    const c = this.c;
+    const c = this.content;
     const n = items.length;
     const times = new Array<number>(n);
-    const memo = c.memo;
+    let memo = c.memo;
     let changed: number[] | undefined;
     for (let i = 0; i < n; i++) {
       const j = c.start + i;
@@ -176,19 +192,18 @@ class MemoryTransaction<TItem> implements StorageTransaction<TItem> {
       }
     }
     if (memo !== undefined && (changed !== undefined || n < memo.stableBelow)) {
-      c.memo = { state: memo.state, stableBelow: Math.min(memo.stableBelow, n), changed: changed ?? memo.changed };
+      memo = { state: memo.state, stableBelow: Math.min(memo.stableBelow, n), changed: changed ?? memo.changed };
     }
-    c.appended += Math.max(0, n - (c.end - c.start));
+    const appended = c.appended + Math.max(0, n - (c.end - c.start));
     // The items array becomes the buffer itself; views of other buffers are copied first.
     // State slices seal (and freeze) it so readers get the array itself; log slices keep it
     // appendable so that the next append stays O(1) (readers get read-only views).
-    const adopted = (isArrayView(items) || Object.isFrozen(items) && !this.owner.sealOnReplace ? Array.from(items) : items) as TItem[];
-    c.buf = adopted;
-    c.sealed = this.owner.sealOnReplace;
-    if (c.sealed && this.owner.freeze && !Object.isFrozen(adopted)) Object.freeze(adopted);
-    c.times = TimeColumn.adopt(times);
-    c.start = 0;
-    c.end = n;
+    const sealed = this.owner.sealOnReplace;
+    const adopted = (isArrayView(items) || (Object.isFrozen(items) && !sealed) ? Array.from(items) : items) as TItem[];
+    if (sealed && this.owner.freeze && !Object.isFrozen(adopted)) Object.freeze(adopted);
+    // The next content is made whole here (no copy of the old one first).
+    this.content = new Content(adopted, TimeColumn.adopt(times), 0, n, appended, sealed, memo);
+    this.owned = true;
     this.keep = n;
     this.restored = undefined;
     this.rewrote = true;
@@ -196,60 +211,69 @@ class MemoryTransaction<TItem> implements StorageTransaction<TItem> {
   }
   restore(stored: StoredSlice<TItem>, at: number): void {
     const token = stored.token;
-    if (token instanceof CellsToken) {
-      copyCells(this.c, token.cells as Cells<TItem>);
-      this.c.memo = undefined;
-      this.keep = this.c.buf.length;
-      // Committed as is, the cells equal the capture's: the storage hands out `stored` again.
+    if (token instanceof Content) {
+      // The captured content itself becomes the stage (a pointer swap at commit); the window memo
+      // is not restored (the window scans once again), so a content holding one is copied without it.
+      const c = token as Content<TItem>;
+      if (c.memo === undefined) {
+        this.content = c;
+        this.owned = false;
+      } else {
+        this.content = cloneContent(c, undefined);
+        this.owned = true;
+      }
+      this.keep = c.buf.length;
+      // Committed as is, the content equals the capture's: the storage hands out `stored` again.
       this.restored = stored;
       this.rewrote = true;
       this.changed = true;
       return;
     }
-    this.c.memo = undefined;
+    this.write().memo = undefined;
     this.replace(stored.items, at);
-    this.c.appended = stored.appended;
+    this.content.appended = stored.appended;
   }
   clear(predicate?: (item: TItem) => boolean): void {
-    const c = this.c;
-    if (c.end === c.start) return;
-    c.memo = undefined;
+    const c0 = this.content;
+    if (c0.end === c0.start) return;
     this.restored = undefined;
     this.rewrote = true;
     if (predicate === undefined) {
-      c.buf = EMPTY as unknown as TItem[];
-      c.times = new TimeColumn();
-      c.start = c.end = 0;
-      c.sealed = true;
+      this.content = new Content(EMPTY as unknown as TItem[], new TimeColumn(), 0, 0, c0.appended, true, undefined);
+      this.owned = true;
       this.changed = true;
       return;
     }
+    this.write().memo = undefined;
+    const c = this.content;
     const indices: number[] = [];
     for (let i = c.start; i < c.end; i++) if (predicate(c.buf[i] as TItem)) indices.push(i - c.start);
     this.dropIndices(indices);
   }
   dropFront(count: number): readonly TItem[] {
-    const c = this.c;
-    const n = Math.min(count, c.end - c.start);
+    const c0 = this.content;
+    const n = Math.min(count, c0.end - c0.start);
     if (n <= 0) return EMPTY;
+    const c = this.write();
     this.restored = undefined;
     this.rewrote = true;
     const dropped = n === 1 ? [c.buf[c.start] as TItem] : c.buf.slice(c.start, c.start + n);
     c.start += n;
-    if (c.start >= COMPACT_MIN && c.start * 2 >= c.buf.length) this.own();
+    if (c.start >= COMPACT_MIN && c.start * 2 >= c.buf.length) this.own(c);
     this.changed = true;
     return dropped;
   }
   dropBack(count: number): readonly TItem[] {
-    const c = this.c;
-    const n = Math.min(count, c.end - c.start);
+    const c0 = this.content;
+    const n = Math.min(count, c0.end - c0.start);
     if (n <= 0) return EMPTY;
+    const c = this.write();
     this.restored = undefined;
     this.rewrote = true;
     const dropped = c.buf.slice(c.end - n, c.end);
     c.end -= n;
-    // Items this transaction pushed may be truncated again; items that were in the buffer
-    // before (committed, or held by a capture or view of the same buffer) must stay.
+    // Items this stage pushed may be truncated again; items that were in the buffer before
+    // (committed, or held by a capture or view of the same buffer) must stay.
     const floor = Math.max(c.end, this.keep);
     if (!c.sealed && c.buf.length > floor) {
       c.buf.length = floor;
@@ -260,7 +284,7 @@ class MemoryTransaction<TItem> implements StorageTransaction<TItem> {
   }
   dropIndices(indices: readonly number[]): readonly TItem[] {
     if (indices.length === 0) return EMPTY;
-    const c = this.c;
+    const c = this.content;
     this.restored = undefined;
     this.rewrote = true;
     if (indices.length <= 4 && ascendingWithin(indices, c.end - c.start)) {
@@ -274,7 +298,7 @@ class MemoryTransaction<TItem> implements StorageTransaction<TItem> {
       }
       const times = c.times.toArray(c.start, c.end);
       for (let k = indices.length - 1; k >= 0; k--) times.splice(indices[k] as number, 1);
-      this.adoptOwned(buf, TimeColumn.adopt(times));
+      this.adoptOwned(c, buf, TimeColumn.adopt(times));
       this.changed = true;
       return dropped;
     }
@@ -291,31 +315,29 @@ class MemoryTransaction<TItem> implements StorageTransaction<TItem> {
         times.push(c.times.get(c.start + i) as number);
       }
     }
-    this.adoptOwned(buf, TimeColumn.adopt(times));
-    if (dropped.length > 0) this.changed = true;
+    if (dropped.length === 0) return dropped;
+    this.adoptOwned(c, buf, TimeColumn.adopt(times));
+    this.changed = true;
     return dropped;
   }
-  /** Makes fresh arrays, owned by this transaction alone, the live content. */
-  private adoptOwned(buf: TItem[], times: TimeColumn): void {
-    const c = this.c;
-    c.buf = buf;
-    c.times = times;
-    c.start = 0;
-    c.end = buf.length;
-    c.sealed = false;
+  /** Makes fresh arrays, owned by this stage alone, the live content. */
+  private adoptOwned(from: Content<TItem>, buf: TItem[], times: TimeColumn): void {
+    this.content = new Content(buf, times, 0, buf.length, from.appended, false, from.memo);
+    this.owned = true;
     this.keep = 0;
   }
   commit(): void {
     if (!this.open) return;
     this.open = false;
-    if (this.changed) this.owner.settle(this.c, this.restored, this.rewrote);
+    if (this.changed) this.owner.swap(this.content, this.restored, this.rewrote);
     this.restored = undefined;
   }
   rollback(): void {
     if (!this.open) return;
     this.open = false;
     this.restored = undefined;
-    const committed = this.owner.cells;
+    const committed = this.owner.content;
+    this.content = committed;
     // Undo pushes onto the committed buffer so that its owner can keep appending in O(1).
     if (!committed.sealed && committed.buf.length > this.beginLength) {
       committed.buf.length = this.beginLength;
@@ -353,13 +375,13 @@ export interface MemoryStorageOptions {
  */
 export class MemoryStorage<TItem> implements SliceStorage<TItem> {
   version = 0;
-  /** @internal */
-  readonly cells: Cells<TItem>;
+  /** @internal The committed content (one immutable object per version, swapped in by a commit). */
+  content: Content<TItem>;
   /** @internal */
   readonly freeze: boolean;
   /** @internal */
   readonly sealOnReplace: boolean;
-  private readonly tx = new MemoryTransaction<TItem>(this);
+  private readonly stage: MemoryStage<TItem>;
   private readonly committedView: Window<TItem>;
   /** The last capture, valid while `version === captureVersion` (one capture per version). */
   private capture: StoredSlice<TItem> | undefined = undefined;
@@ -375,12 +397,14 @@ export class MemoryStorage<TItem> implements SliceStorage<TItem> {
     this.sealOnReplace = options.sealOnReplace ?? true;
     const buf = [...initial];
     if (this.freeze) Object.freeze(buf);
-    this.cells = { buf, times: TimeColumn.filled(initial.length, at), start: 0, end: initial.length, appended: initial.length, sealed: true, memo: undefined };
-    this.committedView = new Window<TItem>(this.cells, this);
+    this.content = new Content(buf, TimeColumn.filled(initial.length, at), 0, initial.length, initial.length, true, undefined);
+    this.committedView = new Window<TItem>(this, this);
+    this.stage = new MemoryStage<TItem>(this);
   }
 
   get size(): number {
-    return this.cells.end - this.cells.start;
+    const c = this.content;
+    return c.end - c.start;
   }
   /**
    * The committed items: an immutable array (or read-only view of the shared buffer), the
@@ -389,14 +413,14 @@ export class MemoryStorage<TItem> implements SliceStorage<TItem> {
    */
   all(): readonly TItem[] {
     if (this.allVersion === this.version) return this.allItems as readonly TItem[];
-    const c = this.cells;
+    const c = this.content;
     const items = arrayView(c.buf, c.start, c.end, c.sealed);
     this.allItems = items;
     this.allVersion = this.version;
     return items;
   }
   latest(): TItem | undefined {
-    const c = this.cells;
+    const c = this.content;
     return c.end > c.start ? c.buf[c.end - 1] : undefined;
   }
   view(): SliceView<TItem> {
@@ -406,16 +430,16 @@ export class MemoryStorage<TItem> implements SliceStorage<TItem> {
     return version >= this.rewrittenAt && version <= this.version;
   }
   begin(): StorageTransaction<TItem> {
-    if (this.tx.open) throw new Error('MemoryStorage: a transaction is already open on this slice.');
-    this.tx.reset(this.cells);
-    return this.tx;
+    if (this.stage.open) throw new Error('MemoryStorage: a transaction is already open on this slice.');
+    this.stage.arm();
+    return this.stage;
   }
   /**
    * @internal Commits `next`; `restored` is the capture it equals, when it is one; `rewrote`
    * when the change was more than appends.
    */
-  settle(next: Cells<TItem>, restored: StoredSlice<TItem> | undefined, rewrote: boolean): void {
-    copyCells(this.cells, next);
+  swap(next: Content<TItem>, restored: StoredSlice<TItem> | undefined, rewrote: boolean): void {
+    this.content = next;
     this.version++;
     if (rewrote) this.rewrittenAt = this.version;
     if (restored !== undefined) {
@@ -429,8 +453,9 @@ export class MemoryStorage<TItem> implements SliceStorage<TItem> {
    */
   snapshot(): StoredSlice<TItem> {
     if (this.capture !== undefined && this.captureVersion === this.version) return this.capture;
-    const c = this.cells;
-    const capture: StoredSlice<TItem> = Object.freeze({ items: this.all(), appended: c.appended, token: new CellsToken(c) });
+    const c = this.content;
+    // The content object itself: immutable once committed, so nothing is copied.
+    const capture: StoredSlice<TItem> = Object.freeze({ items: this.all(), appended: c.appended, token: c });
     this.capture = capture;
     this.captureVersion = this.version;
     return capture;
@@ -456,7 +481,7 @@ export class MemoryStorage<TItem> implements SliceStorage<TItem> {
     tx.commit();
   }
   dispose(): void {
-    this.tx.open = false;
+    this.stage.open = false;
   }
 }
 

@@ -5,7 +5,8 @@ import type { RxSliceError } from '../internal/errors';
 
 /**
  * The captured content of one slice: its items (an immutable array shared with the
- * storage, never copied).
+ * storage, never copied). A backend whose versions are immutable content objects (memory) puts
+ * the content object itself in `token`, so a capture costs O(1) and restoring it is a pointer swap.
  */
 export interface StoredSlice<TItem> {
   readonly items: readonly TItem[];
@@ -16,9 +17,15 @@ export interface StoredSlice<TItem> {
 }
 
 /**
- * A pending change to one slice inside a session commit. Reducers read `view()`; the session
- * applies ops and evictions; then either `commit()` makes the change visible or `rollback()`
- * leaves the slice exactly as it was. Methods that remove items return them (for `evicted$`).
+ * The stage of one slice inside a session commit: the next content of the slice while an event
+ * changes it. Reducers read `view()`; the session stages changes and evictions; then either
+ * `commit()` swaps the staged content in (the slice's next version) or `rollback()` drops it,
+ * leaving the slice exactly as it was. Methods that remove items return them (for `evicted$`).
+ *
+ * @remarks A backend may reuse one stage object per slice (`begin()` re-arms it): the memory
+ * backend's `begin()` copies nothing, its first change makes the next immutable content object
+ * (copy on write), and `commit()` is a pointer swap, so no transaction object or copy is made per
+ * slice per event.
  */
 export interface StorageTransaction<TItem> {
   /** The pending content as reducers see it (committed items plus this transaction's changes). */
@@ -51,9 +58,9 @@ export interface StorageTransaction<TItem> {
   readonly windowMemo?: WindowMemo | undefined;
   /** Optional: sets the window memo (see `WindowContext.remember`); a stable function. */
   readonly rememberWindow?: ((state: unknown) => void) | undefined;
-  /** Makes the pending change visible (bumps `version` when `changed`); ends the transaction. */
+  /** Makes the staged content the committed one (bumps `version` when `changed`); ends the stage. */
   commit(): void;
-  /** Discards the pending change, leaving the slice exactly as it was; ends the transaction. */
+  /** Discards the staged content, leaving the slice exactly as it was; ends the stage. */
   rollback(): void;
 }
 
@@ -84,7 +91,7 @@ export interface SliceStorage<TItem> {
    * appended items when it is true (and recompute from scratch otherwise, or without it). O(1).
    */
   appendedOnlySince?(version: number): boolean;
-  /** Starts a pending change. Only one transaction may be open at a time. */
+  /** Opens the stage of the next version (see {@link StorageTransaction}). Only one may be open at a time. */
   begin(): StorageTransaction<TItem>;
   /** Captures the committed content in O(1). */
   snapshot(): StoredSlice<TItem>;

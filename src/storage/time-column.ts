@@ -11,6 +11,8 @@ const FIRST_CAPACITY = 256;
 const SMALL_MAX = 4096;
 const INT32_MIN = -0x80000000;
 const INT32_MAX = 0x7fffffff;
+/** The chunk list of every column that has none yet (never written: a column makes its own on the first chunk). */
+const NO_CHUNKS: (Int32Array | Float64Array)[] = [];
 
 /**
  * @internal The commit times (ms, `scheduler.now()`) of a slice's items, one per item, in an
@@ -28,9 +30,12 @@ export class TimeColumn {
   /** Number of times held. */
   length = 0;
   /** The times while the column is small (see {@link SMALL_MAX}); `undefined` once in chunks. */
-  private small: number[] | undefined = [];
-  /** Offsets from `origin` (`Int32Array`), or absolute times after the fallback (`Float64Array`). */
-  private chunks: (Int32Array | Float64Array)[] = [];
+  private small: number[] | undefined;
+  /**
+   * Offsets from `origin` (`Int32Array`), or absolute times after the fallback (`Float64Array`).
+   * Shared {@link NO_CHUNKS} until the first chunk (a small column, the common case, makes no array for it).
+   */
+  private chunks: (Int32Array | Float64Array)[] = NO_CHUNKS;
   private origin = 0;
   private wide = false;
 
@@ -47,10 +52,13 @@ export class TimeColumn {
    * {@link SMALL_MAX} then moves the column into chunks once.
    */
   static adopt(times: number[]): TimeColumn {
-    const column = new TimeColumn();
-    column.small = times;
-    column.length = times.length;
-    return column;
+    return new TimeColumn(times);
+  }
+
+  /** An empty column, or (internal) one over `small`, taken over. */
+  constructor(small: number[] = []) {
+    this.small = small;
+    this.length = small.length;
   }
 
   /** A column holding `times`, in order. */
@@ -100,6 +108,7 @@ export class TimeColumn {
     const j = i & MASK;
     if (chunk === undefined) {
       chunk = this.wide ? new Float64Array(c === 0 ? FIRST_CAPACITY : CHUNK) : new Int32Array(c === 0 ? FIRST_CAPACITY : CHUNK);
+      if (this.chunks === NO_CHUNKS) this.chunks = [];
       this.chunks[c] = chunk;
     } else if (j >= chunk.length) {
       // Only the first chunk grows (doubling up to a full chunk); later chunks are born full.
@@ -120,7 +129,7 @@ export class TimeColumn {
         return;
       }
       // Chunks past the new end are released; the one holding the end is kept (rewritten by later pushes).
-      this.chunks.length = Math.ceil(length / CHUNK);
+      if (this.chunks !== NO_CHUNKS) this.chunks.length = Math.ceil(length / CHUNK);
     }
   }
 

@@ -36,7 +36,7 @@ describe('replayJournalOp (bulk recovery)', () => {
         }
         const s: ReplayState<number> = { items: [...initial], times: initial.map(() => 0), start: 0, appended: initial.length };
         for (const rec of records) for (const o of rec.ops) replayJournalOp(s, o, rec.at, (xs) => [...(xs as number[])]);
-        const c = memory.cells;
+        const c = memory.content;
         expect(s.items.slice(s.start)).toEqual(Array.from(memory.all()));
         expect(s.times.slice(s.start)).toEqual(c.times.toArray(c.start, c.end));
         expect(s.appended).toBe(c.appended);

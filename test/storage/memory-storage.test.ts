@@ -8,9 +8,9 @@ describe('MemoryStorage', () => {
   it('appends into one growing buffer: no copy of the log per append', () => {
     const s = new MemoryStorage<number>();
     s.append(0, 0);
-    const buffer = (s as unknown as { cells: { buf: number[] } }).cells.buf;
+    const buffer = (s as unknown as { content: { buf: number[] } }).content.buf;
     for (let i = 1; i < 10_000; i++) s.append(i, 0);
-    expect((s as unknown as { cells: { buf: number[] } }).cells.buf).toBe(buffer);
+    expect((s as unknown as { content: { buf: number[] } }).content.buf).toBe(buffer);
     expect(s.size).toBe(10_000);
   });
 
@@ -22,7 +22,7 @@ describe('MemoryStorage', () => {
       tx.append(i, 0);
       if (tx.view().size > 1000) tx.dropFront(1);
       tx.commit();
-      maxBuffer = Math.max(maxBuffer, (s as unknown as { cells: { buf: number[] } }).cells.buf.length);
+      maxBuffer = Math.max(maxBuffer, (s as unknown as { content: { buf: number[] } }).content.buf.length);
     }
     expect(s.size).toBe(1000);
     expect(s.all()[0]).toBe(99_000);
@@ -77,10 +77,10 @@ describe('MemoryStorage without sealOnReplace (log slices)', () => {
     const s = new MemoryStorage<number>([], 0, { sealOnReplace: false });
     s.extend([1, 2, 3], 0);
     s.replace([1, 20, 3], 0);
-    const buffer = (s as unknown as { cells: { buf: number[] } }).cells.buf;
+    const buffer = (s as unknown as { content: { buf: number[] } }).content.buf;
     const before = s.all();
     s.append(4, 0);
-    expect((s as unknown as { cells: { buf: number[] } }).cells.buf).toBe(buffer);
+    expect((s as unknown as { content: { buf: number[] } }).content.buf).toBe(buffer);
     expect(before).toEqual([1, 20, 3]);
     expect(s.all()).toEqual([1, 20, 3, 4]);
     expect(() => (before as number[]).push(9)).toThrow(TypeError);

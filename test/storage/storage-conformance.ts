@@ -120,6 +120,34 @@ export function storageConformance(name: string, make: (initial?: readonly unkno
       expect(again.items).toEqual([1, 2]);
     });
 
+    it('leaves a capture intact when the transaction that restored it goes on changing, or rolls back', () => {
+      const s = make();
+      s.extend([1, 2, 3, 4], 0);
+      const cap = s.snapshot();
+      s.append(5, 0);
+      const tx = s.begin();
+      tx.restore(cap, 0);
+      expect(tx.dropFront(1)).toEqual([1]);
+      expect(tx.dropBack(1)).toEqual([4]);
+      tx.append(6, 0);
+      expect(tx.view().all()).toEqual([2, 3, 6]);
+      tx.commit();
+      expect(s.all()).toEqual([2, 3, 6]);
+      expect(cap.items).toEqual([1, 2, 3, 4]);
+      const discarded = s.begin();
+      discarded.restore(cap, 0);
+      discarded.append(7, 0);
+      discarded.rollback();
+      expect(s.all()).toEqual([2, 3, 6]);
+      const back = s.begin();
+      back.restore(cap, 0);
+      back.commit();
+      expect(s.all()).toEqual([1, 2, 3, 4]);
+      s.append(8, 0);
+      expect(s.all()).toEqual([1, 2, 3, 4, 8]);
+      expect(cap.items).toEqual([1, 2, 3, 4]);
+    });
+
     it('drops from the front, the back and by index, returning what it dropped', () => {
       const s = make([1, 2, 3, 4, 5]);
       const tx = s.begin();

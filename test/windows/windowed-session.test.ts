@@ -89,11 +89,11 @@ describe('windows in a session', () => {
     const item = call(0);
     for (let i = 0; i < 1_000_000; i++) {
       session.dispatch(CallFinished(item));
-      if (i % 997 === 0) maxBuffer = Math.max(maxBuffer, (storage as unknown as { cells: { buf: unknown[] } }).cells.buf.length);
+      if (i % 997 === 0) maxBuffer = Math.max(maxBuffer, (storage as unknown as { content: { buf: unknown[] } }).content.buf.length);
     }
     expect(session.slice(Calls).size).toBe(1000);
     // dropFront compacts once half of the buffer is dead (and at least 1,024 items are), so it stays under ~2,050
     expect(maxBuffer).toBeLessThan(2100);
-    expect((storage as unknown as { cells: { times: unknown[] } }).cells.times.length).toBeLessThan(2100);
+    expect((storage as unknown as { content: { times: unknown[] } }).content.times.length).toBeLessThan(2100);
   });
 });

@@ -269,8 +269,8 @@ export class JsonlJournal implements StorageJournal {
       times = times.slice();
     }
     const inner = new MemoryStorage(items, 0, options);
-    if (times !== undefined) inner.cells.times = TimeColumn.from(times);
-    inner.cells.appended = appended;
+    if (times !== undefined) inner.content.times = TimeColumn.from(times);
+    inner.content.appended = appended;
     if (raw !== undefined) this.raw.delete(def.name);
     const storage = new JsonlSliceStorage(this, def.name, version, inner);
     this.storages.set(def.name, storage);
@@ -377,7 +377,7 @@ export class JsonlJournal implements StorageJournal {
     this.compactDue = false;
     const parts: string[] = [];
     for (const [name, storage] of this.storages) {
-      const c = storage.inner.cells;
+      const c = storage.inner.content;
       parts.push(`${JSON.stringify(name)}:${JSON.stringify({ v: storage.schemaVersion, items: Array.from(storage.inner.all()), times: c.times.toArray(c.start, c.end), appended: c.appended })}`);
     }
     for (const [name, raw] of this.raw) {
