@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryStorage } from '../../src/index';
+import { isArrayView } from '../../src/internal/array-view';
 import { storageConformance } from './storage-conformance';
 
 storageConformance('memory', (initial) => new MemoryStorage(initial));
@@ -84,5 +85,64 @@ describe('MemoryStorage without sealOnReplace (log slices)', () => {
     expect(before).toEqual([1, 20, 3]);
     expect(s.all()).toEqual([1, 20, 3, 4]);
     expect(() => (before as number[]).push(9)).toThrow(TypeError);
+  });
+});
+
+describe('MemoryStorage.all(): a frozen copy once the appends since the last copy reach the size', () => {
+  const isView = (items: readonly unknown[]): boolean => isArrayView(items);
+
+  it('a log read after many appends is a real frozen array (array-speed index reads)', () => {
+    const s = new MemoryStorage<number>();
+    s.extend(
+      Array.from({ length: 10_000 }, (_, i) => i),
+      0,
+    );
+    const all = s.all();
+    expect(isView(all)).toBe(false);
+    expect(Object.isFrozen(all)).toBe(true);
+    expect(all.length).toBe(10_000);
+    expect(all[9_999]).toBe(9_999);
+    expect(s.all()).toBe(all);
+  });
+
+  it('reading after every append copies O(n) items in total (doubling), and every read is right', () => {
+    const s = new MemoryStorage<number>();
+    let copies = 0;
+    let copied = 0;
+    const reads: (readonly number[])[] = [];
+    for (let i = 0; i < 1_000; i++) {
+      s.append(i, 0);
+      const all = s.all();
+      if (!isView(all)) {
+        copies++;
+        copied += all.length;
+      }
+      expect(all.length).toBe(i + 1);
+      expect(all[i]).toBe(i);
+      reads.push(all);
+    }
+    // Copies at sizes 1, 2, 4, ..., 512: ten copies, 1,023 items, against 500,500 for a copy per read.
+    expect(copies).toBe(10);
+    expect(copied).toBe(1_023);
+    // Every version's array still holds what it held (views and copies alike).
+    reads.forEach((all, i) => expect(all.length).toBe(i + 1));
+    expect(reads[499]?.[499]).toBe(499);
+  });
+
+  it('a bounded log (evictions) copies once per `size` appends', () => {
+    const s = new MemoryStorage<number>();
+    let copies = 0;
+    for (let i = 0; i < 1_000; i++) {
+      const tx = s.begin();
+      tx.append(i, 0);
+      if (tx.view().size > 100) tx.dropFront(1);
+      tx.commit();
+      const all = s.all();
+      if (!isView(all)) copies++;
+      expect(all[all.length - 1]).toBe(i);
+      expect(all.length).toBe(Math.min(i + 1, 100));
+    }
+    // Doubling at 1, 2, ..., 64 (7 copies), then one per 100 appends once full (128, 228, ..., 928: 9).
+    expect(copies).toBe(16);
   });
 });
