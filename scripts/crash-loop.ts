@@ -1,10 +1,10 @@
 // The long crash run (issue 10): `npm run crash:long -- [--loops N] [--lock-every K]`.
 // Kills a child writer with SIGKILL at random instants N times (default 10,000), every K-th loop
 // with four processes competing for the lock (default 20), verifying every reopen (see
-// test/storage/crash/crash-harness.ts), and prints the figures (progress every 100 loops).
+// test/jsonl/crash/crash-harness.ts), and prints the figures (progress every 100 loops).
 import { rmSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { bundleChild, CrashRun } from '../test/storage/crash/crash-harness';
+import { bundleChild, CrashRun } from '../test/jsonl/crash/crash-harness';
 
 const arg = (name: string, fallback: number): number => {
   const i = process.argv.indexOf(`--${name}`);

@@ -13,7 +13,7 @@ import { append, createSession, defineEvent, defineSlice, SliceWindow } from '..
 import { existsSync } from 'node:fs';
 import { chromium } from 'playwright-core';
 import { InspectorModel, startInspector } from '../src/devtools/index';
-import { flightRecorder } from '../src/storage/jsonl/index';
+import { flightRecorder } from '../src/jsonl/index';
 
 const N = Number(process.env['EVENTS'] ?? 1_000_000);
 const Added = defineEvent('log/added', z.object({ i: z.number(), text: z.string() }));

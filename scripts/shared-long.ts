@@ -18,7 +18,7 @@ import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
 import pg from 'pg';
-import { auditLog, bundleWorker, startWorker, type Worker } from '../test/storage/postgres/multi-process';
+import { auditLog, bundleWorker, startWorker, type Worker } from '../test/postgres/multi-process';
 import { answers, LOCAL_URL } from './postgres-server';
 
 const arg = (name: string, fallback: number): number => {

@@ -3,7 +3,7 @@
 // shared-sessions issue ("< 1 s for a session with 1M events of history").  npm run shared:million
 
 import pg from 'pg';
-import { createSharedSession } from '../src/storage/postgres/index';
+import { createSharedSession } from '../src/postgres/index';
 import { SentLog } from '../bench/workloads/w14-events';
 const url = process.env['DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
 const prefix = 'rx1m';

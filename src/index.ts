@@ -65,7 +65,7 @@ export type {
   EvictedItems,
   SnapshotOptions,
   SliceRef,
-} from './session/create-session';
+} from './session/create-core-session';
 export type { SessionItems } from './session/session-read';
 export type { SliceHandle, SliceRuntimeConfig, SliceUpdate } from './session/slice-handle';
 export {

@@ -20,7 +20,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { append, createSession, defineEvent, defineSlice, type Event, type Snapshot } from '../../src/index';
-import { flightRecorder, loadSnapshot, readRecording, saveSnapshotSync } from '../../src/storage/jsonl/index';
+import { flightRecorder, loadSnapshot, readRecording, saveSnapshotSync } from '../../src/jsonl/index';
 import { TranscriptClock, timestampOf } from '../../src/transcripts/clock';
 import { parseTranscript, splitLines } from '../../src/transcripts/parse';
 import { createTranscriptSession } from '../../src/transcripts/replay';

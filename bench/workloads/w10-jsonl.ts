@@ -20,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { append, createSession, defineEvent, defineSlice } from '../../src/index';
-import { jsonl, type JsonlFsync } from '../../src/storage/jsonl/index';
+import { jsonl, type JsonlFsync } from '../../src/jsonl/index';
 import { check, checkEqual, measure, nowMs, type Impl, type RunResult } from '../lib/measure';
 import type { Workload } from './workload';
 

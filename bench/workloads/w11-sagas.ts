@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { NEVER, of } from 'rxjs';
 import { z } from 'zod';
 import { createSession, defineSaga, step, type Snapshot } from '../../src/index';
-import { jsonl, type JsonlFsync } from '../../src/storage/jsonl/index';
+import { jsonl, type JsonlFsync } from '../../src/jsonl/index';
 import { checkEqual, measure, nowMs, type Impl, type RunResult } from '../lib/measure';
 import type { Workload } from './workload';
 

@@ -3,7 +3,7 @@
 // here. argv: kind (plain | rxslice | emmett) url name count
 import pg from 'pg';
 import { SentLog } from './w14-events';
-import { createSharedSession } from '../../src/storage/postgres/index';
+import { createSharedSession } from '../../src/postgres/index';
 
 const [kind, url, name, countArg] = process.argv.slice(2) as [string, string, string, string];
 const count = Number(countArg);

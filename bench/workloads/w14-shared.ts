@@ -23,7 +23,7 @@ import { check, type Measurement } from '../lib/measure';
 import { percentile } from '../lib/stats';
 import type { Workload } from './workload';
 import { Sent, SentLog } from './w14-events';
-import { createSharedSession } from '../../src/storage/postgres/index';
+import { createSharedSession } from '../../src/postgres/index';
 
 export const SHARED_EVENTS = 2_000;
 const IN_FLIGHT = 8;

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { StateSnapshot } from '@langchain/langgraph';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RxSliceSaver, type LangGraphRecord } from '../../src/langgraph/index';
-import { checkpointFiles } from '../../src/storage/jsonl/index';
+import { checkpointFiles } from '../../src/jsonl/index';
 import { planGraph } from './graph';
 
 const dir = mkdtempSync(join(tmpdir(), 'rxslice-langgraph-example-'));

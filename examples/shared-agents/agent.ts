@@ -6,7 +6,7 @@
  *
  * argv: url tablePrefix sessionId agentName. Prints one JSON line: { agent, steps, tools, conflicts }.
  */
-import { createSharedSession, SeqConflictError } from '../../src/storage/postgres/index';
+import { createSharedSession, SeqConflictError } from '../../src/postgres/index';
 import { Plan, StepClaimed, StepDone, ToolLog, ToolRan } from './plan';
 
 const [url, tablePrefix, sessionId, agent] = process.argv.slice(2) as [string, string, string, string];

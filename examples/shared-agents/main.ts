@@ -16,7 +16,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { findServer } from '../../scripts/postgres-server';
-import { createSharedSession } from '../../src/storage/postgres/index';
+import { createSharedSession } from '../../src/postgres/index';
 import { parseTranscript, splitLines } from '../../src/transcripts/parse';
 import { ToolCalled } from '../../src/transcripts/events';
 import { Plan, StepPlanned, ToolLog } from './plan';

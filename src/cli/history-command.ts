@@ -1,6 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import type { CheckpointRecord } from '../state/checkpointer';
-import { checkpointFiles } from '../storage/jsonl/checkpoint-files';
+import { checkpointFiles } from '../jsonl/checkpoint-files';
 
 /** A directory or thread `rxslice history` cannot list (printed on stderr, exit code 1). */
 export class HistoryError extends Error {

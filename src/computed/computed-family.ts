@@ -1,4 +1,4 @@
-import type { Session } from '../session/create-session';
+import type { Session } from '../session/create-core-session';
 import { handleOf, type ComputedHandle } from './computed';
 import { graphOf, type ComputedGraph } from './computed-graph';
 import type { ComputedNode } from './computed-node';

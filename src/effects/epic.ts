@@ -1,7 +1,7 @@
 import { defer, Observable, of, retry, throwError } from 'rxjs';
 import type { AnyEventCreator, Event } from '../events/event';
 import type { EnvelopeMeta } from '../events/envelope';
-import type { CommittedEnvelope, Session } from '../session/create-session';
+import type { CommittedEnvelope, Session } from '../session/create-core-session';
 import { SessionDisposedError } from '../session/errors';
 import { SESSION_INTERNALS } from '../session/internals';
 import type { SessionReader } from '../slices/reducer';

@@ -1,5 +1,5 @@
 import { Observable } from 'rxjs';
-import type { CommittedEnvelope, Session } from '../session/create-session';
+import type { CommittedEnvelope, Session } from '../session/create-core-session';
 import { SessionDisposedError } from '../session/errors';
 import { SESSION_INTERNALS, type SessionInternals } from '../session/internals';
 import { toIssues, type RxSliceError } from '../internal/errors';

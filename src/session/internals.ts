@@ -2,9 +2,9 @@ import type { Event } from '../events/event';
 import type { Envelope, EnvelopeMeta } from '../events/envelope';
 import type { RxSliceError } from '../internal/errors';
 import type { TeardownLogic } from 'rxjs';
-import type { Session } from './create-session';
+import type { Session } from './create-core-session';
 import type { ReducerEntry, SliceDef } from '../slices/reducer';
-import type { CommittedEnvelope } from './create-session';
+import type { CommittedEnvelope } from './create-core-session';
 
 /** @internal Key of the hooks that other layers (computed, effects, machines) use. */
 export const SESSION_INTERNALS: unique symbol = Symbol.for('rxslice.session.internals');

@@ -7,7 +7,7 @@ import { reportUnhandled } from '../internal/guarded-observable';
 import type { ReducerMiddleware, SliceDef } from '../slices/reducer';
 import type { StorageFactory, StorageTransaction } from '../storage/slice-storage';
 import { applyOp, applyWindow, stageLatest } from './apply-op';
-import type { CommittedEnvelope, EvictedItems } from './create-session';
+import type { CommittedEnvelope, EvictedItems } from './create-core-session';
 import { DispatchInReducerError, InvalidEventError, ReducerError, SessionDisposedError, UnknownEventError } from './errors';
 import type { CommitListener, CommittedListener, EnvelopeDecider } from './internals';
 import type { EventMiddleware } from './event-pipeline';

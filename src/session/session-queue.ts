@@ -4,7 +4,7 @@ import type { Event } from '../events/event';
 import type { Envelope, EnvelopeMeta } from '../events/envelope';
 import type { RxSliceError } from '../internal/errors';
 import type { Snapshot } from '../snapshots/snapshot';
-import type { CommittedEnvelope, EvictedItems } from './create-session';
+import type { CommittedEnvelope, EvictedItems } from './create-core-session';
 import { ReducerError, StorageFailedError } from './errors';
 import type { MiddlewareFeed } from './middleware-feed';
 import type { MiddlewareStack } from './middleware-stack';

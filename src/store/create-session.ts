@@ -11,7 +11,7 @@ import type { AnySagaDef, InferSagaInput, InferSagaResult } from '../sagas/defin
 import { installSagas, resumeSagas, runSaga } from '../sagas/run-saga';
 import type { ResumedSaga, ResumeSagasOptions, RunSagaOptions } from '../sagas/saga-runtime';
 import type { Event } from '../events/event';
-import { createSession as createCoreSession, type Session as CoreSession, type SessionEvent, type SessionOptions as CoreSessionOptions } from '../session/create-session';
+import { createSession as createCoreSession, type Session as CoreSession, type SessionEvent, type SessionOptions as CoreSessionOptions } from '../session/create-core-session';
 
 /** Options of {@link createSession}: the core options plus epics and their dependencies. */
 export interface SessionOptions<TDeps = unknown> extends CoreSessionOptions {

@@ -8,7 +8,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { SchedulerLike } from 'rxjs';
 import { createSession, type SliceDef } from '../index';
-import { flightRecorder, loadSnapshot, readRecording, saveSnapshotSync, SnapshotFileNotFoundError, type FlightRecorder } from '../storage/jsonl/index';
+import { flightRecorder, loadSnapshot, readRecording, saveSnapshotSync, SnapshotFileNotFoundError, type FlightRecorder } from '../jsonl/index';
 import { parseTranscript } from './parse';
 import { AgentPhases } from './phases';
 import type { TranscriptSession } from './replay';

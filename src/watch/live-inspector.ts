@@ -9,7 +9,7 @@ import path from 'node:path';
 import { Subject, type Observable } from 'rxjs';
 import { InspectorModel } from '../devtools/inspector-model';
 import type { InspectorChange, InspectorSessionInfo, InspectorSource } from '../devtools/inspector-server';
-import { flightRecorder, type FlightRecorder } from '../storage/jsonl/index';
+import { flightRecorder, type FlightRecorder } from '../jsonl/index';
 import type { WatchedTranscript } from './watched-transcript';
 import { watchDefinitions } from './watch-session';
 

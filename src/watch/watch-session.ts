@@ -5,7 +5,7 @@
 import type { SchedulerLike } from 'rxjs';
 import { createSession, type Session } from '../index';
 import type { InspectorDefinitions } from '../devtools/inspector-model';
-import { jsonl } from '../storage/jsonl/index';
+import { jsonl } from '../jsonl/index';
 import { TranscriptClock } from '../transcripts/clock';
 import { transcriptEvents } from '../transcripts/events';
 import { notificationEvents, NotificationChannel, type TranscriptDeps } from '../transcripts/notifications';

@@ -11,7 +11,7 @@ import { createSession, Snapshot } from '../../src/index';
 import { runCli } from '../../src/cli/main';
 import { progress, type CliIO } from '../../src/cli/progress';
 import type { Inspector } from '../../src/devtools/index';
-import { flightRecorder, readRecording, readRecordingHeader, type Recording } from '../../src/storage/jsonl/index';
+import { flightRecorder, readRecording, readRecordingHeader, type Recording } from '../../src/jsonl/index';
 import { transcriptDefinitions } from '../../src/transcripts/durable';
 import { Counter, CounterBumped, NoteAdded, Notes } from '../fixtures';
 

@@ -12,7 +12,7 @@ import { createSession } from '../../src/index';
 import { definitionsFor } from '../../src/cli/definitions';
 import { runCli } from '../../src/cli/main';
 import type { CliIO } from '../../src/cli/progress';
-import { flightRecorder } from '../../src/storage/jsonl/index';
+import { flightRecorder } from '../../src/jsonl/index';
 import { Counter, CounterBumped, NoteAdded, Notes } from '../fixtures';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));

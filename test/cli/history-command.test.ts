@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { add, createCheckpointer, defineState, field } from '../../src/index';
 import { runCli } from '../../src/cli/main';
 import type { CliIO } from '../../src/cli/progress';
-import { checkpointFiles } from '../../src/storage/jsonl/index';
+import { checkpointFiles } from '../../src/jsonl/index';
 
 const tmp = mkdtempSync(path.join(tmpdir(), 'rxslice-history-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));

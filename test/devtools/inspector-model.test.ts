@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createSession, defineEvent, defineMachine, defineSaga, RetryPolicy, SagaProgressSlice, toMermaid } from '../../src/index';
 import { InspectorModel } from '../../src/devtools/index';
-import { flightRecorder } from '../../src/storage/jsonl/index';
+import { flightRecorder } from '../../src/jsonl/index';
 import { Counter, CounterBumped, NoteAdded, Notes } from '../fixtures';
 
 const dir = mkdtempSync(join(tmpdir(), 'rxslice-inspector-model-'));

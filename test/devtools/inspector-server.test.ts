@@ -12,7 +12,7 @@ import { Subject } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSession } from '../../src/index';
 import { InspectorListenError, InspectorModel, refusalOf, serveInspector, startInspector, type Inspector, type InspectorChange } from '../../src/devtools/index';
-import { flightRecorder } from '../../src/storage/jsonl/index';
+import { flightRecorder } from '../../src/jsonl/index';
 import { Counter, NoteAdded, Notes } from '../fixtures';
 
 const dir = mkdtempSync(join(tmpdir(), 'rxslice-inspector-server-'));

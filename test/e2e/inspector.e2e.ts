@@ -12,7 +12,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readRecording, type Recording } from '../../src/storage/jsonl/index';
+import { readRecording, type Recording } from '../../src/jsonl/index';
 import { transcriptDefinitions } from '../../src/transcripts/durable';
 import { onLines } from '../child-lines';
 

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { deltaChannelHistoryTests, validate } from '@langchain/langgraph-checkpoint-validation';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { RxSliceSaver, type LangGraphRecord } from '../../src/langgraph/index';
-import { checkpointFiles } from '../../src/storage/jsonl/index';
+import { checkpointFiles } from '../../src/jsonl/index';
 
 // The suite is written for Jest-style globals (this project runs vitest without globals).
 Object.assign(globalThis, { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it });

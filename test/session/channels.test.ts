@@ -16,7 +16,7 @@ import {
   type AnyChannelDef,
   type Envelope,
 } from '../../src/index';
-import { flightRecorder, readRecording } from '../../src/storage/jsonl/index';
+import { flightRecorder, readRecording } from '../../src/jsonl/index';
 
 const PlanUpdated = defineEvent('plan/updated', z.object({ planId: z.string(), priority: z.enum(['low', 'high']).optional() }));
 const PlanCompleted = defineEvent('plan/completed', z.object({ planId: z.string() }));

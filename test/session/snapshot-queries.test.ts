@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { append, createSession, defineEvent, defineSlice, NoSnapshotStoreError, Snapshot } from '../../src/index';
 import { createSnapshotStore } from '../../src/snapshot-store/index';
-import { snapshotDirectory } from '../../src/storage/jsonl/index';
+import { snapshotDirectory } from '../../src/jsonl/index';
 
 const StepAdded = defineEvent('plan/stepAdded', z.object({ step: z.string() }));
 const Plan = defineSlice('plan', { policy: 'state', schema: z.string(), reducers: ({ on }) => [on(StepAdded, (_v, e) => append(e.payload.step))] });

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { VirtualTimeScheduler } from 'rxjs';
 import { append, createSession, defineEvent, defineSlice, Snapshot } from '../../src/index';
 import { createSnapshotStore, memorySnapshots, SnapshotStoreError, type SnapshotStoreBackend } from '../../src/snapshot-store/index';
-import { snapshotDirectory } from '../../src/storage/jsonl/index';
+import { snapshotDirectory } from '../../src/jsonl/index';
 
 const Added = defineEvent('plan/added', z.object({ step: z.string() }));
 const Used = defineEvent('usage/used', z.object({ tokens: z.number() }));

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { add, CheckpointError, createCheckpointer, createSession, defineState, field, memoryCheckpoints, type CheckpointStorage } from '../../src/index';
-import { checkpointFiles } from '../../src/storage/jsonl/index';
+import { checkpointFiles } from '../../src/jsonl/index';
 
 const Message = z.object({ role: z.string(), text: z.string() });
 const Chat = defineState('chat', {

@@ -9,7 +9,7 @@ import { createTranscriptSession } from '../../src/transcripts/replay';
 import { AgentPhases } from '../../src/transcripts/phases';
 import { Messages, transcriptSlices } from '../../src/transcripts/slices';
 import { storeFileOf } from '../../src/transcripts/durable';
-import { loadSnapshot, readRecording } from '../../src/storage/jsonl/index';
+import { loadSnapshot, readRecording } from '../../src/jsonl/index';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const DATA = path.join(ROOT, 'examples/data');

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readRecording, readRecordingHeader } from '../../src/storage/jsonl/index';
+import { readRecording, readRecordingHeader } from '../../src/jsonl/index';
 import {
   AgentPhases,
   createTranscriptSession,

@@ -6,7 +6,7 @@
 // Prints `ready <pid> <lastSeq>` once open, or `locked` and exits 3 when another process holds the directory.
 import { writeSync } from 'node:fs';
 import { createSession, type Session } from '../../../src/index';
-import { jsonl } from '../../../src/storage/jsonl/index';
+import { jsonl } from '../../../src/jsonl/index';
 import { crashSaga, externalCall, SagaLog, type LogEntry } from './saga-crash-slices';
 
 const [dir, file, planArg] = process.argv.slice(2) as [string, string, string];

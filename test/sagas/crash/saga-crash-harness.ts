@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createSession } from '../../../src/index';
-import { jsonl } from '../../../src/storage/jsonl/index';
+import { jsonl } from '../../../src/jsonl/index';
 import { crashSaga, SagaLog, STEPS, type LogEntry } from './saga-crash-slices';
 
 /** Bundles the child once (esbuild, CommonJS for Node 20) and returns the file to run with `node`. */

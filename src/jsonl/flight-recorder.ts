@@ -1,10 +1,10 @@
 import { closeSync, fsyncSync, openSync, writeSync } from 'node:fs';
 import type { Subscription } from 'rxjs';
-import { RxSliceError } from '../../internal/errors';
-import type { CommittedEnvelope, Session } from '../../session/create-session';
-import type { SnapshotJSON } from '../../snapshots/snapshot';
-import { SESSION_INTERNALS } from '../../session/internals';
-import { SessionRestored } from '../../session/system-events';
+import { RxSliceError } from '../internal/errors';
+import type { CommittedEnvelope, Session } from '../session/create-core-session';
+import type { SnapshotJSON } from '../snapshots/snapshot';
+import { SESSION_INTERNALS } from '../session/internals';
+import { SessionRestored } from '../session/system-events';
 import { encodeLines, RECORDING_FORMAT, RECORDING_FORMAT_VERSION } from './recording-format';
 import { fsyncDirectory } from './snapshot-file';
 

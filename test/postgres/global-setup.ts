@@ -1,5 +1,5 @@
 import type { TestProject } from 'vitest/node';
-import { findServer } from '../../../scripts/postgres-server';
+import { findServer } from '../../scripts/postgres-server';
 
 declare module 'vitest' {
   export interface ProvidedContext {

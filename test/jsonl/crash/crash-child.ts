@@ -3,7 +3,7 @@
 // Prints `ready <pid>` once open, or `locked <holder pid>` and exits 3 when another process holds the directory.
 import { writeSync } from 'node:fs';
 import { createSession } from '../../../src/index';
-import { jsonl, type JsonlFsync } from '../../../src/storage/jsonl/index';
+import { jsonl, type JsonlFsync } from '../../../src/jsonl/index';
 import { CRASH_SLICES, Tick } from './crash-slices';
 
 const [dir, fsync, compactBytes] = process.argv.slice(2) as [string, JsonlFsync, string];

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { EnvelopeMeta } from '../../events/envelope';
+import type { EnvelopeMeta } from '../events/envelope';
 import { SeqConflictError, SharedLogError } from './errors';
 import type { SharedTables } from './schema';
 

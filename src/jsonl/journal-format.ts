@@ -1,4 +1,4 @@
-import { RxSliceError } from '../../internal/errors';
+import { RxSliceError } from '../internal/errors';
 import { BODY_OFFSET, crcOf, encodeLine, lineCrc } from './recording-format';
 
 /**

@@ -1,14 +1,14 @@
 import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import { from, Subscription, type Observable, type SchedulerLike } from 'rxjs';
-import type { Event } from '../../events/event';
-import type { EnvelopeMeta } from '../../events/envelope';
-import { RxSliceError } from '../../internal/errors';
-import { deepFreeze } from '../../internal/freeze';
-import type { SliceDef } from '../../slices/reducer';
-import { snapshotFromJSON } from '../../snapshots/codec';
-import type { Snapshot } from '../../snapshots/snapshot';
-import { createSession, type CommittedEnvelope, type Session } from '../../session/create-session';
-import { SESSION_INTERNALS } from '../../session/internals';
+import type { Event } from '../events/event';
+import type { EnvelopeMeta } from '../events/envelope';
+import { RxSliceError } from '../internal/errors';
+import { deepFreeze } from '../internal/freeze';
+import type { SliceDef } from '../slices/reducer';
+import { snapshotFromJSON } from '../snapshots/codec';
+import type { Snapshot } from '../snapshots/snapshot';
+import { createSession, type CommittedEnvelope, type Session } from '../session/create-core-session';
+import { SESSION_INTERNALS } from '../session/internals';
 import { BODY_OFFSET, crcOf, lineCrc, NOT_A_RECORD, prefixSeq, RECORDING_FORMAT, RECORDING_FORMAT_VERSION } from './recording-format';
 
 /** One envelope as the flight recorder wrote it (deep-frozen). */

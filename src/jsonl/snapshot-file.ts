@@ -1,10 +1,10 @@
 import { closeSync, fsyncSync, openSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
-import { RxSliceError } from '../../internal/errors';
-import type { SliceDef } from '../../slices/reducer';
-import { InvalidSnapshotError, snapshotFromJSON, type SnapshotReadLimits } from '../../snapshots/codec';
-import { SNAPSHOT_FORMAT_VERSION, type Snapshot } from '../../snapshots/snapshot';
+import { RxSliceError } from '../internal/errors';
+import type { SliceDef } from '../slices/reducer';
+import { InvalidSnapshotError, snapshotFromJSON, type SnapshotReadLimits } from '../snapshots/codec';
+import { SNAPSHOT_FORMAT_VERSION, type Snapshot } from '../snapshots/snapshot';
 
 /** Thrown by {@link loadSnapshot} when there is no file at the path. */
 export class SnapshotFileNotFoundError extends RxSliceError {

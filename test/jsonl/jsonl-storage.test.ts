@@ -28,8 +28,8 @@ vi.mock('node:fs', async (importOriginal) => {
 import { z } from 'zod';
 import { append, createSession, defineEvent, defineSaga, defineSlice, isRxSliceError, memory, replace, type RxSliceError, type SliceStorage } from '../../src/index';
 import { createSession as createFullSession } from '../../src/store/create-session';
-import { CorruptStorageError, jsonl, StorageLockCompromisedError, StorageLockedError, type JsonlStorageFactory } from '../../src/storage/jsonl/index';
-import { storageConformance } from './storage-conformance';
+import { CorruptStorageError, jsonl, StorageLockCompromisedError, StorageLockedError, type JsonlStorageFactory } from '../../src/jsonl/index';
+import { storageConformance } from '../storage/storage-conformance';
 
 const roots: string[] = [];
 const freshDir = (): string => {

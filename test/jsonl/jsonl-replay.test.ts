@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { z } from 'zod';
 import { defineSlice } from '../../src/index';
-import { jsonl } from '../../src/storage/jsonl/index';
-import { encodeRecord } from '../../src/storage/jsonl/journal-format';
+import { jsonl } from '../../src/jsonl/index';
+import { encodeRecord } from '../../src/jsonl/journal-format';
 import { describe, expect, it } from 'vitest';
-import { applyJournalOp, replayJournalOp, type ReplayState } from '../../src/storage/jsonl/jsonl-storage';
-import type { JournalOp } from '../../src/storage/jsonl/journal-format';
+import { applyJournalOp, replayJournalOp, type ReplayState } from '../../src/jsonl/jsonl-storage';
+import type { JournalOp } from '../../src/jsonl/journal-format';
 import { MemoryStorage } from '../../src/storage/memory-storage';
 
 // Small primitive items so that `replace` meets identical items (which keep their time).

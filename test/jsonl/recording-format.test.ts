@@ -1,7 +1,7 @@
 /** The recording line format: many lines encoded at once are the same bytes as line by line. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { encodeLine, encodeLines, lineCrc, crcOf, BODY_OFFSET } from '../../src/storage/jsonl/recording-format';
+import { encodeLine, encodeLines, lineCrc, crcOf, BODY_OFFSET } from '../../src/jsonl/recording-format';
 
 describe('encodeLines', () => {
   it('gives the bytes of encodeLine for each body, joined (unicode and escapes included)', () => {

@@ -3,10 +3,10 @@ import pg from 'pg';
 import { filter, firstValueFrom, map, take, toArray } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { z } from 'zod';
-import { append, defineEvent, defineSaga, defineSlice, ofType, runEpic, type RxSliceError } from '../../../src/index';
-import { assign, defineMachine, installMachine, sessionMachine } from '../../../src/machines/index.js';
-import { createSharedSession, SeqConflictError, SharedLogGapError, type SharedSession, type SharedSessionOptions } from '../../../src/storage/postgres/index';
-import { Counter, CounterBumped, Exploded, NoteAdded, Notes } from '../../fixtures';
+import { append, defineEvent, defineSaga, defineSlice, ofType, runEpic, type RxSliceError } from '../../src/index';
+import { assign, defineMachine, installMachine, sessionMachine } from '../../src/machines/index.js';
+import { createSharedSession, SeqConflictError, SharedLogGapError, type SharedSession, type SharedSessionOptions } from '../../src/postgres/index';
+import { Counter, CounterBumped, Exploded, NoteAdded, Notes } from '../fixtures';
 
 const url = inject('databaseUrl');
 const prefix = `rxt_${randomUUID().replace(/-/g, '').slice(0, 12)}`;

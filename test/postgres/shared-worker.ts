@@ -1,4 +1,4 @@
-// One process of the multi-process shared-session runs (test/storage/postgres/multi-process.test.ts
+// One process of the multi-process shared-session runs (test/postgres/multi-process.test.ts
 // and scripts/shared-long.ts). Bundled with esbuild and run with plain `node`.
 //
 // argv: url prefix sessionId worker perWorker expectedTotal burst
@@ -6,8 +6,8 @@
 // `hash <sha256> <lastSeq>`, or `error <message>`.
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { append, defineEvent, defineSlice, replace } from '../../../src/index';
-import { createSharedSession, type SharedSession } from '../../../src/storage/postgres/index';
+import { append, defineEvent, defineSlice, replace } from '../../src/index';
+import { createSharedSession, type SharedSession } from '../../src/postgres/index';
 
 const [url, prefix, sessionId, workerArg, perWorkerArg, totalArg, burstArg] = process.argv.slice(2) as [string, string, string, string, string, string, string | undefined];
 const worker = Number(workerArg);

@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { append, createSession, defineEvent, defineSlice, SliceWindow, type Snapshot } from '../../src/index';
 import { createSession as createFullSession } from '../../src/store/create-session';
-import { flightRecorder, readRecording, RecordingError } from '../../src/storage/jsonl/index';
+import { flightRecorder, readRecording, RecordingError } from '../../src/jsonl/index';
 import { splitLines } from '../../src/transcripts/parse';
 import { AgentPhases } from '../../src/transcripts/phases';
 import { createTranscriptSession, replayTranscript } from '../../src/transcripts/replay';

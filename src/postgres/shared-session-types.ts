@@ -1,16 +1,16 @@
 import type pg from 'pg';
 import type { Observable, SchedulerLike, TeardownLogic } from 'rxjs';
-import type { Event, EventCreator } from '../../events/event';
-import type { Envelope, EnvelopeMeta } from '../../events/envelope';
-import type { AnyChannelDef, ChannelDef } from '../../events/define-channel';
-import type { RxSliceError } from '../../internal/errors';
-import type { CommittedEnvelope, EvictedItems, Session, SnapshotOptions, ValidationMode } from '../../session/create-session';
-import type { Attachable } from '../../session/internals';
-import type { Channel } from '../../session/channel';
-import type { SliceHandle } from '../../session/slice-handle';
-import type { ReducerMiddleware, SessionReader, SliceDef } from '../../slices/reducer';
-import type { Snapshot } from '../../snapshots/snapshot';
-import type { AnySagaDef } from '../../sagas/define-saga';
+import type { Event, EventCreator } from '../events/event';
+import type { Envelope, EnvelopeMeta } from '../events/envelope';
+import type { AnyChannelDef, ChannelDef } from '../events/define-channel';
+import type { RxSliceError } from '../internal/errors';
+import type { CommittedEnvelope, EvictedItems, Session, SnapshotOptions, ValidationMode } from '../session/create-core-session';
+import type { Attachable } from '../session/internals';
+import type { Channel } from '../session/channel';
+import type { SliceHandle } from '../session/slice-handle';
+import type { ReducerMiddleware, SessionReader, SliceDef } from '../slices/reducer';
+import type { Snapshot } from '../snapshots/snapshot';
+import type { AnySagaDef } from '../sagas/define-saga';
 
 // The public shapes of rxslice/storage/postgres: options, the shared session, what dispatch resolves with.
 

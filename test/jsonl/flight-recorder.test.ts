@@ -18,7 +18,7 @@ vi.mock('node:fs', async (importOriginal) => {
 });
 import { z } from 'zod';
 import { append, createSession, defineEvent, defineSlice, isRxSliceError, type RxSliceError } from '../../src/index';
-import { flightRecorder, FlightRecorderError } from '../../src/storage/jsonl/index';
+import { flightRecorder, FlightRecorderError } from '../../src/jsonl/index';
 
 const Noted = defineEvent('notes/noted', z.object({ text: z.string() }));
 const Notes = defineSlice('notes', { policy: 'log', schema: z.object({ text: z.string() }), reducers: ({ on }) => [on(Noted, (_v, e) => append(e.payload))] });
@@ -214,7 +214,7 @@ describe('flight recorder snapshots', () => {
     const { tmpdir } = await import('node:os');
     const { join } = await import('node:path');
     const { createSession } = await import('../../src/index');
-    const { flightRecorder } = await import('../../src/storage/jsonl/index');
+    const { flightRecorder } = await import('../../src/jsonl/index');
     const { Notes, NoteAdded, Counter, CounterBumped } = await import('../fixtures');
     const dir = mkdtempSync(join(tmpdir(), 'rxslice-rec-snap-'));
     try {

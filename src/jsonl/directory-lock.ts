@@ -2,7 +2,7 @@ import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rm
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import lockfile from 'proper-lockfile';
-import { RxSliceError } from '../../internal/errors';
+import { RxSliceError } from '../internal/errors';
 
 /** Who holds a storage directory's lock (the owner file written next to the lock). */
 export interface LockHolder {

@@ -1,8 +1,8 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import type { SliceDef } from '../../slices/reducer';
-import type { Snapshot } from '../../snapshots/snapshot';
-import { isStorableId, SnapshotStoreError, type SnapshotInfo, type SnapshotStoreBackend } from '../../snapshot-store/store-contract';
+import type { SliceDef } from '../slices/reducer';
+import type { Snapshot } from '../snapshots/snapshot';
+import { isStorableId, SnapshotStoreError, type SnapshotInfo, type SnapshotStoreBackend } from '../snapshot-store/store-contract';
 import writeFileAtomic from 'write-file-atomic';
 import { fsyncDirectory, loadSnapshot, saveSnapshot } from './snapshot-file';
 

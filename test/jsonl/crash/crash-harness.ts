@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createSession, type Session } from '../../../src/index';
-import { jsonl, type JsonlFsync } from '../../../src/storage/jsonl/index';
-import { scanJournal } from '../../../src/storage/jsonl/journal-format';
+import { jsonl, type JsonlFsync } from '../../../src/jsonl/index';
+import { scanJournal } from '../../../src/jsonl/journal-format';
 import { CRASH_SLICES, Tick } from './crash-slices';
 import { onLines } from '../../child-lines';
 

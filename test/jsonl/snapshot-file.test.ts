@@ -11,7 +11,7 @@ import {
   saveSnapshotSync,
   SnapshotFileError,
   SnapshotFileNotFoundError,
-} from '../../src/storage/jsonl/index';
+} from '../../src/jsonl/index';
 
 const Noted = defineEvent('notes/noted', z.object({ text: z.string() }));
 const Note = z.object({ text: z.string() });

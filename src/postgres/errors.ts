@@ -1,4 +1,4 @@
-import { RxSliceError } from '../../internal/errors';
+import { RxSliceError } from '../internal/errors';
 
 const describe = (cause: unknown): string => (cause instanceof Error ? cause.message : String(cause));
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { onLines } from '../../child-lines';
+import { onLines } from '../child-lines';
 
 /** Bundles shared-worker.ts once (esbuild, CommonJS for Node 20) and returns the file to run with `node`. */
 export async function bundleWorker(): Promise<string> {

