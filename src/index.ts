@@ -61,11 +61,11 @@ export type {
   SessionOptions as CoreSessionOptions,
   SessionEvent,
   ValidationMode,
-  CommittedEnvelope,
   EvictedItems,
   SnapshotOptions,
   SliceRef,
-} from './session/create-core-session';
+} from './session/session-types';
+export type { CommittedEnvelope } from './session/committed-envelope';
 export type { SessionItems } from './session/session-read';
 export type { SliceHandle, SliceRuntimeConfig, SliceUpdate } from './session/slice-handle';
 export {
@@ -83,7 +83,7 @@ export {
   InvalidListenerError,
 } from './session/errors';
 export { SliceSeeded, SliceCleared, SessionReset, SessionRestored } from './session/system-events';
-export type { Attachable } from './session/internals';
+export type { Attachable } from './session/session-types';
 
 export { SliceWindow } from './windows/slice-window';
 export type { BoundedWindowOptions } from './windows/slice-window';

@@ -1,4 +1,4 @@
-import type { Session } from '../session/create-core-session';
+import type { Session } from '../session/session-types';
 import { handleOf, type ComputedHandle } from './computed';
 import { graphOf, type ComputedGraph } from './computed-graph';
 import type { ComputedNode } from './computed-node';

@@ -1,4 +1,4 @@
-import type { Session } from '../session/create-core-session';
+import type { Session } from '../session/session-types';
 import { SliceNotRegisteredError } from '../session/errors';
 import { SESSION_INTERNALS, type SessionInternals } from '../session/internals';
 import { ComputedNode, type NodeSource } from './computed-node';

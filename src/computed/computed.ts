@@ -1,6 +1,6 @@
 import type { Observable } from 'rxjs';
 import { GuardedObservable } from '../internal/guarded-observable';
-import type { Session } from '../session/create-core-session';
+import type { Session } from '../session/session-types';
 import { SessionDisposedError } from '../session/errors';
 import { graphOf, type ComputedGraph } from './computed-graph';
 import type { ComputedNode } from './computed-node';

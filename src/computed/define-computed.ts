@@ -1,4 +1,4 @@
-import type { Session } from '../session/create-core-session';
+import type { Session } from '../session/session-types';
 import { ATTACH, NOT_A_SLICE } from '../session/internals';
 import { computed, type ComputedHandle } from './computed';
 import { checkComputedDeclaration, isComputedDef } from './computed-declaration';

@@ -1,7 +1,7 @@
 import { readRecording, type Recording, type RecordedEnvelope } from '../jsonl/read-recording';
 import type { SchedulerLike } from 'rxjs';
 import type { SliceDef } from '../slices/reducer';
-import type { Session } from '../session/create-core-session';
+import type { Session } from '../session/session-types';
 import { Snapshot, type SnapshotDiff } from '../snapshots/snapshot-ops';
 import type { MachineDefinition } from '../machines/machine-definition';
 import { toMermaid } from '../machines/to-mermaid';

@@ -1,7 +1,8 @@
 import { bufferTime, filter, Subject, Subscription, takeUntil } from 'rxjs';
 import { RxSliceError } from '../internal/errors';
 import type { Event } from '../events/event';
-import type { CommittedEnvelope, Session } from '../session/create-core-session';
+import type { Session } from '../session/session-types';
+import type { CommittedEnvelope } from '../session/committed-envelope';
 import { SESSION_INTERNALS } from '../session/internals';
 import { DevToolsError, type DevToolsAction, type DevToolsState, type Step, type Transport, type TransportHost } from './devtools-transport';
 import { extensionTransport, type ExtensionConnection } from './extension-transport';

@@ -1,7 +1,8 @@
 import { defer, Observable, of, retry, throwError } from 'rxjs';
 import type { AnyEventCreator, Event } from '../events/event';
 import type { EnvelopeMeta } from '../events/envelope';
-import type { CommittedEnvelope, Session } from '../session/create-core-session';
+import type { Session } from '../session/session-types';
+import type { CommittedEnvelope } from '../session/committed-envelope';
 import { SessionDisposedError } from '../session/errors';
 import { SESSION_INTERNALS } from '../session/internals';
 import type { SessionReader } from '../slices/reducer';

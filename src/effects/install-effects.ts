@@ -1,5 +1,5 @@
 import type { Observable } from 'rxjs';
-import type { Session } from '../session/create-core-session';
+import type { Session } from '../session/session-types';
 import { SessionDisposedError } from '../session/errors';
 import { SESSION_INTERNALS } from '../session/internals';
 import type { AnyEffectDef, Effect, InferEffect, InferEffectResult } from './define-effect';

@@ -1,7 +1,8 @@
 import { closeSync, fsyncSync, openSync, writeSync } from 'node:fs';
 import type { Subscription } from 'rxjs';
 import { RxSliceError } from '../internal/errors';
-import type { CommittedEnvelope, Session } from '../session/create-core-session';
+import type { Session } from '../session/session-types';
+import type { CommittedEnvelope } from '../session/committed-envelope';
 import type { SnapshotJSON } from '../snapshots/snapshot';
 import { SESSION_INTERNALS } from '../session/internals';
 import { SessionRestored } from '../session/system-events';

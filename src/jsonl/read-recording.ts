@@ -7,7 +7,9 @@ import { deepFreeze } from '../internal/freeze';
 import type { SliceDef } from '../slices/reducer';
 import { snapshotFromJSON } from '../snapshots/codec';
 import type { Snapshot } from '../snapshots/snapshot';
-import { createSession, type CommittedEnvelope, type Session } from '../session/create-core-session';
+import { createCoreSession } from '../session/create-core-session';
+import type { Session } from '../session/session-types';
+import type { CommittedEnvelope } from '../session/committed-envelope';
 import { SESSION_INTERNALS } from '../session/internals';
 import { BODY_OFFSET, crcOf, lineCrc, NOT_A_RECORD, prefixSeq, RECORDING_FORMAT, RECORDING_FORMAT_VERSION } from './recording-format';
 
@@ -169,7 +171,7 @@ export function readRecording(file: string, options: ReadRecordingOptions): Reco
     const code = (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'RECORDING_NOT_FOUND' : 'RECORDING_IO';
     throw new RecordingError(file, code, code === 'RECORDING_NOT_FOUND' ? 'no such file. Record one with flightRecorder(session, { file }).' : (e as Error).message, { cause: e });
   }
-  return new RecordingReader(file, buf, options.slices, options.session ?? ((scheduler) => createSession({ slices: options.slices, scheduler })));
+  return new RecordingReader(file, buf, options.slices, options.session ?? ((scheduler) => createCoreSession({ slices: options.slices, scheduler })));
 }
 
 /** What a recording's first line says about it. See {@link readRecordingHeader}. */
@@ -424,7 +426,7 @@ class RecordingReader implements Recording {
 
   fork(seq: number, make?: () => Session): Session {
     const state = this.stateAt(seq);
-    const session = make === undefined ? createSession({ slices: this.slices }) : make();
+    const session = make === undefined ? createCoreSession({ slices: this.slices }) : make();
     try {
       if (session.lastSeq < seq) session[SESSION_INTERNALS].skipTo(seq + 1);
       session.restore(state);

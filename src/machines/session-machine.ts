@@ -7,7 +7,7 @@ import type { Reducer, SliceDef } from '../slices/reducer';
 import { none, replace, withEffects } from '../slices/slice-op';
 import type { SliceView } from '../slices/slice-view';
 import { SESSION_INTERNALS, type EnvelopeDecider, type SessionInternals } from '../session/internals';
-import type { Session } from '../session/create-core-session';
+import type { Session } from '../session/session-types';
 import { availableTransitions, canTransition, type AvailableTransition, type AvailableTransitionsOptions } from './available-transitions.js';
 import { explainTransition } from './explain-transition.js';
 import { InvalidTransitionError, MachineNotInstalledError } from './errors.js';

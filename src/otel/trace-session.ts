@@ -6,7 +6,7 @@ import { context, SpanKind, SpanStatusCode, trace, type Attributes, type HrTime,
 import type { Subscription } from 'rxjs';
 import type { ErrorInfo } from '../effects/lifecycle-events';
 import type { Event } from '../events/event';
-import type { CommittedEnvelope } from '../session/create-core-session';
+import type { CommittedEnvelope } from '../session/committed-envelope';
 import type { Session } from '../store/create-session';
 
 /** The instrumentation scope name of the spans (`trace.getTracer(TRACER_NAME)`). */

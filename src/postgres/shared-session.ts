@@ -4,9 +4,12 @@ import type { Event } from '../events/event';
 import type { Envelope } from '../events/envelope';
 import type { ChannelDef } from '../events/define-channel';
 import { RxSliceError } from '../internal/errors';
-import { createSession, type CommittedEnvelope, type EvictedItems, type Session, type SnapshotOptions } from '../session/create-core-session';
+import { createCoreSession } from '../session/create-core-session';
+import type { EvictedItems, Session, SnapshotOptions } from '../session/session-types';
+import type { CommittedEnvelope } from '../session/committed-envelope';
 import { InvalidEventError, SessionDisposedError } from '../session/errors';
-import { SESSION_INTERNALS, type Attachable } from '../session/internals';
+import { SESSION_INTERNALS } from '../session/internals';
+import type { Attachable } from '../session/session-types';
 import type { Channel } from '../session/channel';
 import type { SliceHandle } from '../session/slice-handle';
 import type { SliceDef } from '../slices/reducer';
@@ -150,7 +153,7 @@ class SharedSessionImpl implements SharedSession {
     private readonly leaseKey: readonly [number, number],
   ) {
     this.sessionId = options.sessionId;
-    this.local = createSession({
+    this.local = createCoreSession({
       slices: options.slices,
       middleware: { reducers: options.middleware?.reducers ?? [] },
       ...(options.events === undefined ? {} : { events: options.events }),

@@ -3,7 +3,7 @@ import type { Observable } from 'rxjs';
 import { computed } from '../computed/computed';
 import { isComputedDef } from '../computed/computed-declaration';
 import type { ComputedSource, SourceValue } from '../computed/define-computed';
-import type { Session as CoreSession } from '../session/create-core-session';
+import type { Session as CoreSession } from '../session/session-types';
 import { useProvidedSession } from './session-context';
 import { changesOf } from './store-subscription';
 

@@ -1,5 +1,5 @@
 import type { Observable } from 'rxjs';
-import type { Session } from '../session/create-core-session';
+import type { Session } from '../session/session-types';
 import type { AnySagaDef, InferSagaInput, InferSagaResult } from './define-saga';
 import { sagaRuntime, type ResumedSaga, type ResumeSagasOptions, type RunSagaOptions } from './saga-runtime';
 

@@ -1,5 +1,6 @@
 import { Observable } from 'rxjs';
-import type { CommittedEnvelope, Session } from '../session/create-core-session';
+import type { Session } from '../session/session-types';
+import type { CommittedEnvelope } from '../session/committed-envelope';
 import { SessionDisposedError } from '../session/errors';
 import { SESSION_INTERNALS, type SessionInternals } from '../session/internals';
 import { toIssues, type RxSliceError } from '../internal/errors';

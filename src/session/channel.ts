@@ -3,7 +3,7 @@ import { InvalidChannelError, type AnyChannelDef, type ChannelDef } from '../eve
 import type { Envelope, EnvelopeMeta } from '../events/envelope';
 import type { Event } from '../events/event';
 import { RxSliceError } from '../internal/errors';
-import type { CommittedEnvelope } from './create-core-session';
+import type { CommittedEnvelope } from './committed-envelope';
 
 /**
  * Thrown (as the error of `replay`) when the events asked for are no longer, or never were,

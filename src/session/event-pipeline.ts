@@ -1,6 +1,5 @@
 import type { Envelope } from '../events/envelope';
-import { MiddlewareFeed } from './middleware-feed';
-import type { SessionCore } from './session-core';
+import { MiddlewareFeed, type PipelineCore } from './middleware-feed';
 
 /**
  * Event middleware: a function that sees each application event once, before reducers, and
@@ -51,7 +50,7 @@ export class EventPipeline extends MiddlewareFeed {
    * coming out of middleware.
    */
   constructor(
-    private readonly core: SessionCore,
+    private readonly core: PipelineCore,
     middlewares: readonly EventMiddleware[],
     layer: OperatorLayer,
   ) {

@@ -2,9 +2,8 @@ import type { Event } from '../events/event';
 import type { Envelope, EnvelopeMeta } from '../events/envelope';
 import type { RxSliceError } from '../internal/errors';
 import type { TeardownLogic } from 'rxjs';
-import type { Session } from './create-core-session';
 import type { ReducerEntry, SliceDef } from '../slices/reducer';
-import type { CommittedEnvelope } from './create-core-session';
+import type { CommittedEnvelope } from './committed-envelope';
 
 /** @internal Key of the hooks that other layers (computed, effects, machines) use. */
 export const SESSION_INTERNALS: unique symbol = Symbol.for('rxslice.session.internals');
@@ -17,15 +16,10 @@ export const NOT_A_SLICE: unique symbol = Symbol.for('rxslice.notASlice');
 
 /**
  * @internal Declarations that a session can open without knowing their layer (computed slices
- * and families) carry this key: `def[ATTACH](session)` returns their live handle in `session`.
+ * and families) carry this key: `def[ATTACH](session)` returns their live handle in `session`
+ * (the `Attachable` interface, in ./session-types.ts).
  */
 export const ATTACH: unique symbol = Symbol.for('rxslice.attach');
-
-/** A declaration that `session.computed(def)` can open: made by `defineComputed` or `defineComputedFamily`. */
-export interface Attachable<THandle> {
-  /** @internal Opens the declaration in `session` and returns its live handle (`session.computed(def)` calls it). */
-  readonly [ATTACH]: (session: Session) => THandle;
-}
 
 /** @internal Throws the declaration's own error when `def` carries {@link NOT_A_SLICE}. */
 export function rejectNotASlice(def: object, operation: string): void {

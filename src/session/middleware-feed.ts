@@ -1,4 +1,24 @@
+import type { SchedulerLike, Subscription } from 'rxjs';
 import type { Envelope } from '../events/envelope';
+
+/**
+ * @internal What the middleware pipelines need of the session core (`SessionCore` has it): they
+ * name this rather than the core, so that the core imports them and they never import it back.
+ */
+export interface PipelineCore {
+  /** True while the core is inside its drain (reducing an envelope). */
+  readonly busy: boolean;
+  /** Torn down with the session. */
+  readonly subscriptions: Subscription;
+  /** The session's scheduler (a replaced operator chain completes on it). */
+  readonly scheduler: SchedulerLike;
+  /** Reduces an application envelope handed on unchanged inside the drain. */
+  reduce(env: Envelope): void;
+  /** Checks and reduces an envelope that came out of middleware. */
+  reduceEntered(env: Envelope): void;
+  /** Reports a middleware failure for the envelope it belongs to (in `pipeline`, default the one in force). */
+  middlewareFailed(cause: unknown, kind?: 'operator middleware' | 'event middleware', pipeline?: MiddlewareFeed): void;
+}
 
 /**
  * @internal What the core asks of its middleware (event or operator) when one fails: which
@@ -22,4 +42,15 @@ export abstract class MiddlewareFeed {
 
   /** Feeds `env` into the middleware. */
   abstract feed(env: Envelope): void;
+}
+
+/**
+ * @internal What the middleware stack (./middleware-stack.ts) needs of the session core besides
+ * what the pipelines need: the pipeline the core feeds, and whether it must be rebuilt before
+ * the next envelope. Named here for the reason given at {@link PipelineCore}.
+ */
+export interface StackCore extends PipelineCore {
+  pipeline: MiddlewareFeed | undefined;
+  pipelineStale: boolean;
+  readonly disposed: boolean;
 }

@@ -2,7 +2,7 @@ import type { OperatorFunction } from 'rxjs';
 import type { Envelope } from '../events/envelope';
 import { EventPipeline, type EventMiddleware, type OperatorLayer } from './event-pipeline';
 import { OperatorPipeline } from './operator-pipeline';
-import type { SessionCore } from './session-core';
+import type { StackCore } from './middleware-feed';
 
 type Operator = OperatorFunction<Envelope, Envelope>;
 
@@ -32,7 +32,7 @@ export class MiddlewareStack implements OperatorLayer {
   private operatorsChanged = false;
 
   constructor(
-    private readonly core: SessionCore,
+    private readonly core: StackCore,
     private readonly ownEvents: readonly EventMiddleware[],
     private readonly ownOperators: readonly Operator[],
   ) {

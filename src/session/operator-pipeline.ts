@@ -1,8 +1,7 @@
 import type { Observable, OperatorFunction, Subscription } from 'rxjs';
 import { Subject } from 'rxjs';
 import type { Envelope } from '../events/envelope';
-import { MiddlewareFeed } from './middleware-feed';
-import type { SessionCore } from './session-core';
+import { MiddlewareFeed, type PipelineCore } from './middleware-feed';
 
 /**
  * @internal The session's operator middleware: an input subject piped through the operators,
@@ -33,7 +32,7 @@ export class OperatorPipeline extends MiddlewareFeed {
   private readonly teardown = (): void => this.subscription?.unsubscribe();
 
   constructor(
-    private readonly core: SessionCore,
+    private readonly core: PipelineCore,
     operators: readonly OperatorFunction<Envelope, Envelope>[],
   ) {
     super();

@@ -2,7 +2,7 @@ import type { Subscription } from 'rxjs';
 import { z } from 'zod';
 import { RxSliceError } from '../internal/errors';
 import { deepFreeze } from '../internal/freeze';
-import type { Session } from '../session/create-core-session';
+import type { Session } from '../session/session-types';
 import { newSnapshotId } from '../snapshots/snapshot';
 import type { StateDef, StateUpdate, StateValue } from './define-state';
 

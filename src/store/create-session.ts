@@ -11,7 +11,8 @@ import type { AnySagaDef, InferSagaInput, InferSagaResult } from '../sagas/defin
 import { installSagas, resumeSagas, runSaga } from '../sagas/run-saga';
 import type { ResumedSaga, ResumeSagasOptions, RunSagaOptions } from '../sagas/saga-runtime';
 import type { Event } from '../events/event';
-import { createSession as createCoreSession, type Session as CoreSession, type SessionEvent, type SessionOptions as CoreSessionOptions } from '../session/create-core-session';
+import { createCoreSession } from '../session/create-core-session';
+import type { Session as CoreSession, SessionEvent, SessionOptions as CoreSessionOptions } from '../session/session-types';
 
 /** Options of {@link createSession}: the core options plus epics and their dependencies. */
 export interface SessionOptions<TDeps = unknown> extends CoreSessionOptions {

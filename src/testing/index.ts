@@ -2,7 +2,7 @@
 import { map, Observable } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import type { Event } from '../events/event';
-import type { CommittedEnvelope } from '../session/create-core-session';
+import type { CommittedEnvelope } from '../session/committed-envelope';
 import { createSession, type Session, type SessionOptions } from '../store/create-session';
 
 /**
