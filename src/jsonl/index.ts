@@ -11,7 +11,8 @@ export type { FlightRecorder, FlightRecorderOptions, RecorderFsync } from './fli
 export { readRecording, readRecordingHeader, RecordingError } from './read-recording';
 export type { Recording, RecordingHeader, RecordedEnvelope, ReadRecordingOptions, TornTail } from './read-recording';
 export { jsonl, JsonlSliceStorage, StorageIOError } from './jsonl-storage';
-export type { JsonlOptions, JsonlFsync, JsonlRecoveryMode, JsonlRecovery, JsonlStorageFactory } from './jsonl-storage';
+export type { JsonlOptions, JsonlFsync, JsonlStorageFactory } from './jsonl-storage';
+export type { JsonlRecoveryMode, JsonlRecovery } from './journal-recovery';
 export { CorruptStorageError } from './journal-format';
 export { StorageLockedError, StorageLockCompromisedError } from './directory-lock';
 export type { LockHolder } from './directory-lock';

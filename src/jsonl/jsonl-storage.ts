@@ -1,4 +1,4 @@
-import { closeSync, fdatasyncSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, fdatasyncSync, fsyncSync, mkdirSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { isArrayView } from '../internal/array-view';
@@ -12,7 +12,9 @@ import { MemoryStorage } from '../storage/memory-storage';
 import { TimeColumn } from '../storage/time-column';
 import type { SliceStorage, StorageFactory, StorageJournal, StorageTransaction, StoredSlice } from '../storage/slice-storage';
 import { lockDirectory, StorageLockedError, type DirectoryLock, type StorageLockCompromisedError } from './directory-lock';
-import { CorruptStorageError, decodeBase, encodeBase, scanJournal, type BaseSlice, type JournalOp, type JournalRecord, type SliceChange } from './journal-format';
+import { encodeBase, type CorruptStorageError, type JournalOp } from './journal-format';
+import { journalFileOf, recoverJournal, type JsonlRecovery, type JsonlRecoveryMode, type RawSlice } from './journal-recovery';
+import { replayJournalOp } from './journal-replay';
 import { BODY_OFFSET } from './recording-format';
 import { fsyncDirectory } from './snapshot-file';
 
@@ -30,18 +32,6 @@ import { fsyncDirectory } from './snapshot-file';
  *   damage before the tail (then `recovery: 'point-in-time'` keeps the good prefix).
  */
 export type JsonlFsync = 'always' | 'batch' | 'never';
-
-/**
- * What opening does with damaged records (named after RocksDB's WAL recovery modes):
- *
- * - `'tolerate-torn-tail'` (default): a damaged LAST record (a write cut by a crash: no newline,
- *   or a bad CRC with nothing after it) is truncated and reported; damage before the last
- *   record throws {@link CorruptStorageError} naming the file and byte offset.
- * - `'absolute'`: any damage, a torn tail included, throws {@link CorruptStorageError}.
- * - `'point-in-time'`: opens at the last good record before the first damage, truncating
- *   everything from there; what was dropped is reported in {@link JsonlRecovery.dropped}.
- */
-export type JsonlRecoveryMode = 'tolerate-torn-tail' | 'absolute' | 'point-in-time';
 
 /** Options of {@link jsonl}. */
 export interface JsonlOptions {
@@ -64,23 +54,6 @@ export interface JsonlOptions {
   readonly freeze?: boolean;
   /** Told what each open recovered (also kept as `factory.recovery`). */
   readonly onRecovery?: (recovery: JsonlRecovery) => void;
-}
-
-/** What an open found in the directory. */
-export interface JsonlRecovery {
-  readonly dir: string;
-  /** The `seq` of the base file the journal continues (0: none). */
-  readonly baseSeq: number;
-  /** The `seq` of the last recovered event (the session continues after it). */
-  readonly lastSeq: number;
-  /** Journal records replayed on top of the base. */
-  readonly records: number;
-  /**
-   * What was truncated, when a torn tail (`'tolerate-torn-tail'`) or damaged records
-   * (`'point-in-time'`) were dropped: the file, the byte offset where the first bad record
-   * started, the bytes and lines removed from there, and why the first one was bad.
-   */
-  readonly dropped?: { readonly file: string; readonly offset: number; readonly bytes: number; readonly lines: number; readonly reason: string };
 }
 
 /** A storage factory writing every slice it makes to one journal in `dir` (see {@link jsonl}). */
@@ -109,12 +82,6 @@ const HEX_DIGITS = Buffer.from('0123456789abcdef', 'latin1');
 const REUSED_BUFFER_MAX = 64 * 1024;
 
 const listOf = (items: readonly unknown[]): readonly unknown[] => (isArrayView(items) ? Array.from(items) : items);
-
-/** A slice's stored data not yet opened by a session: an optional base and the records after it. */
-interface RawSlice {
-  base: BaseSlice | undefined;
-  records: { at: number; v: number; ops: readonly JournalOp[] }[];
-}
 
 /**
  * @internal The open journal of one directory: lock, file descriptor, recovered data and the
@@ -164,71 +131,18 @@ export class JsonlJournal implements StorageJournal {
   }
 
   get journalFile(): string {
-    return join(this.dir, `journal-${this.baseSeq}.jsonl`);
+    return journalFileOf(this.dir, this.baseSeq);
   }
 
-  /** Reads base + journal, checks them, truncates what recovery allows, opens the journal for appends. */
+  /** Reads base + journal, checks them, truncates what recovery allows, opens the journal for appends (see `recoverJournal`). */
   private load(mode: JsonlRecoveryMode): void {
-    const names = readdirSync(this.dir);
-    let baseSeq = 0;
-    for (const name of names) {
-      const m = /^base-(\d+)\.json$/.exec(name);
-      if (m !== null) baseSeq = Math.max(baseSeq, Number(m[1]));
-      else if (name.endsWith('.tmp')) unlinkSync(join(this.dir, name));
-    }
-    if (baseSeq > 0) {
-      const file = join(this.dir, `base-${baseSeq}.json`);
-      const buf = readFileSync(file);
-      const base = decodeBase(buf);
-      if (typeof base === 'string') throw new CorruptStorageError(file, 0, base);
-      if (base.seq !== baseSeq) throw new CorruptStorageError(file, 0, `it holds seq ${base.seq}, its name says ${baseSeq}`);
-      this.baseBytes = buf.length;
-      for (const [name, slice] of Object.entries(base.slices)) {
-        this.raw.set(name, { base: slice, records: slice.tail === undefined ? [] : [...slice.tail] });
-      }
-    }
-    // Segments and bases older than the chosen base are left by a compaction cut short.
-    for (const name of names) {
-      const m = /^(base|journal)-(\d+)\.jsonl?$/.exec(name);
-      if (m !== null && Number(m[2]) < baseSeq) unlinkSync(join(this.dir, name));
-    }
-    this.baseSeq = this.lastSeq = baseSeq;
-    const file = this.journalFile;
-    let buf: Buffer;
-    try {
-      buf = readFileSync(file);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-      buf = Buffer.alloc(0);
-    }
-    const scan = scanJournal(buf, baseSeq);
-    let dropped: JsonlRecovery['dropped'];
-    if (scan.bad !== undefined) {
-      const bad = scan.bad;
-      if (mode === 'absolute' || (mode === 'tolerate-torn-tail' && !bad.tail)) throw new CorruptStorageError(file, bad.offset, bad.reason);
-      dropped = { file, offset: bad.offset, bytes: buf.length - bad.offset, lines: bad.droppedLines, reason: bad.reason };
-    }
-    for (const rec of scan.records) this.addRecord(rec);
-    this.fd = openSync(file, 'a');
-    if (dropped !== undefined) {
-      ftruncateSync(this.fd, scan.goodBytes);
-      fsyncSync(this.fd);
-    }
-    if (buf.length === 0) fsyncDirectory(file);
-    this.journalBytes = scan.goodBytes;
-    this.lastSeq = scan.records.length > 0 ? (scan.records[scan.records.length - 1] as JournalRecord).seq : baseSeq;
-    this.recovery = { dir: this.dir, baseSeq, lastSeq: this.lastSeq, records: scan.records.length, ...(dropped === undefined ? {} : { dropped }) };
-  }
-
-  private addRecord(rec: JournalRecord): void {
-    const slices = rec.slices;
-    for (const name in slices) {
-      if (!Object.hasOwn(slices, name)) continue;
-      const change = slices[name] as SliceChange;
-      let raw = this.raw.get(name);
-      if (raw === undefined) this.raw.set(name, (raw = { base: undefined, records: [] }));
-      raw.records.push({ at: rec.at, v: change.v, ops: change.ops });
-    }
+    const found = recoverJournal(this.dir, mode, this.raw);
+    this.fd = found.fd;
+    this.baseSeq = found.baseSeq;
+    this.lastSeq = found.lastSeq;
+    this.journalBytes = found.journalBytes;
+    this.baseBytes = found.baseBytes;
+    this.recovery = found.recovery;
   }
 
   /** Makes the storage of `def` from its recovered data (migrated to the slice's version). */
@@ -442,122 +356,6 @@ export class JsonlJournal implements StorageJournal {
       // a compromised lock is not ours to remove any more
     }
     this.onClose();
-  }
-}
-
-/** @internal The content of a slice while its records are replayed: the live items are `items[start..]`. */
-export interface ReplayState<TItem> {
-  items: TItem[];
-  times: number[];
-  start: number;
-  appended: number;
-}
-
-/**
- * @internal Applies one journal op to plain arrays, exactly as {@link applyJournalOp} applies it
- * through a {@link MemoryStorage} transaction (same items, times and `appended`), in O(the op).
- */
-export function replayJournalOp<TItem>(s: ReplayState<TItem>, op: JournalOp, at: number, migrate: (stored: readonly unknown[]) => TItem[]): void {
-  switch (op[0]) {
-    case 'a': {
-      const added = migrate(op[1]);
-      for (const item of added) {
-        s.items.push(item);
-        s.times.push(at);
-      }
-      s.appended += added.length;
-      return;
-    }
-    case 'r':
-      replaceAll(s, migrate(op[1]), at);
-      return;
-    case 's':
-      replaceAll(s, migrate(op[1]), at);
-      s.appended = op[2];
-      return;
-    case 'c':
-      if (s.items.length > s.start) {
-        s.items = [];
-        s.times = [];
-        s.start = 0;
-      }
-      return;
-    case 'f': {
-      s.start += Math.max(0, Math.min(op[1], s.items.length - s.start));
-      if (s.start >= 1024 && s.start * 2 >= s.items.length) {
-        s.items = s.items.slice(s.start);
-        s.times = s.times.slice(s.start);
-        s.start = 0;
-      }
-      return;
-    }
-    case 'b': {
-      const n = Math.max(0, Math.min(op[1], s.items.length - s.start));
-      s.items.length -= n;
-      s.times.length -= n;
-      return;
-    }
-    case 'i': {
-      const indices = op[1];
-      if (indices.length === 0) return;
-      const items: TItem[] = [];
-      const times: number[] = [];
-      let k = 0;
-      for (let i = s.start; i < s.items.length; i++) {
-        if (k < indices.length && indices[k] === i - s.start) k++;
-        else {
-          items.push(s.items[i] as TItem);
-          times.push(s.times[i] as number);
-        }
-      }
-      s.items = items;
-      s.times = times;
-      s.start = 0;
-      return;
-    }
-    default:
-      throw new TypeError(`Unknown journal op ${JSON.stringify(op)}`);
-  }
-}
-
-/** `MemoryTransaction.replace`: an item identical to the one at its index keeps its time. */
-function replaceAll<TItem>(s: ReplayState<TItem>, items: readonly TItem[], at: number): void {
-  const size = s.items.length - s.start;
-  const n = items.length;
-  const times = new Array<number>(n);
-  for (let i = 0; i < n; i++) times[i] = i < size && s.items[s.start + i] === items[i] ? (s.times[s.start + i] as number) : at;
-  s.appended += Math.max(0, n - size);
-  s.items = Array.from(items);
-  s.times = times;
-  s.start = 0;
-}
-
-/** @internal Applies one journal op to a transaction (`items` migrates and freezes stored items). */
-export function applyJournalOp<TItem>(tx: StorageTransaction<TItem>, op: JournalOp, at: number, items: (stored: readonly unknown[]) => TItem[]): void {
-  switch (op[0]) {
-    case 'a':
-      for (const item of items(op[1])) tx.append(item, at);
-      return;
-    case 'r':
-      tx.replace(items(op[1]), at);
-      return;
-    case 's':
-      tx.restore({ items: items(op[1]), appended: op[2] }, at);
-      return;
-    case 'c':
-      tx.clear();
-      return;
-    case 'f':
-      tx.dropFront(op[1]);
-      return;
-    case 'b':
-      tx.dropBack(op[1]);
-      return;
-    case 'i':
-      tx.dropIndices(op[1]);
-      return;
-    default:
-      throw new TypeError(`Unknown journal op ${JSON.stringify(op)}`);
   }
 }
 

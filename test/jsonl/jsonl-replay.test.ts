@@ -7,7 +7,7 @@ import { defineSlice } from '../../src/index';
 import { jsonl } from '../../src/jsonl/index';
 import { encodeRecord } from '../../src/jsonl/journal-format';
 import { describe, expect, it } from 'vitest';
-import { applyJournalOp, replayJournalOp, type ReplayState } from '../../src/jsonl/jsonl-storage';
+import { applyJournalOp, replayJournalOp, type ReplayState } from '../../src/jsonl/journal-replay';
 import type { JournalOp } from '../../src/jsonl/journal-format';
 import { MemoryStorage } from '../../src/storage/memory-storage';
 

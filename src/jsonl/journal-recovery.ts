@@ -1,0 +1,135 @@
+import { ftruncateSync, fsyncSync, openSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { CorruptStorageError, decodeBase, scanJournal, type BaseSlice, type JournalOp, type JournalRecord, type SliceChange } from './journal-format';
+import { fsyncDirectory } from './snapshot-file';
+
+// Opening a JSONL directory: which base file and journal segment are current, what is left over
+// from a compaction cut short, and what a damaged journal tail does (the recovery mode). The
+// journal (./jsonl-storage.ts) continues from what this finds.
+
+/**
+ * What opening does with damaged records (named after RocksDB's WAL recovery modes):
+ *
+ * - `'tolerate-torn-tail'` (default): a damaged LAST record (a write cut by a crash: no newline,
+ *   or a bad CRC with nothing after it) is truncated and reported; damage before the last
+ *   record throws {@link CorruptStorageError} naming the file and byte offset.
+ * - `'absolute'`: any damage, a torn tail included, throws {@link CorruptStorageError}.
+ * - `'point-in-time'`: opens at the last good record before the first damage, truncating
+ *   everything from there; what was dropped is reported in {@link JsonlRecovery.dropped}.
+ */
+export type JsonlRecoveryMode = 'tolerate-torn-tail' | 'absolute' | 'point-in-time';
+
+/** What an open found in the directory. */
+export interface JsonlRecovery {
+  readonly dir: string;
+  /** The `seq` of the base file the journal continues (0: none). */
+  readonly baseSeq: number;
+  /** The `seq` of the last recovered event (the session continues after it). */
+  readonly lastSeq: number;
+  /** Journal records replayed on top of the base. */
+  readonly records: number;
+  /**
+   * What was truncated, when a torn tail (`'tolerate-torn-tail'`) or damaged records
+   * (`'point-in-time'`) were dropped: the file, the byte offset where the first bad record
+   * started, the bytes and lines removed from there, and why the first one was bad.
+   */
+  readonly dropped?: { readonly file: string; readonly offset: number; readonly bytes: number; readonly lines: number; readonly reason: string };
+}
+
+/** A slice's stored data not yet opened by a session: an optional base and the records after it. */
+export interface RawSlice {
+  base: BaseSlice | undefined;
+  records: { at: number; v: number; ops: readonly JournalOp[] }[];
+}
+
+/** What {@link recoverJournal} found and opened: where the journal continues. */
+export interface RecoveredJournal {
+  /** The current journal segment, open for appends. */
+  readonly fd: number;
+  readonly baseSeq: number;
+  /** The `seq` of the last recovered record (`baseSeq` when there is none). */
+  readonly lastSeq: number;
+  /** Bytes in the journal segment (after any truncation) and in the base file. */
+  readonly journalBytes: number;
+  readonly baseBytes: number;
+  readonly recovery: JsonlRecovery;
+}
+
+/** The journal segment that continues the base file of `baseSeq` (0: no base). */
+export const journalFileOf = (dir: string, baseSeq: number): string => join(dir, `journal-${baseSeq}.jsonl`);
+
+/**
+ * Reads the newest base file and its journal segment in `dir`, checks them, removes what a cut
+ * compaction left, truncates what `mode` allows, and opens the segment for appends. Each slice's
+ * base and records go into `raw` (the slices are opened later, by name).
+ * @throws {@link CorruptStorageError} for damage `mode` may not skip.
+ */
+export function recoverJournal(dir: string, mode: JsonlRecoveryMode, raw: Map<string, RawSlice>): RecoveredJournal {
+  const names = readdirSync(dir);
+  let baseSeq = 0;
+  for (const name of names) {
+    const m = /^base-(\d+)\.json$/.exec(name);
+    if (m !== null) baseSeq = Math.max(baseSeq, Number(m[1]));
+    else if (name.endsWith('.tmp')) unlinkSync(join(dir, name));
+  }
+  let baseBytes = 0;
+  if (baseSeq > 0) {
+    const file = join(dir, `base-${baseSeq}.json`);
+    const buf = readFileSync(file);
+    const base = decodeBase(buf);
+    if (typeof base === 'string') throw new CorruptStorageError(file, 0, base);
+    if (base.seq !== baseSeq) throw new CorruptStorageError(file, 0, `it holds seq ${base.seq}, its name says ${baseSeq}`);
+    baseBytes = buf.length;
+    for (const [name, slice] of Object.entries(base.slices)) {
+      raw.set(name, { base: slice, records: slice.tail === undefined ? [] : [...slice.tail] });
+    }
+  }
+  // Segments and bases older than the chosen base are left by a compaction cut short.
+  for (const name of names) {
+    const m = /^(base|journal)-(\d+)\.jsonl?$/.exec(name);
+    if (m !== null && Number(m[2]) < baseSeq) unlinkSync(join(dir, name));
+  }
+  const file = journalFileOf(dir, baseSeq);
+  let buf: Buffer;
+  try {
+    buf = readFileSync(file);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    buf = Buffer.alloc(0);
+  }
+  const scan = scanJournal(buf, baseSeq);
+  let dropped: JsonlRecovery['dropped'];
+  if (scan.bad !== undefined) {
+    const bad = scan.bad;
+    if (mode === 'absolute' || (mode === 'tolerate-torn-tail' && !bad.tail)) throw new CorruptStorageError(file, bad.offset, bad.reason);
+    dropped = { file, offset: bad.offset, bytes: buf.length - bad.offset, lines: bad.droppedLines, reason: bad.reason };
+  }
+  for (const rec of scan.records) addRecord(raw, rec);
+  const fd = openSync(file, 'a');
+  if (dropped !== undefined) {
+    ftruncateSync(fd, scan.goodBytes);
+    fsyncSync(fd);
+  }
+  if (buf.length === 0) fsyncDirectory(file);
+  const lastSeq = scan.records.length > 0 ? (scan.records[scan.records.length - 1] as JournalRecord).seq : baseSeq;
+  return {
+    fd,
+    baseSeq,
+    lastSeq,
+    journalBytes: scan.goodBytes,
+    baseBytes,
+    recovery: { dir, baseSeq, lastSeq, records: scan.records.length, ...(dropped === undefined ? {} : { dropped }) },
+  };
+}
+
+/** Files one journal record's slice changes under their slices in `raw`. */
+function addRecord(raw: Map<string, RawSlice>, rec: JournalRecord): void {
+  const slices = rec.slices;
+  for (const name in slices) {
+    if (!Object.hasOwn(slices, name)) continue;
+    const change = slices[name] as SliceChange;
+    let slice = raw.get(name);
+    if (slice === undefined) raw.set(name, (slice = { base: undefined, records: [] }));
+    slice.records.push({ at: rec.at, v: change.v, ops: change.ops });
+  }
+}
