@@ -2,7 +2,7 @@
 // an event log in PostgreSQL. `pg` is an optional peer dependency.
 // Named re-exports only: this file is the entry's API at a glance.
 
-export { createSharedSession } from './shared-session';
+export { createSharedSession } from './create-shared-session';
 export type { SharedSession, SharedSessionOptions, SharedDispatchOptions, SharedCommit, SharedStartup, PostgresConnection } from './shared-session-types';
 export { SharedLogError, SeqConflictError, SharedLogGapError } from './errors';
 export { sharedTables, SCHEMA_VERSION } from './schema';

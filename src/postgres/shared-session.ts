@@ -1,15 +1,14 @@
-import pg from 'pg';
-import { interval, of, Subscription, timer, type Observable } from 'rxjs';
+import type pg from 'pg';
+import { interval, of, Subscription, type Observable } from 'rxjs';
 import type { Event } from '../events/event';
 import type { Envelope } from '../events/envelope';
 import type { ChannelDef } from '../events/define-channel';
 import { RxSliceError } from '../internal/errors';
 import { createCoreSession } from '../session/create-core-session';
-import type { EvictedItems, Session, SnapshotOptions } from '../session/session-types';
+import type { Attachable, EvictedItems, Session, SnapshotOptions } from '../session/session-types';
 import type { CommittedEnvelope } from '../session/committed-envelope';
 import { InvalidEventError, SessionDisposedError } from '../session/errors';
 import { SESSION_INTERNALS } from '../session/internals';
-import type { Attachable } from '../session/session-types';
 import type { Channel } from '../session/channel';
 import type { SliceHandle } from '../session/slice-handle';
 import type { SliceDef } from '../slices/reducer';
@@ -18,10 +17,10 @@ import { checkedDefOf, type Snapshot } from '../snapshots/snapshot';
 import { resumeSagas } from '../sagas/run-saga';
 import { sagaRuntime } from '../sagas/saga-runtime';
 import { EffectLease } from './effect-lease';
+import { LogListener } from './log-listener';
 import { SharedLogError, SharedLogGapError } from './errors';
-import { PostgresEventLog, type LoggedEvent, type PendingAppend } from './event-log';
+import type { LoggedEvent, PendingAppend, PostgresEventLog } from './event-log';
 import type { SharedCommit, SharedDispatchOptions, SharedSession, SharedSessionOptions, SharedStartup } from './shared-session-types';
-import { ensureSchema, lockKeyOf, sharedTables } from './schema';
 
 interface Outgoing {
   readonly pending: PendingAppend;
@@ -48,76 +47,11 @@ const toJSONText = (value: unknown, what: string, type: string): string => {
 };
 
 /**
- * Opens (or joins) a session shared by several processes through an event log in PostgreSQL
- * (event sourcing). Resolves once the tables exist and this process has caught up with the log.
- *
- * @remarks docs/ARCHITECTURE.md, "Shared sessions".
- * - **Source of truth**: the `<prefix>_events` table. `dispatch` validates, appends (one
- *   statement per batch of pending dispatches: group commit), and resolves once this process
- *   has reduced the event; every process, the writer included, reduces every event in `seq`
- *   order, so all converge on the same state (reducers are pure; `at` is logged).
- * - **No skipped events**: `seq` is handed out under the session row's lock, so appends commit in
- *   `seq` order; reading by position (`seq > last`) applies only a contiguous prefix (a hole is
- *   waited at and reported as {@link SharedLogGapError}, never skipped). LISTEN/NOTIFY wakes
- *   readers; polling every `pollIntervalMs` and a catch-up after every reconnect back it up.
- * - **Snapshots beside the log**: the lease holder stores one every `snapshotEvery` events; a new
- *   process restores the newest and replays only the events after it.
- * - **Effects once per session**: one process holds a PostgreSQL advisory lock (the lease, on a
- *   connection of its own); there `onLease` runs and sagas run and resume from their progress in
- *   the log. When that process dies its connection closes, the lock is freed, and another process
- *   takes over within `leaseRetryMs`.
- * - Schema setup is idempotent and safe when processes start at once (versioned migrations under
- *   an advisory lock).
- *
- * @throws (rejects) {@link SharedLogError} when PostgreSQL cannot be reached or the tables are
- * newer than this rxslice; errors of `createSession` for bad slices.
- * @example
- * ```ts
- * const session = await createSharedSession({ slices: [Plan], sessionId: 'agent-42', postgres: { connectionString } });
- * session.slice(Plan).all$.subscribe((steps) => console.log(steps.length)); // every process sees every step
- * const committed = await session.dispatch(StepAdded({ step: 'x' }));       // committed.seq: its place in the log
- * await session.dispatch(StepAdded({ step: 'y' }), { expectedSeq: committed.seq }); // SeqConflictError if another process appended first
- * ```
+ * @internal The session of one process in a shared session (made by `createSharedSession`, in
+ * ./create-shared-session.ts): a local core session that forwards what it accepts to the log
+ * (group commit), reduces the log in `seq` order, and runs effects and sagas while it holds the lease.
  */
-export async function createSharedSession(options: SharedSessionOptions): Promise<SharedSession> {
-  if (typeof options.sessionId !== 'string' || options.sessionId.length === 0 || options.sessionId.length > 200) {
-    throw new SharedLogError(`sessionId must be a non-empty string of at most 200 characters; got ${JSON.stringify(options.sessionId)}`);
-  }
-  const middleware = options.middleware as { operators?: unknown; events?: unknown } | undefined;
-  if (middleware?.operators !== undefined || middleware?.events !== undefined) {
-    throw new SharedLogError(
-      `${middleware.operators !== undefined ? 'operator' : 'event'} middleware is not available on a shared session (it could delay or drop events differently in each process); use reducer middleware`,
-    );
-  }
-  const tables = sharedTables(options.tablePrefix, options.schema);
-  const conn = options.postgres;
-  const ownPool = !('pool' in conn);
-  const pool = 'pool' in conn ? conn.pool : new pg.Pool({ connectionString: conn.connectionString, max: conn.max ?? 6, keepAlive: true });
-  // An idle client's error (the server restarted) must not crash the process: the pool drops it.
-  const onPoolError = (): void => undefined;
-  pool.on('error', onPoolError);
-  try {
-    const started = Date.now();
-    await ensureSchema(pool, tables);
-    const log = new PostgresEventLog(pool, tables, options.sessionId);
-    await log.open();
-    const shared = new SharedSessionImpl(options, pool, ownPool, onPoolError, log, tables.channel, [tables.lockKey, lockKeyOf(options.sessionId)]);
-    try {
-      await shared.start(started);
-    } catch (error) {
-      await shared.dispose();
-      throw error;
-    }
-    return shared;
-  } catch (error) {
-    if (ownPool) await pool.end().catch(() => undefined);
-    else pool.off('error', onPoolError);
-    // (Driver errors carry a string `code` too: only rxslice's own errors pass as they are.)
-    throw error instanceof RxSliceError ? error : new SharedLogError('opening the session failed', error);
-  }
-}
-
-class SharedSessionImpl implements SharedSession {
+export class SharedSessionImpl implements SharedSession {
   readonly sessionId: string;
   readonly local: Session;
   private readonly internals;
@@ -137,7 +71,7 @@ class SharedSessionImpl implements SharedSession {
   private inFlight: Map<number, { readonly committed: CommittedEnvelope; readonly failure: unknown }> | undefined;
   private disposed = false;
   private readonly subscription = new Subscription();
-  private listener: pg.PoolClient | undefined;
+  private readonly listener: LogListener;
   private lease: EffectLease | undefined;
   private lastSnapshotSeq = 0;
   private snapshotting = false;
@@ -149,7 +83,7 @@ class SharedSessionImpl implements SharedSession {
     private readonly ownPool: boolean,
     private readonly onPoolError: () => void,
     private readonly log: PostgresEventLog,
-    private readonly notifyChannel: string,
+    notifyChannel: string,
     private readonly leaseKey: readonly [number, number],
   ) {
     this.sessionId = options.sessionId;
@@ -164,6 +98,10 @@ class SharedSessionImpl implements SharedSession {
     });
     this.internals = this.local[SESSION_INTERNALS];
     this.internals.onCommitted({ onCommitted: (committed) => void (this.lastCommitted = committed) });
+    this.listener = new LogListener(pool, notifyChannel, options.sessionId, options.pollIntervalMs ?? 1_000, {
+      catchUp: () => void this.catchUp().catch((e: unknown) => this.report(e)),
+      report: (error) => this.report(error),
+    });
   }
 
   get lastSeq(): number {
@@ -213,7 +151,7 @@ class SharedSessionImpl implements SharedSession {
     await this.restoreLatestSnapshot();
     this.internals.forwardTo((env) => this.forward(env));
     const from = this.position;
-    await this.connectListener();
+    await this.listener.connect();
     await this.catchUp();
     this.startup = { ...this.startup, replayed: this.position - from, ms: Date.now() - started };
     this.subscription.add(interval(options.pollIntervalMs ?? 1_000).subscribe(() => this.catchUp().catch((e: unknown) => this.report(e))));
@@ -457,47 +395,6 @@ class SharedSessionImpl implements SharedSession {
     }
   }
 
-  private async connectListener(): Promise<void> {
-    if (this.disposed) return;
-    let client: pg.PoolClient;
-    try {
-      client = await this.pool.connect();
-    } catch (error) {
-      this.report(new SharedLogError('connecting the LISTEN client failed (polling goes on; retrying)', error));
-      this.retryListener();
-      return;
-    }
-    if (this.disposed) {
-      client.release(true);
-      return;
-    }
-    const lost = (error: unknown): void => {
-      if (this.listener !== client) return;
-      this.listener = undefined;
-      client.release(true);
-      this.report(new SharedLogError('the LISTEN connection was lost (polling goes on; reconnecting, then catching up)', error));
-      this.retryListener();
-    };
-    client.on('error', lost);
-    client.on('notification', (message) => {
-      if (message.payload === this.sessionId) this.catchUp().catch((e: unknown) => this.report(e));
-    });
-    this.listener = client;
-    try {
-      await client.query(`LISTEN "${this.notifyChannel}"`);
-    } catch (error) {
-      lost(error);
-      return;
-    }
-    // Events committed while no one listened: read them by position.
-    this.catchUp().catch((e: unknown) => this.report(e));
-  }
-
-  private retryListener(): void {
-    if (this.disposed) return;
-    this.subscription.add(timer(this.options.pollIntervalMs ?? 1_000).subscribe(() => void this.connectListener()));
-  }
-
   // ---- lease: effects and sagas run in one process ---------------------------------------
 
   /** The lease holder's work: sagas run and resume here, and `onLease` installs effects. */
@@ -558,9 +455,7 @@ class SharedSessionImpl implements SharedSession {
     for (const o of this.outbox.splice(0)) o.reject(disposedError);
     for (const list of this.waiters.values()) for (const o of list) o.reject(disposedError);
     this.waiters.clear();
-    const listener = this.listener;
-    this.listener = undefined;
-    listener?.release(true);
+    this.listener.close();
     this.local.dispose();
     if (this.ownPool) await this.pool.end().catch(() => undefined);
     else this.pool.off('error', this.onPoolError);

@@ -1,0 +1,77 @@
+import pg from 'pg';
+import { RxSliceError } from '../internal/errors';
+import { SharedLogError } from './errors';
+import { PostgresEventLog } from './event-log';
+import { ensureSchema, lockKeyOf, sharedTables } from './schema';
+import { SharedSessionImpl } from './shared-session';
+import type { SharedSession, SharedSessionOptions } from './shared-session-types';
+
+/**
+ * Opens (or joins) a session shared by several processes through an event log in PostgreSQL
+ * (event sourcing). Resolves once the tables exist and this process has caught up with the log.
+ *
+ * @remarks docs/ARCHITECTURE.md, "Shared sessions".
+ * - **Source of truth**: the `<prefix>_events` table. `dispatch` validates, appends (one
+ *   statement per batch of pending dispatches: group commit), and resolves once this process
+ *   has reduced the event; every process, the writer included, reduces every event in `seq`
+ *   order, so all converge on the same state (reducers are pure; `at` is logged).
+ * - **No skipped events**: `seq` is handed out under the session row's lock, so appends commit in
+ *   `seq` order; reading by position (`seq > last`) applies only a contiguous prefix (a hole is
+ *   waited at and reported as {@link SharedLogGapError}, never skipped). LISTEN/NOTIFY wakes
+ *   readers; polling every `pollIntervalMs` and a catch-up after every reconnect back it up.
+ * - **Snapshots beside the log**: the lease holder stores one every `snapshotEvery` events; a new
+ *   process restores the newest and replays only the events after it.
+ * - **Effects once per session**: one process holds a PostgreSQL advisory lock (the lease, on a
+ *   connection of its own); there `onLease` runs and sagas run and resume from their progress in
+ *   the log. When that process dies its connection closes, the lock is freed, and another process
+ *   takes over within `leaseRetryMs`.
+ * - Schema setup is idempotent and safe when processes start at once (versioned migrations under
+ *   an advisory lock).
+ *
+ * @throws (rejects) {@link SharedLogError} when PostgreSQL cannot be reached or the tables are
+ * newer than this rxslice; errors of `createSession` for bad slices.
+ * @example
+ * ```ts
+ * const session = await createSharedSession({ slices: [Plan], sessionId: 'agent-42', postgres: { connectionString } });
+ * session.slice(Plan).all$.subscribe((steps) => console.log(steps.length)); // every process sees every step
+ * const committed = await session.dispatch(StepAdded({ step: 'x' }));       // committed.seq: its place in the log
+ * await session.dispatch(StepAdded({ step: 'y' }), { expectedSeq: committed.seq }); // SeqConflictError if another process appended first
+ * ```
+ */
+export async function createSharedSession(options: SharedSessionOptions): Promise<SharedSession> {
+  if (typeof options.sessionId !== 'string' || options.sessionId.length === 0 || options.sessionId.length > 200) {
+    throw new SharedLogError(`sessionId must be a non-empty string of at most 200 characters; got ${JSON.stringify(options.sessionId)}`);
+  }
+  const middleware = options.middleware as { operators?: unknown; events?: unknown } | undefined;
+  if (middleware?.operators !== undefined || middleware?.events !== undefined) {
+    throw new SharedLogError(
+      `${middleware.operators !== undefined ? 'operator' : 'event'} middleware is not available on a shared session (it could delay or drop events differently in each process); use reducer middleware`,
+    );
+  }
+  const tables = sharedTables(options.tablePrefix, options.schema);
+  const conn = options.postgres;
+  const ownPool = !('pool' in conn);
+  const pool = 'pool' in conn ? conn.pool : new pg.Pool({ connectionString: conn.connectionString, max: conn.max ?? 6, keepAlive: true });
+  // An idle client's error (the server restarted) must not crash the process: the pool drops it.
+  const onPoolError = (): void => undefined;
+  pool.on('error', onPoolError);
+  try {
+    const started = Date.now();
+    await ensureSchema(pool, tables);
+    const log = new PostgresEventLog(pool, tables, options.sessionId);
+    await log.open();
+    const shared = new SharedSessionImpl(options, pool, ownPool, onPoolError, log, tables.channel, [tables.lockKey, lockKeyOf(options.sessionId)]);
+    try {
+      await shared.start(started);
+    } catch (error) {
+      await shared.dispose();
+      throw error;
+    }
+    return shared;
+  } catch (error) {
+    if (ownPool) await pool.end().catch(() => undefined);
+    else pool.off('error', onPoolError);
+    // (Driver errors carry a string `code` too: only rxslice's own errors pass as they are.)
+    throw error instanceof RxSliceError ? error : new SharedLogError('opening the session failed', error);
+  }
+}
