@@ -170,6 +170,11 @@ export class InspectorModel {
     return this.recording.refresh();
   }
 
+  /** Releases the recording's replay session (see `Recording.close`); the model stays usable. Idempotent. */
+  close(): void {
+    this.recording.close();
+  }
+
   constructor(file: string, definitions: InspectorDefinitions) {
     this.recording = readRecording(file, { slices: definitions.slices, ...(definitions.session ? { session: definitions.session } : {}) });
     this.machineDefs = new Map((definitions.machines ?? []).map((m) => [`${MACHINE_PREFIX}${m.name}`, m]));

@@ -175,8 +175,15 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
     lastSeq: model.recording.lastSeq,
   });
   const source: InspectorSource = { sessions: () => [info()], model: (id) => (id === 'recording' ? model : undefined) };
-  const server = await serveInspector({ ...options, source });
-  return { ...server, model };
+  let server: InspectorServer;
+  try {
+    server = await serveInspector({ ...options, source });
+  } catch (e) {
+    model.close();
+    throw e;
+  }
+  // Closing the inspector releases the model's replay session too.
+  return { ...server, model, close: () => server.close().then(() => model.close()) };
 }
 
 /**

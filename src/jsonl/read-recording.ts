@@ -110,6 +110,18 @@ export interface Recording {
    * ```
    */
   refresh(): number;
+  /**
+   * Releases the replay session that {@link Recording.stateAt} keeps between calls (so that
+   * successive states continue from the previous one). Idempotent; the recording stays usable:
+   * a later `stateAt` replays from the nearest snapshot again.
+   * @example
+   * ```ts
+   * const rec = readRecording('run.jsonl', { slices });
+   * rec.stateAt(42);
+   * rec.close(); // the session that rebuilt seq 42 is disposed
+   * ```
+   */
+  close(): void;
   /** The recorded envelopes with `fromSeq ≤ seq ≤ toSeq` (default: all), in order, parsed lazily. */
   envelopes(range?: { readonly fromSeq?: number; readonly toSeq?: number }): IterableIterator<RecordedEnvelope>;
   /** {@link Recording.envelopes} as a cold observable (synchronous on subscribe, or on `scheduler`). */
@@ -322,6 +334,12 @@ class RecordingReader implements Recording {
       this.indexed = pos;
     }
     return undefined;
+  }
+
+  close(): void {
+    const cursor = this.cursor;
+    this.cursor = undefined;
+    cursor?.session.dispose();
   }
 
   refresh(): number {

@@ -75,6 +75,7 @@ export class LiveInspectorSource implements InspectorSource {
     }
     if (previous !== undefined) {
       previous.recorder.close();
+      previous.model.close();
       rmSync(previous.model.recording.file, { force: true });
       previous.recorder = recorder;
       previous.model = model;
@@ -133,7 +134,10 @@ export class LiveInspectorSource implements InspectorSource {
 
   /** Stops every recorder, completes `changes$` and removes the recordings. Idempotent. */
   close(): void {
-    for (const entry of this.entries.values()) entry.recorder.close();
+    for (const entry of this.entries.values()) {
+      entry.recorder.close();
+      entry.model.close();
+    }
     this.changes.complete();
     rmSync(this.dir, { recursive: true, force: true });
   }

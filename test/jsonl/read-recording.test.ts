@@ -79,6 +79,31 @@ describe('readRecording', () => {
     expect(rec.stateAt(30).seq).toBe(30);
   });
 
+  it('close() disposes the replay session it keeps between states; a later stateAt replays anew', () => {
+    const file = join(dir, 'run.jsonl');
+    const live = recordRun(file, 20, 7);
+    const made: ReturnType<typeof createSession>[] = [];
+    const rec = readRecording(file, {
+      slices: [Notes, Count],
+      session: (scheduler) => {
+        const s = createSession({ slices: [Notes, Count], scheduler });
+        made.push(s);
+        return s;
+      },
+    });
+    let completed = 0;
+    rec.stateAt(10);
+    expect(made).toHaveLength(1);
+    made[0]!.committed$.subscribe({ complete: () => completed++ });
+    rec.stateAt(11); // continues in the same session
+    expect(made).toHaveLength(1);
+    rec.close();
+    expect(completed).toBe(1); // disposed: its streams completed
+    rec.close(); // idempotent
+    expect(slicesOf(rec.stateAt(12))).toBe(live.get(12));
+    expect(made).toHaveLength(2);
+  });
+
   it('replays from the nearest snapshot: O(distance), not from the start', () => {
     const file = join(dir, 'run.jsonl');
     recordRun(file, 40, 7);
