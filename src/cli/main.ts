@@ -108,13 +108,14 @@ export async function runCli(argv: readonly string[], io: CliIO, options: RunCli
     .argument('<recording>', 'a flight recording (rxslice replay --record, or flightRecorder)')
     .option('--port <n>', 'port to listen on (0: any free port)', port, 4400)
     .option('--host <address>', 'interface to listen on', '127.0.0.1')
+    .option('--allowed-host <name...>', 'host names the page may also be reached by (a proxy or tunnel name); others get 403 (DNS rebinding guard)')
     .option('--session <module>', 'a module exporting the recording\'s `slices` (and optionally `session` and `machines`)')
     .option('--open', 'open the page in the default browser')
-    .action(async (file: string, opts: { port: number; host: string; session?: string; open?: boolean }) => {
+    .action(async (file: string, opts: { port: number; host: string; allowedHost?: string[]; session?: string; open?: boolean }) => {
       const definitions = await definitionsFor(file, opts.session, io.cwd);
       let inspector: Inspector;
       try {
-        inspector = await startInspector({ file, definitions, port: opts.port, host: opts.host });
+        inspector = await startInspector({ file, definitions, port: opts.port, host: opts.host, ...(opts.allowedHost === undefined ? {} : { allowedHosts: opts.allowedHost }) });
       } catch (e) {
         if (!(e instanceof InspectorListenError)) throw e;
         io.stderr.write(`rxslice inspect: ${e.message}\n`);
@@ -166,9 +167,10 @@ export async function runCli(argv: readonly string[], io: CliIO, options: RunCli
     .option('--inspect', 'serve the live inspector page: every watched session, new events as they commit')
     .option('--port <n>', `port of the live inspector (0: any free port; default ${LIVE_INSPECTOR_PORT})`, port)
     .option('--host <address>', 'interface of the live inspector (default 127.0.0.1: this machine only)')
+    .option('--allowed-host <name...>', 'host names the page may also be reached by (a proxy or tunnel name); others get 403 (DNS rebinding guard)')
     .action(async (paths: string[], opts: WatchCommandOptions) => {
-      if (opts.inspect !== true && (opts.port !== undefined || opts.host !== undefined)) {
-        io.stderr.write('rxslice watch: --port and --host are options of the live inspector: add --inspect\n');
+      if (opts.inspect !== true && (opts.port !== undefined || opts.host !== undefined || opts.allowedHost !== undefined)) {
+        io.stderr.write('rxslice watch: --port, --host and --allowed-host are options of the live inspector: add --inspect\n');
         code = 2;
         return;
       }

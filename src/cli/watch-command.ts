@@ -35,6 +35,8 @@ export interface WatchCommandOptions {
   readonly port?: number;
   /** Its interface (default 127.0.0.1). */
   readonly host?: string;
+  /** Host names the live inspector also answers to (besides localhost and its own address). */
+  readonly allowedHost?: readonly string[];
 }
 
 /** What {@link watchCommand} starts: the watch, and its live inspector with `--inspect`. */
@@ -131,7 +133,12 @@ export async function watchCommand(paths: readonly string[], opts: WatchCommandO
   if (opts.inspect === true) {
     live = new LiveInspectorSource((message) => notice(message, null));
     try {
-      inspector = await serveInspector({ source: live, port: opts.port ?? LIVE_INSPECTOR_PORT, host: opts.host ?? '127.0.0.1' });
+      inspector = await serveInspector({
+        source: live,
+        port: opts.port ?? LIVE_INSPECTOR_PORT,
+        host: opts.host ?? '127.0.0.1',
+        ...(opts.allowedHost === undefined ? {} : { allowedHosts: opts.allowedHost }),
+      });
     } catch (e) {
       live.close();
       if (!(e instanceof InspectorListenError)) throw e;

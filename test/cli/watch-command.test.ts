@@ -1,7 +1,7 @@
 // `rxslice watch` in-process (runCli with captured output): the plain lines (not a terminal) and
 // the --json records, new lines appended while it runs, bad paths.
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -206,6 +206,32 @@ describe('rxslice watch', () => {
     await expect(fetch(w.watch.inspector!.url)).rejects.toThrow();
   });
 
+  it('--allowed-host: the live inspector also answers to the names given, and still refuses any other Host', async () => {
+    const dir = path.join(tmp, 'allowed');
+    mkdirSync(dir, { recursive: true });
+    appendFileSync(path.join(dir, 's1.jsonl'), source.subarray(0, cut));
+    const w = await runWatch(['allowed', '--inspect', '--port', '0', '--allowed-host', 'tunnel.example', 'box.internal']);
+    expect(w.code).toBe(0);
+    try {
+      const port = w.watch.inspector!.port;
+      const statusFor = (host: string) =>
+        new Promise<number>((resolve, reject) => {
+          const req = request({ host: '127.0.0.1', port, path: '/api/sessions', headers: { host }, setHost: false }, (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          });
+          req.on('error', reject);
+          req.end();
+        });
+      expect(await statusFor(`tunnel.example:${port}`)).toBe(200);
+      expect(await statusFor(`BOX.internal:${port}`)).toBe(200);
+      expect(await statusFor('tunnel.example')).toBe(403); // the name with another port (80) is another server
+      expect(await statusFor(`evil.example:${port}`)).toBe(403);
+    } finally {
+      await w.watch.close();
+    }
+  });
+
   it('--inspect on a port in use exits 1 with what to do, before watching anything', async () => {
     const other = createServer((_req, res) => res.end('other'));
     await new Promise<void>((r) => other.listen(0, '127.0.0.1', r));
@@ -218,7 +244,7 @@ describe('rxslice watch', () => {
       expect(w.out).toEqual([]);
       const noInspect = await runWatch(['inspect', '--port', '0']);
       expect(noInspect.code).toBe(2);
-      expect(noInspect.err.join('')).toBe('rxslice watch: --port and --host are options of the live inspector: add --inspect\n');
+      expect(noInspect.err.join('')).toBe('rxslice watch: --port, --host and --allowed-host are options of the live inspector: add --inspect\n');
     } finally {
       other.close();
     }
