@@ -1,6 +1,7 @@
 import { asyncScheduler, type Observable, type Subject } from 'rxjs';
 import { GuardedObservable } from '../internal/guarded-observable';
 import type { SliceDef } from '../slices/reducer';
+import { windowPolicyProblem } from '../slices/define-slice';
 import { memory } from '../storage/memory-storage';
 import { InvalidWindowError } from '../windows/invalid-window-error';
 import { SliceWindow } from '../windows/slice-window';
@@ -300,6 +301,8 @@ function sliceHandle<TItem>(core: SessionCore, record: SliceRecord<TItem>): Slic
     },
     configure(config: SliceRuntimeConfig<TItem>) {
       let window = config.window === undefined ? record.window : (config.window ?? undefined);
+      const problem = windowPolicyProblem(window);
+      if (problem !== undefined) throw new InvalidWindowError('(given)', `slice "${record.def.name}": ${problem}`);
       if (config.eviction !== undefined) {
         if (window === undefined) {
           throw new InvalidWindowError('(none)', `slice "${record.def.name}" has no window for eviction "${config.eviction.description}" to choose from. Pass configure({ window, eviction }).`);

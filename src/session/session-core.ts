@@ -1,6 +1,7 @@
 import { Subject, Subscription, type OperatorFunction, type SchedulerLike } from 'rxjs';
 import { ReservedEventTypeError } from '../events/define-event';
 import type { Event, EventCreator } from '../events/event';
+import type { Snapshot } from '../snapshots/snapshot';
 import type { Envelope, EnvelopeMeta } from '../events/envelope';
 import { SubscriberError, toIssues, type RxSliceError } from '../internal/errors';
 import { reportUnhandled } from '../internal/guarded-observable';
@@ -15,7 +16,7 @@ import type { EventMiddleware } from './event-pipeline';
 import { MiddlewareStack } from './middleware-stack';
 import { isLibraryType, SessionQueue, type HeldCommit } from './session-queue';
 import { SessionRegistry } from './session-registry';
-import { SessionSnapshots } from './session-snapshots';
+import { SessionSnapshots, type RestoredSlices } from './session-snapshots';
 import type { Route, SliceRecord } from './slice-handle';
 import { SessionReset, SessionRestored, SliceCleared, SliceSeeded } from './system-events';
 
@@ -87,6 +88,11 @@ export class SessionCore extends SessionQueue {
   /** Records with an open transaction for the envelope being reduced (reused; reduce is never re-entered). */
   private readonly pending: SliceRecord<any>[] = [];
   private pendingCount = 0;
+  /** Set by the reduce step of a whole-snapshot restore: the slices it changed, for the commit. */
+  private restored: RestoredSlices | undefined = undefined;
+  /** Set by the reduce step of any restore: the snapshot (and its id) the commit records as the next snapshots' parent. */
+  private restoredSnapshot: Snapshot | undefined = undefined;
+  private restoredId: string | undefined = undefined;
 
   constructor(config: SessionCoreConfig) {
     super(config.scheduler);
@@ -345,6 +351,8 @@ export class SessionCore extends SessionQueue {
       record.evicted = undefined;
     }
     this.pendingCount = 0;
+    this.restored = undefined;
+    this.restoredSnapshot = undefined;
   }
 
   /** Commits the open transactions of `env`, then publishes (or holds, in a batch) the commit. */
@@ -353,13 +361,22 @@ export class SessionCore extends SessionQueue {
     let changed: readonly SliceRecord<any>[] | undefined;
     let evicted: EvictedItems[] | undefined;
     let names: readonly string[] | undefined;
+    // A whole-snapshot restore that nothing else changed: the plan's own lists (nothing to build).
+    const restored = this.restored;
+    // (A direct restore opened no transaction: pendingCount is 0, and nothing else changed.)
+    const whole = restored !== undefined && (restored.records.length === this.pendingCount || this.pendingCount === 0);
+    this.restored = undefined;
+    if (this.restoredSnapshot !== undefined) {
+      this.snapshots.restoredFrom(this.restoredSnapshot, this.restoredId);
+      this.restoredSnapshot = undefined;
+    }
     for (let i = 0; i < this.pendingCount; i++) {
       const record = this.pending[i] as SliceRecord<any>;
       const tx = record.tx as StorageTransaction<any>;
       const didChange = tx.changed;
       tx.commit();
       record.tx = undefined;
-      if (didChange) {
+      if (didChange && !whole) {
         if (changed === undefined || names === undefined) {
           changed = record.selfList;
           names = record.nameList;
@@ -378,6 +395,10 @@ export class SessionCore extends SessionQueue {
       }
     }
     this.pendingCount = 0;
+    if (whole) {
+      changed = restored.records;
+      names = restored.names;
+    }
     this.lastSeq = env.seq;
     // The committed envelope is built only when someone will read it: `committed$`, a listener
     // of every commit, or (for a commit carrying effects) any committed listener.
@@ -386,22 +407,27 @@ export class SessionCore extends SessionQueue {
         ? { seq: env.seq, at: env.at, event: env.event, meta: env.meta, changed: names ?? NO_NAMES, effects: effects ?? NO_EFFECTS }
         : undefined;
     if (this.batchDepth > 0) this.held.push({ committed: committed as CommittedEnvelope, records: changed ?? NO_RECORDS, evicted: evicted ?? NO_EVICTIONS });
-    else this.publishOne(env.seq, committed, changed, names, evicted);
+    else this.publishOne(env.seq, committed, changed, names, evicted, whole ? restored : undefined);
   }
 
-  /** Publishes one commit: changed slices, then commit listeners, then evictions and `committed$`. */
+  /**
+   * Publishes one commit: changed slices, then commit listeners, then evictions and `committed$`.
+   * `restored`: the commit changed exactly the slices of a whole-snapshot restore (`changed` and
+   * `names` are its lists).
+   */
   private publishOne(
     seq: number,
     committed: CommittedEnvelope | undefined,
     changed: readonly SliceRecord<any>[] | undefined,
     names: readonly string[] | undefined,
     evicted: EvictedItems[] | undefined,
+    restored?: RestoredSlices,
   ): void {
     const commitListeners = this.commitListeners;
     if (changed !== undefined) {
       for (let i = 0; i < changed.length; i++) (changed[i] as SliceRecord<any>).notify(seq);
       if (commitListeners.length > 0) {
-        const set = changed.length === 1 ? (changed[0] as SliceRecord<any>).nameSet : new Set(names);
+        const set = changed.length === 1 ? (changed[0] as SliceRecord<any>).nameSet : restored !== undefined ? restored.nameSet() : new Set(names);
         for (let i = 0; i < commitListeners.length; i++) (commitListeners[i] as CommitListener).onCommit(set);
       }
     }
@@ -429,31 +455,44 @@ export class SessionCore extends SessionQueue {
     }
   }
 
-  /** The reduce step of the library's own events (seeded, cleared, reset, restored). */
+  /** The reduce step of the library's own events (restored, seeded, cleared, reset). */
   private reduceSystem(env: Envelope): void {
-    const { event } = env;
+    const event = env.event;
     const registry = this.registry;
-    if (SliceSeeded.match(event)) {
-      const record = registry.recordOf(event.payload.slice);
-      const tx = this.pendingOf(record);
-      tx.replace(event.payload.items, env.at);
-      if (record.window !== undefined) applyWindow(record, tx, env.seq, env.at);
-    } else if (SliceCleared.match(event)) {
-      this.pendingOf(registry.recordOf(event.payload.slice)).clear();
-    } else if (SessionReset.match(event)) {
-      for (const record of registry.records.values()) {
-        if (record.storage.size > 0 || record.def.initial.length > 0) {
-          const tx = this.pendingOf(record);
-          tx.replace(record.def.initial, env.at);
-          if (record.window !== undefined) applyWindow(record, tx, env.seq, env.at);
-        }
+    switch (event.type) {
+      case SessionRestored.type: {
+        const snapshot = this.restoring.get(env.seq);
+        if (snapshot === undefined) return;
+        this.restoring.delete(env.seq);
+        const payload = (event as ReturnType<typeof SessionRestored>).payload;
+        // With no reducer of the restored event and no journal, nothing after this step can fail
+        // or change these slices: memory slices may swap their captured contents in directly.
+        const direct = registry.journals.length === 0 && !registry.routes.has(SessionRestored.type);
+        this.restored = this.snapshots.restore(snapshot, payload.slices, env.at, env.seq, this, direct);
+        // The lineage changes with the commit (a reducer of this event may still fail).
+        this.restoredSnapshot = snapshot;
+        this.restoredId = payload.snapshotId;
+        return;
       }
-    } else if (SessionRestored.match(event)) {
-      const snapshot = this.restoring.get(env.seq);
-      if (snapshot === undefined) return;
-      this.restoring.delete(env.seq);
-      this.snapshots.restore(snapshot, event.payload.slices, env.at, env.seq, this);
-      this.snapshots.restoredFrom(event.payload.snapshotId);
+      case SliceSeeded.type: {
+        const { slice, items } = (event as ReturnType<typeof SliceSeeded>).payload;
+        const record = registry.recordOf(slice);
+        const tx = this.pendingOf(record);
+        tx.replace(items, env.at);
+        if (record.window !== undefined) applyWindow(record, tx, env.seq, env.at);
+        return;
+      }
+      case SliceCleared.type:
+        this.pendingOf(registry.recordOf((event as ReturnType<typeof SliceCleared>).payload.slice)).clear();
+        return;
+      case SessionReset.type:
+        for (const record of registry.records.values()) {
+          if (record.storage.size > 0 || record.def.initial.length > 0) {
+            const tx = this.pendingOf(record);
+            tx.replace(record.def.initial, env.at);
+            if (record.window !== undefined) applyWindow(record, tx, env.seq, env.at);
+          }
+        }
     }
   }
 

@@ -1,8 +1,9 @@
 import { isRxSliceError } from '../internal/errors';
 import type { SliceDef } from '../slices/reducer';
 import { InvalidSnapshotError, UnknownSliceError } from '../snapshots/codec';
-import { checkedDefOf, makeSnapshot, snapshotEntries, snapshotSource, type Snapshot, type SnapshotSlice } from '../snapshots/snapshot';
+import { checkedDefOf, makeDeferredSnapshot, makeSnapshot, parentsAfterRestoring, snapshotSource, snapshotStored, type Snapshot, type SnapshotSlice } from '../snapshots/snapshot';
 import type { StorageTransaction, StoredSlice } from '../storage/slice-storage';
+import { MemoryStorage } from '../storage/memory-storage';
 import { applyWindow, importItem } from './apply-op';
 import { SliceNotRegisteredError } from './errors';
 import type { SliceRecord } from './slice-handle';
@@ -11,17 +12,27 @@ import type { SliceRecord } from './slice-handle';
  * The slices a session's `snapshot()` captures, in registration order, with their last entries.
  * Every snapshot keeps its plan (privately), so restoring it needs no lookups by name.
  */
-interface CapturePlan {
+interface CapturePlan extends RestoredSlices {
   /** The session's snapshots: tells its own snapshots from any other. */
   readonly owner: SessionSnapshots;
   /** How many slices the session had when the plan was made. */
   readonly recordCount: number;
   readonly names: readonly string[];
   readonly records: readonly SliceRecord<any>[];
-  /** The last entry captured per slice (reused while the slice's version is unchanged). */
-  readonly captured: (SnapshotSlice | undefined)[];
+  /** The entry of slice `index` for `stored` at `version`: one per capture and version, shared by every snapshot. */
+  entry(index: number, stored: StoredSlice<unknown>, version: number): SnapshotSlice;
   /** The definition of slice `name` (a `SnapshotProvenance`: another session with the same definitions trusts the items). */
   defOf(name: string): SliceDef<string, unknown> | undefined;
+}
+
+/**
+ * @internal The slices a whole-snapshot restore changed, in plan order, with their names (frozen)
+ * and, made on first use, the set of those names: what the commit publishes, made once per plan.
+ */
+export interface RestoredSlices {
+  readonly records: readonly SliceRecord<any>[];
+  readonly names: readonly string[];
+  nameSet(): ReadonlySet<string>;
 }
 
 /** @internal Opens the transaction of a slice for the envelope being reduced (see `SessionCore`). */
@@ -59,26 +70,21 @@ export class SessionSnapshots {
    */
   take(seq: number, at: number, tag: string | undefined, includeLogs: boolean, selection?: SliceSelection): Snapshot {
     const plan = selection === undefined ? this.plan(includeLogs) : this.selectedPlan(includeLogs, selection);
-    const { records: list, captured } = plan;
-    const entries = new Array<SnapshotSlice>(list.length);
+    const list = plan.records;
+    // The storages' captures and versions only: entries are made when the snapshot is read.
+    const stored = new Array<StoredSlice<unknown>>(list.length);
+    const versions = new Array<number>(list.length);
     for (let i = 0; i < list.length; i++) {
-      const record = list[i] as SliceRecord<any>;
-      const storage = record.storage;
-      // One entry per slice version, shared by every snapshot taken at that version.
-      let entry = captured[i];
-      if (entry === undefined || entry.version !== storage.version) {
-        const stored = storage.snapshot();
-        entry = { policy: record.def.policy, version: storage.version, items: stored.items, stored };
-        captured[i] = this.freeze ? Object.freeze(entry) : entry;
-      }
-      entries[i] = entry;
+      const storage = (list[i] as SliceRecord<any>).storage;
+      stored[i] = storage.snapshot();
+      versions[i] = storage.version;
     }
-    return makeSnapshot(seq, at, tag, plan.names, entries, plan, this.parents);
+    return makeDeferredSnapshot(seq, at, tag, plan.names, { stored, versions, maker: plan }, plan, this.parents);
   }
 
-  /** Records `id` as the parent of the snapshots taken from now on (a restore happened). */
-  restoredFrom(id: string | undefined): void {
-    this.parents = id === undefined ? NO_PARENTS : Object.freeze([id]);
+  /** Records `id` (of `snapshot`) as the parent of the snapshots taken from now on (a restore happened). */
+  restoredFrom(snapshot: Snapshot, id: string | undefined): void {
+    this.parents = id === undefined ? NO_PARENTS : parentsAfterRestoring(snapshot, id);
   }
 
   /** The plan of a selection, cached by its names (rebuilt when a slice was added since). */
@@ -109,12 +115,25 @@ export class SessionSnapshots {
 
   private makePlan(list: SliceRecord<any>[]): CapturePlan {
     const names = Object.freeze(list.map((r) => r.def.name));
+    // The last entry made for each capture (a capture is one slice's content at one version, or
+    // restored later at another: the version is checked). Weak: captures die with their snapshots.
+    const captured = new WeakMap<StoredSlice<unknown>, SnapshotSlice>();
+    const freeze = this.freeze;
+    let nameSet: ReadonlySet<string> | undefined;
     return {
+      nameSet: () => (nameSet ??= new Set(names)),
       owner: this,
       recordCount: this.records.size,
       names,
       records: list,
-      captured: list.map(() => undefined),
+      entry(index, stored, version) {
+        const last = captured.get(stored);
+        if (last !== undefined && last.version === version) return last;
+        const made: SnapshotSlice = { policy: (list[index] as SliceRecord<any>).def.policy, version, items: stored.items, stored };
+        const entry = freeze ? Object.freeze(made) : made;
+        captured.set(stored, entry);
+        return entry;
+      },
       defOf: (name) => list[names.indexOf(name)]?.def,
     };
   }
@@ -190,20 +209,21 @@ export class SessionSnapshots {
    * Restores `names` (the payload of the restored event) from `snapshot` into the transactions
    * `pending.pendingOf` opens (one per slice and envelope): by the snapshot's plan when it is
    * a whole snapshot of this session, else by name. Backends restore their own captures without copying.
+   * Returns the slices restored when they are exactly a plan's (the commit then reuses its lists).
    * @throws {@link SliceNotRegisteredError} when a name is not registered.
    */
-  restore(snapshot: Snapshot, names: readonly string[], at: number, seq: number, pending: PendingTransactions): void {
+  restore(snapshot: Snapshot, names: readonly string[], at: number, seq: number, pending: PendingTransactions, direct: boolean): RestoredSlices | undefined {
     const plan = this.ownPlan(snapshot);
     if (plan !== undefined && names === plan.names) {
-      const entries = snapshotEntries(snapshot) as readonly SnapshotSlice[];
-      for (let i = 0; i < plan.records.length; i++) {
-        const stored = (entries[i] as SnapshotSlice).stored as StoredSlice<unknown>;
-        const record = plan.records[i] as SliceRecord<any>;
+      const records = plan.records;
+      if (direct && this.swapped(records, snapshot)) return plan;
+      for (let i = 0; i < records.length; i++) {
+        const record = records[i] as SliceRecord<any>;
         const tx = pending.pendingOf(record);
-        tx.restore(stored, at);
+        tx.restore(snapshotStored(snapshot, i) as StoredSlice<unknown>, at);
         if (record.window !== undefined) applyWindow(record, tx, seq, at);
       }
-      return;
+      return plan;
     }
     for (const name of names) {
       const record = this.records.get(name);
@@ -216,6 +236,23 @@ export class SessionSnapshots {
       // before a `configure` may hold more); the evicted items are reported with the commit.
       if (record.window !== undefined) applyWindow(record, tx, seq, at);
     }
+    return undefined;
+  }
+
+  /**
+   * Restores a whole snapshot of memory slices without windows by swapping each slice's captured
+   * content back in (O(1) per slice, no stage), when every slice allows it; else changes nothing
+   * and returns false (the caller stages the restore). Only for a restore that nothing else in
+   * the same event can change or fail (see `SessionCore.reduceSystem`).
+   */
+  private swapped(records: readonly SliceRecord<any>[], snapshot: Snapshot): boolean {
+    for (let i = 0; i < records.length; i++) {
+      const record = records[i] as SliceRecord<any>;
+      const storage = record.storage;
+      if (record.window !== undefined || !(storage instanceof MemoryStorage) || !storage.canSwapCapture(snapshotStored(snapshot, i) as StoredSlice<unknown>)) return false;
+    }
+    for (let i = 0; i < records.length; i++) ((records[i] as SliceRecord<any>).storage as MemoryStorage<unknown>).swapCapture(snapshotStored(snapshot, i) as StoredSlice<unknown>);
+    return true;
   }
 
   /** The plan of the slices to capture, rebuilt only when a slice was added since. */

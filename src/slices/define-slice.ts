@@ -124,6 +124,8 @@ export function defineSlice<TItem>(name: string, config: SliceConfig<TItem>): Sl
   const migrationProblem = migrationConfigProblem(version, config.migrations);
   if (migrationProblem !== undefined) throw new InvalidSliceDefinitionError(name, migrationProblem);
   let window = config.window;
+  const windowProblem = windowPolicyProblem(window);
+  if (windowProblem !== undefined) throw new InvalidSliceDefinitionError(name, windowProblem);
   if (config.eviction !== undefined) {
     if (window?.withEviction === undefined) {
       throw new InvalidSliceDefinitionError(
@@ -157,4 +159,22 @@ export function defineSlice<TItem>(name: string, config: SliceConfig<TItem>): Sl
     migrations: Object.freeze({ ...config.migrations }),
     Item: undefined as TItem,
   });
+}
+
+/**
+ * @internal Why `window` is not a window policy (`undefined` when it is one, or absent): a window
+ * is made by `SliceWindow` (`count`, `time`, `predicate`, `composite`) or implements
+ * `SliceWindowPolicy` (`description` and `evict`).
+ */
+export function windowPolicyProblem(window: unknown): string | undefined {
+  if (window === undefined) return undefined;
+  const w = window as Partial<SliceWindowPolicy<unknown>> | null;
+  if (w !== null && typeof w === 'object' && typeof w.evict === 'function' && typeof w.description === 'string') return undefined;
+  let shown: string;
+  try {
+    shown = JSON.stringify(window) ?? String(window);
+  } catch {
+    shown = typeof window;
+  }
+  return `window must be a window policy such as SliceWindow.count(100), SliceWindow.time(60_000) or SliceWindow.predicate(...), got ${shown.length > 80 ? `${shown.slice(0, 77)}...` : shown}.`;
 }

@@ -6,7 +6,11 @@ import type { Snapshot } from './snapshot-ops';
 export interface SnapshotSlice<TItem = unknown> {
   /** The slice's policy (`state` or `log`) when the snapshot was taken. */
   readonly policy: SlicePolicy;
-  /** The schema version of the items (see `SliceDef.version`). */
+  /**
+   * The slice's version (its commit count, `SliceHandle.version`) when the snapshot was taken;
+   * 0 for an entry that does not come from a session (read from JSON, made by `apply` or `merge`).
+   * The items' schema version is the definition's (`SliceDef.version`, written to JSON as `schemaVersion`).
+   */
   readonly version: number;
   /** The slice's items, oldest first (immutable). */
   readonly items: readonly TItem[];
@@ -65,52 +69,79 @@ export function newSnapshotId(): string {
 const NO_PARENTS: readonly string[] = Object.freeze([]);
 
 /**
- * The snapshot value. Kept as parallel arrays of names and entries: `slices` is built (and
- * frozen) on first read, and `toJSON` lives on the prototype, so taking a snapshot costs one
- * small object per slice at most. Whoever made it may keep a private `source` in it (a
- * session keeps its restore plan), invisible to `Object.keys`, `JSON.stringify` and equality.
+ * The private half of a snapshot: what its maker keeps and what is made on first read. A plain
+ * object beside the frozen snapshot, so the snapshot itself is never written after it was frozen
+ * (writing a field of a frozen object whose value changes type gives it a new hidden class in V8,
+ * and every snapshot after it another one: see {@link KEEP_SNAPSHOT_CLASS}).
+ */
+class SnapshotBody {
+  slices: Readonly<Record<string, SnapshotSlice>> | undefined = undefined;
+  /** `[id]`, frozen: the parents of snapshots taken after restoring this one (made once). */
+  asParent: readonly string[] | undefined = undefined;
+  constructor(
+    readonly names: readonly string[],
+    /** The entries; made on first read when the snapshot was taken with a {@link DeferredCapture}. */
+    public entries: readonly SnapshotSlice[] | undefined,
+    readonly deferred: DeferredCapture | undefined,
+    readonly source: unknown,
+    public id: string | undefined,
+  ) {}
+  /** The entries (made once from the deferred capture, through its maker's cache). */
+  entryList(): readonly SnapshotSlice[] {
+    if (this.entries !== undefined) return this.entries;
+    const { stored, versions, maker } = this.deferred as DeferredCapture;
+    const entries = new Array<SnapshotSlice>(stored.length);
+    for (let i = 0; i < stored.length; i++) entries[i] = maker.entry(i, stored[i] as StoredSlice<unknown>, versions[i] as number);
+    this.entries = Object.freeze(entries);
+    return this.entries;
+  }
+}
+
+/**
+ * The snapshot value. Kept as parallel arrays of names and entries (or the storages' captures,
+ * see {@link DeferredCapture}): entries and `slices` are built (and frozen) on first read, and
+ * `toJSON` lives on the prototype, so taking a snapshot costs two small arrays. Whoever made it
+ * may keep a private `source` in it (a session keeps its restore plan), invisible to
+ * `Object.keys`, `JSON.stringify` and equality.
  */
 class FrozenSnapshot implements Snapshot {
+  /** See {@link keepSnapshotClassAlive}. */
+  static keptAlive: Snapshot | undefined = undefined;
   readonly formatVersion = SNAPSHOT_FORMAT_VERSION;
-  readonly #names: readonly string[];
-  readonly #entries: readonly SnapshotSlice[];
-  readonly #source: unknown;
-  #slices: Readonly<Record<string, SnapshotSlice>> | undefined = undefined;
-  #id: string | undefined;
+  readonly #body: SnapshotBody;
   constructor(
     readonly seq: number,
     readonly at: number,
     readonly tag: string | undefined,
-    names: readonly string[],
-    entries: readonly SnapshotSlice[],
-    source: unknown,
     readonly parents: readonly string[],
-    id: string | undefined,
+    body: SnapshotBody,
   ) {
-    this.#names = names;
-    this.#entries = entries;
-    this.#source = source;
-    this.#id = id;
+    this.#body = body;
   }
   get id(): string {
-    if (this.#id === undefined) this.#id = newSnapshotId();
-    return this.#id;
+    const body = this.#body;
+    if (body.id === undefined) body.id = newSnapshotId();
+    return body.id;
   }
   get slices(): Readonly<Record<string, SnapshotSlice>> {
-    if (this.#slices === undefined) {
+    const body = this.#body;
+    if (body.slices === undefined) {
       const slices: Record<string, SnapshotSlice> = {};
-      for (let i = 0; i < this.#names.length; i++) slices[this.#names[i] as string] = this.#entries[i] as SnapshotSlice;
-      this.#slices = Object.freeze(slices);
+      const entries = body.entryList();
+      for (let i = 0; i < body.names.length; i++) slices[body.names[i] as string] = entries[i] as SnapshotSlice;
+      body.slices = Object.freeze(slices);
     }
-    return this.#slices;
+    return body.slices;
   }
   toJSON(): SnapshotJSON {
+    const body = this.#body;
     const out: Record<string, { policy: SlicePolicy; schemaVersion?: number; items: readonly unknown[] }> = {};
-    const source = this.#source as Partial<SnapshotProvenance> | undefined;
+    const source = body.source as Partial<SnapshotProvenance> | undefined;
     const defOf = source !== undefined && source !== null && typeof source.defOf === 'function' ? source.defOf : undefined;
-    for (let i = 0; i < this.#names.length; i++) {
-      const s = this.#entries[i] as SnapshotSlice;
-      const name = this.#names[i] as string;
+    const entries = body.entryList();
+    for (let i = 0; i < body.names.length; i++) {
+      const s = entries[i] as SnapshotSlice;
+      const name = body.names[i] as string;
       // The schema version of the definition that made the items, when the maker says which;
       // a hand-made snapshot writes none (read as version 1).
       const schemaVersion = defOf?.(name)?.version;
@@ -129,19 +160,12 @@ class FrozenSnapshot implements Snapshot {
       slices: out,
     };
   }
-  /** @internal */
-  static sourceOf(snapshot: Snapshot): unknown {
-    return #source in snapshot ? snapshot.#source : undefined;
-  }
-  /** @internal */
-  static entriesOf(snapshot: Snapshot): readonly SnapshotSlice[] | undefined {
-    return #entries in snapshot ? snapshot.#entries : undefined;
-  }
-  /** @internal */
-  static namesOf(snapshot: Snapshot): readonly string[] | undefined {
-    return #names in snapshot ? snapshot.#names : undefined;
+  /** @internal The private half of a snapshot made by this module, or `undefined` for any other value. */
+  static bodyOf(snapshot: Snapshot): SnapshotBody | undefined {
+    return #body in snapshot ? snapshot.#body : undefined;
   }
 }
+
 
 /**
  * @internal Builds a frozen snapshot of the slices `names[i]` → `entries[i]` (both arrays are
@@ -158,11 +182,41 @@ export function makeSnapshot(
   parents: readonly string[] = NO_PARENTS,
   id?: string,
 ): Snapshot {
-  return Object.freeze(new FrozenSnapshot(seq, at, tag, names, entries, source, parents, id));
+  return Object.freeze(new FrozenSnapshot(seq, at, tag, parents, new SnapshotBody(names, entries, undefined, source, id)));
+}
+
+
+/**
+ * @internal What a session's `snapshot()` keeps per slice instead of an entry object: the
+ * storage's capture and the slice version, `stored[i]` and `versions[i]` for `names[i]`. The
+ * entries are made on first read of `slices` (or `toJSON`) by `maker.entry`, which may hand
+ * out one entry for every snapshot of the same capture and version. Taking a snapshot then
+ * costs two arrays, whatever the number of slices.
+ */
+export interface DeferredCapture {
+  readonly stored: readonly StoredSlice<unknown>[];
+  readonly versions: readonly number[];
+  readonly maker: { entry(index: number, stored: StoredSlice<unknown>, version: number): SnapshotSlice };
+}
+
+/**
+ * @internal Like {@link makeSnapshot}, with the entries deferred (see {@link DeferredCapture}).
+ * `names` and the capture's arrays are kept, never copied: the caller must not change them.
+ */
+export function makeDeferredSnapshot(
+  seq: number,
+  at: number,
+  tag: string | undefined,
+  names: readonly string[],
+  capture: DeferredCapture,
+  source: unknown,
+  parents: readonly string[],
+): Snapshot {
+  return Object.freeze(new FrozenSnapshot(seq, at, tag, parents, new SnapshotBody(names, undefined, capture, source, undefined)));
 }
 
 /** @internal The `source` a snapshot was made with (`undefined` for any other value). */
-export const snapshotSource = (snapshot: Snapshot): unknown => FrozenSnapshot.sourceOf(snapshot);
+export const snapshotSource = (snapshot: Snapshot): unknown => FrozenSnapshot.bodyOf(snapshot)?.source;
 
 /**
  * @internal What a snapshot's maker vouches for: the slice definition whose schema (and, in a
@@ -180,7 +234,44 @@ export function checkedDefOf(snapshot: Snapshot, name: string): SliceDef<string,
 }
 
 /** @internal The entries of a snapshot made by {@link makeSnapshot}, in the order of its names. */
-export const snapshotEntries = (snapshot: Snapshot): readonly SnapshotSlice[] | undefined => FrozenSnapshot.entriesOf(snapshot);
+export const snapshotEntries = (snapshot: Snapshot): readonly SnapshotSlice[] | undefined => FrozenSnapshot.bodyOf(snapshot)?.entryList();
+
+/**
+ * Makes one snapshot that lives as long as the module (held by the snapshot class itself: a
+ * module-level constant that no function reads may live on the stack of the module's top-level
+ * code only, and die with it). It keeps the hidden class of frozen snapshots
+ * alive. V8 drops optimized code that embeds a hidden class once no object of that class is
+ * left ("weak objects" deoptimization); without this one, a garbage collection at a moment when
+ * no snapshot happened to be alive threw away the optimized snapshot and restore paths, and the
+ * next thousands of calls ran unoptimized again (bench 7m read 2-5× slower in such runs). Its
+ * fields hold values of the types a session's snapshot holds (`at` a clock reading that is not a
+ * small integer, a frozen `parents` array): another type would give it another hidden class.
+ */
+function keepSnapshotClassAlive(): void {
+  FrozenSnapshot.keptAlive = makeDeferredSnapshot(0, 0.5, undefined, NO_PARENTS, { stored: [], versions: [], maker: { entry: () => undefined as never } }, undefined, Object.freeze(['']));
+}
+keepSnapshotClassAlive();
+
+/**
+ * @internal The parents of the snapshots a session takes after restoring `snapshot` under `id`
+ * (`[id]`, frozen; made once per snapshot when `id` is its own).
+ */
+export function parentsAfterRestoring(snapshot: Snapshot, id: string): readonly string[] {
+  const body = FrozenSnapshot.bodyOf(snapshot);
+  if (body === undefined || body.id !== id) return Object.freeze([id]);
+  return (body.asParent ??= Object.freeze([id]));
+}
+
+/**
+ * @internal The storage capture of slice `index` (in the order of its names) of a snapshot made by
+ * {@link makeSnapshot} or {@link makeDeferredSnapshot}, without making its entries.
+ */
+export function snapshotStored(snapshot: Snapshot, index: number): StoredSlice<unknown> | undefined {
+  const body = FrozenSnapshot.bodyOf(snapshot);
+  if (body === undefined) return undefined;
+  const deferred = body.deferred;
+  return deferred !== undefined ? deferred.stored[index] : body.entryList()[index]?.stored;
+}
 
 /** @internal The slice names of a snapshot made by {@link makeSnapshot}, in capture order. */
-export const snapshotNames = (snapshot: Snapshot): readonly string[] | undefined => FrozenSnapshot.namesOf(snapshot);
+export const snapshotNames = (snapshot: Snapshot): readonly string[] | undefined => FrozenSnapshot.bodyOf(snapshot)?.names;

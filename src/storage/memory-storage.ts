@@ -462,7 +462,28 @@ export class MemoryStorage<TItem> implements SliceStorage<TItem> {
     if (restored !== undefined) {
       this.capture = restored;
       this.captureVersion = this.version;
+      // The restored content's items are the capture's: `all()` hands out that same array again.
+      this.allItems = restored.items;
+      this.allVersion = this.version;
     }
+  }
+  /**
+   * @internal Whether {@link MemoryStorage.swapCapture} can commit `stored`: a capture of a
+   * memory storage whose content holds no window memo (restoring one drops the memo, which takes
+   * the staged path), while no stage is open.
+   */
+  canSwapCapture(stored: StoredSlice<TItem>): boolean {
+    const token = stored.token;
+    return !this.stage.open && token instanceof Content && token.memo === undefined;
+  }
+  /**
+   * @internal Commits the capture `stored` as the next version, without a stage: what `begin()`,
+   * `restore(stored)` and `commit()` do, for a restore that nothing else changes in the same
+   * event (the caller checked {@link MemoryStorage.canSwapCapture} for every slice first, so the
+   * swaps of one event are all done or none is).
+   */
+  swapCapture(stored: StoredSlice<TItem>): void {
+    this.swap(stored.token as Content<TItem>, stored, true);
   }
   /**
    * Captures the committed content in O(1), without copying items. Until the next change the
