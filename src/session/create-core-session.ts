@@ -11,7 +11,7 @@ import { InvalidListenerError, InvalidSliceItemError, SessionDisposedError, Unsu
 import type { SliceHandle, SliceRecord, SliceRuntimeConfig } from './slice-handle';
 import { SessionCore } from './session-core';
 import { sortMiddleware } from './middleware-set';
-import { SessionReset, SliceCleared, SliceSeeded } from './system-events';
+import { LIBRARY_META, SessionReset, SliceCleared, SliceSeeded } from './system-events';
 import { ATTACH, SESSION_INTERNALS, type SessionInternals } from './internals';
 import { sliceNames } from './session-snapshots';
 import { openChannel, type ChannelRuntime } from './channel';
@@ -159,7 +159,7 @@ export function createCoreSession(options: SessionOptions): Session {
     read: <TItem>(def: SliceDef<string, TItem> | string) => registry.recordOf(def as SliceDef<string, TItem>).storage.all() as readonly TItem[],
     use: (...middleware) => useMiddleware(core, undefined, middleware),
     reset() {
-      core.dispatchEnvelope(core.accept(SessionReset(), { source: 'rxslice' }, true));
+      core.dispatchEnvelope(core.accept(SessionReset(), LIBRARY_META, true));
     },
     batch: (fn) => core.batch(fn),
     transaction<TResult>(fn: () => TResult): TResult {
@@ -290,10 +290,10 @@ function sliceHandle<TItem>(core: SessionCore, record: SliceRecord<TItem>): Slic
     seed(items) {
       if (!Array.isArray(items)) throw new InvalidSliceItemError(record.def.name, 0, [{ code: 'invalid_type', path: [], message: 'seed expects an array of items' }]);
       const parsed = Array.from(items, (item, i) => importItem(record, item, i)) as TItem[];
-      core.dispatchEnvelope(core.accept(SliceSeeded({ slice: record.def.name, items: parsed }), { source: 'rxslice' }, true));
+      core.dispatchEnvelope(core.accept(SliceSeeded({ slice: record.def.name, items: parsed }), LIBRARY_META, true));
     },
     clear() {
-      core.dispatchEnvelope(core.accept(SliceCleared({ slice: record.def.name }), { source: 'rxslice' }, true));
+      core.dispatchEnvelope(core.accept(SliceCleared({ slice: record.def.name }), LIBRARY_META, true));
     },
     register(creator, reducer, name) {
       if (core.disposed) throw new SessionDisposedError('register a reducer');

@@ -10,7 +10,7 @@ import { ReducerError, StorageFailedError } from './errors';
 import type { MiddlewareFeed } from './middleware-feed';
 import type { MiddlewareStack } from './middleware-stack';
 import type { SliceRecord } from './slice-handle';
-import { SessionRestored } from './system-events';
+import { LIBRARY_META, SessionRestored } from './system-events';
 
 /** @internal True for the library's own event types (`rxslice.*`). */
 export const isLibraryType = (type: string): boolean => type.charCodeAt(0) === 114 /* r */ && type.startsWith(RESERVED_PREFIX);
@@ -237,7 +237,7 @@ export abstract class SessionQueue {
   /** Dispatches the restored event of `snapshot` for `names` (checked by the caller). */
   restore(snapshot: Snapshot, names: readonly string[], snapshotId?: string): void {
     const payload = snapshotId === undefined ? { slices: names, fromSeq: snapshot.seq, tag: snapshot.tag } : { slices: names, fromSeq: snapshot.seq, tag: snapshot.tag, snapshotId };
-    const env = this.accept(SessionRestored(payload), { source: 'rxslice' }, true);
+    const env = this.accept(SessionRestored(payload), LIBRARY_META, true);
     this.restoring.set(env.seq, snapshot);
     try {
       this.dispatchEnvelope(env);

@@ -1,7 +1,7 @@
 import { isRxSliceError } from '../internal/errors';
 import type { SliceDef } from '../slices/reducer';
 import { InvalidSnapshotError, UnknownSliceError } from '../snapshots/codec';
-import { checkedDefOf, makeDeferredSnapshot, makeSnapshot, parentsAfterRestoring, snapshotSource, snapshotStored, type Snapshot, type SnapshotSlice } from '../snapshots/snapshot';
+import { checkedDefOf, makeDeferredSnapshot, makeSnapshot, parentsAfterRestoring, snapshotCaptures, snapshotSource, type Snapshot, type SnapshotSlice } from '../snapshots/snapshot';
 import type { StorageTransaction, StoredSlice } from '../storage/slice-storage';
 import { MemoryStorage } from '../storage/memory-storage';
 import { applyWindow, importItem } from './apply-op';
@@ -216,11 +216,12 @@ export class SessionSnapshots {
     const plan = this.ownPlan(snapshot);
     if (plan !== undefined && names === plan.names) {
       const records = plan.records;
-      if (direct && this.swapped(records, snapshot)) return plan;
+      const captures = snapshotCaptures(snapshot) as readonly StoredSlice<unknown>[];
+      if (direct && swapped(records, captures)) return plan;
       for (let i = 0; i < records.length; i++) {
         const record = records[i] as SliceRecord<any>;
         const tx = pending.pendingOf(record);
-        tx.restore(snapshotStored(snapshot, i) as StoredSlice<unknown>, at);
+        tx.restore(captures[i] as StoredSlice<unknown>, at);
         if (record.window !== undefined) applyWindow(record, tx, seq, at);
       }
       return plan;
@@ -237,22 +238,6 @@ export class SessionSnapshots {
       if (record.window !== undefined) applyWindow(record, tx, seq, at);
     }
     return undefined;
-  }
-
-  /**
-   * Restores a whole snapshot of memory slices without windows by swapping each slice's captured
-   * content back in (O(1) per slice, no stage), when every slice allows it; else changes nothing
-   * and returns false (the caller stages the restore). Only for a restore that nothing else in
-   * the same event can change or fail (see `SessionCore.reduceSystem`).
-   */
-  private swapped(records: readonly SliceRecord<any>[], snapshot: Snapshot): boolean {
-    for (let i = 0; i < records.length; i++) {
-      const record = records[i] as SliceRecord<any>;
-      const storage = record.storage;
-      if (record.window !== undefined || !(storage instanceof MemoryStorage) || !storage.canSwapCapture(snapshotStored(snapshot, i) as StoredSlice<unknown>)) return false;
-    }
-    for (let i = 0; i < records.length; i++) ((records[i] as SliceRecord<any>).storage as MemoryStorage<unknown>).swapCapture(snapshotStored(snapshot, i) as StoredSlice<unknown>);
-    return true;
   }
 
   /** The plan of the slices to capture, rebuilt only when a slice was added since. */
@@ -281,6 +266,22 @@ export interface SliceSelection {
 }
 
 const NO_PARENTS: readonly string[] = Object.freeze([]);
+
+/**
+ * Restores a whole snapshot of memory slices without windows by swapping each slice's captured
+ * content back in (O(1) per slice, no stage), when every slice allows it; else changes nothing
+ * and returns false (the caller stages the restore). Only for a restore that nothing else in
+ * the same event can change or fail (see `SessionCore.reduceSystem`).
+ */
+function swapped(records: readonly SliceRecord<any>[], captures: readonly StoredSlice<unknown>[]): boolean {
+  for (let i = 0; i < records.length; i++) {
+    const record = records[i] as SliceRecord<any>;
+    const storage = record.storage;
+    if (record.window !== undefined || !(storage instanceof MemoryStorage) || !storage.canSwapCapture(captures[i] as StoredSlice<unknown>)) return false;
+  }
+  for (let i = 0; i < records.length; i++) ((records[i] as SliceRecord<any>).storage as MemoryStorage<unknown>).swapCapture(captures[i] as StoredSlice<unknown>);
+  return true;
+}
 const MAX_SELECTED_PLANS = 32;
 
 /**

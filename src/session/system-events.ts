@@ -53,3 +53,9 @@ export const SessionRestored = defineEventUnchecked<{
   /** The restored snapshot's `id` (absent when it had none, e.g. a hand-made object without one). */
   readonly snapshotId?: string | undefined;
 }>('rxslice.session.restored');
+
+/**
+ * The `meta` of every event the library dispatches itself (`{ source: 'rxslice' }`, frozen: one
+ * object shared by all of them).
+ */
+export const LIBRARY_META = Object.freeze({ source: 'rxslice' });

@@ -58,12 +58,44 @@ export type { Snapshot };
  */
 export const SNAPSHOT_FORMAT_VERSION = 3;
 
-let fallbackIds = 0;
-/** A new snapshot id: `crypto.randomUUID()` (Node ≥ 19, browsers), else a time-and-counter id. */
+/** The millisecond and counter of the last id made (see {@link newSnapshotId}). */
+let lastIdMs = -1;
+let idCounter = 0;
+const hex = (n: number, width: number): string => n.toString(16).padStart(width, '0');
+
+/**
+ * A new snapshot (or checkpoint) id: a UUID version 7 (RFC 9562, §5.7), so ids sort by creation
+ * time as strings, as LangGraph's time-ordered checkpoint ids do. The first 48 bits are the Unix
+ * time in ms; the 12 bits after the version are a counter (RFC 9562 §6.2, method 1) that starts
+ * at a random value each millisecond and keeps ids made in the same millisecond (or after the
+ * clock went back) increasing within this process; the last 62 bits are random.
+ *
+ * The random bits come from `Math.random()`, not a cryptographic generator: ids name snapshots,
+ * they are not secrets, and 74 random bits per millisecond keep ids made by separate processes
+ * apart. (`globalThis.crypto` costs about 2 ms on its first use in Node, paid by the first
+ * restore of a process.)
+ *
+ * @example
+ * ```ts
+ * newSnapshotId(); // '019abc12-3f4e-7a01-9c3d-5e6f7a8b9c0d'
+ * ```
+ */
 export function newSnapshotId(): string {
-  const c = (globalThis as { crypto?: { randomUUID?: () => string } }).crypto;
-  if (typeof c?.randomUUID === 'function') return c.randomUUID();
-  return `s-${Date.now().toString(36)}-${(fallbackIds++).toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
+  let ms = Date.now();
+  if (ms > lastIdMs) {
+    lastIdMs = ms;
+    idCounter = Math.floor(Math.random() * 0x800);
+  } else if (idCounter < 0xfff) {
+    ms = lastIdMs;
+    idCounter++;
+  } else {
+    // The counter ran out within one millisecond: borrow the next one.
+    ms = ++lastIdMs;
+    idCounter = Math.floor(Math.random() * 0x800);
+  }
+  const high = Math.floor(ms / 0x10000);
+  const variant = 0x8000 | Math.floor(Math.random() * 0x4000);
+  return `${hex(high, 8)}-${hex(ms % 0x10000, 4)}-7${hex(idCounter, 3)}-${hex(variant, 4)}-${hex(Math.floor(Math.random() * 0x1000000000000), 12)}`;
 }
 
 const NO_PARENTS: readonly string[] = Object.freeze([]);
@@ -78,6 +110,8 @@ class SnapshotBody {
   slices: Readonly<Record<string, SnapshotSlice>> | undefined = undefined;
   /** `[id]`, frozen: the parents of snapshots taken after restoring this one (made once). */
   asParent: readonly string[] | undefined = undefined;
+  /** The entries' captures, for a snapshot made with entries (see `snapshotCaptures`). */
+  captures: readonly (StoredSlice<unknown> | undefined)[] | undefined = undefined;
   constructor(
     readonly names: readonly string[],
     /** The entries; made on first read when the snapshot was taken with a {@link DeferredCapture}. */
@@ -263,14 +297,15 @@ export function parentsAfterRestoring(snapshot: Snapshot, id: string): readonly 
 }
 
 /**
- * @internal The storage capture of slice `index` (in the order of its names) of a snapshot made by
- * {@link makeSnapshot} or {@link makeDeferredSnapshot}, without making its entries.
+ * @internal The storage captures of the slices (in the order of its names) of a snapshot made by
+ * {@link makeSnapshot} or {@link makeDeferredSnapshot} (`undefined` for a slice whose entry has
+ * none), without making its entries.
  */
-export function snapshotStored(snapshot: Snapshot, index: number): StoredSlice<unknown> | undefined {
+export function snapshotCaptures(snapshot: Snapshot): readonly (StoredSlice<unknown> | undefined)[] | undefined {
   const body = FrozenSnapshot.bodyOf(snapshot);
   if (body === undefined) return undefined;
   const deferred = body.deferred;
-  return deferred !== undefined ? deferred.stored[index] : body.entryList()[index]?.stored;
+  return deferred !== undefined ? deferred.stored : (body.captures ??= body.entryList().map((entry) => entry.stored));
 }
 
 /** @internal The slice names of a snapshot made by {@link makeSnapshot}, in capture order. */
