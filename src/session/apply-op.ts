@@ -162,7 +162,8 @@ export function stageLatest(record: SliceRecord<any>, tx: StorageTransaction<any
   const size = view.size;
   const item = validate ? normalizeItem(record, next, size === 0 ? 0 : size - 1) : next;
   if (freeze) deepFreeze(item);
-  if (size === 0) tx.append(item, at);
+  if (tx.replaceLast !== undefined) tx.replaceLast(item, at);
+  else if (size === 0) tx.append(item, at);
   else if (size === 1) tx.replace([item], at);
   else {
     const items = view.all().slice(0, size - 1);

@@ -51,9 +51,22 @@ function ascendingWithin(indices: readonly number[], size: number): boolean {
   return true;
 }
 
+/**
+ * The buffer of `c`, frozen first when it is handed out whole (a sealed buffer is never written
+ * again, so it may be frozen when first read rather than when it was made: `replaceLast` makes a
+ * one-item buffer per event, and most are never read as an array). `freeze`: the storage's option.
+ */
+function handedOut<TItem>(c: Content<TItem>, freeze: boolean): TItem[] {
+  const buf = c.buf;
+  if (freeze && c.sealed && c.start === 0 && c.end === buf.length && !Object.isFrozen(buf)) Object.freeze(buf);
+  return buf;
+}
+
 /** What a {@link Window} reads: the committed content (the storage) or the staged one (the stage). */
 interface ContentSource<TItem> {
   readonly content: Content<TItem>;
+  /** The storage's `freeze` option (arrays handed out are frozen). */
+  readonly freeze: boolean;
 }
 
 class Window<TItem> implements SliceView<TItem> {
@@ -77,7 +90,7 @@ class Window<TItem> implements SliceView<TItem> {
   all(): readonly TItem[] {
     if (this.owner !== undefined) return this.owner.all();
     const c = this.src.content;
-    return arrayView(c.buf, c.start, c.end, c.sealed);
+    return arrayView(handedOut(c, this.src.freeze), c.start, c.end, c.sealed);
   }
   where(predicate: (item: TItem, index: number) => boolean): TItem[] {
     const { buf, start, end } = this.src.content;
@@ -142,6 +155,9 @@ class MemoryStage<TItem> implements StorageTransaction<TItem> {
   get appended(): number {
     return this.content.appended;
   }
+  get freeze(): boolean {
+    return this.owner.freeze;
+  }
   view(): SliceView<TItem> {
     return this.pendingView;
   }
@@ -205,6 +221,28 @@ class MemoryStage<TItem> implements StorageTransaction<TItem> {
     this.content = new Content(adopted, TimeColumn.adopt(times), 0, n, appended, sealed, memo);
     this.owned = true;
     this.keep = n;
+    this.restored = undefined;
+    this.rewrote = true;
+    this.changed = true;
+  }
+  replaceLast(item: TItem, at: number): void {
+    const c = this.content;
+    const size = c.end - c.start;
+    if (size === 0) {
+      this.append(item, at);
+      return;
+    }
+    if (size > 1 || c.memo !== undefined) {
+      const items = c.buf.slice(c.start, c.end - 1);
+      items.push(item);
+      this.replace(items, at);
+      return;
+    }
+    // One item for one (a state slice's `onLatest`): the next content is made whole, its buffer
+    // sealed and frozen when first handed out (see `handedOut`).
+    this.content = new Content([item], new TimeColumn([at]), 0, 1, c.appended, true, undefined);
+    this.owned = true;
+    this.keep = 1;
     this.restored = undefined;
     this.rewrote = true;
     this.changed = true;
@@ -430,7 +468,7 @@ export class MemoryStorage<TItem> implements SliceStorage<TItem> {
       items = Object.freeze(c.buf.slice(c.start, c.end));
       this.copyDueAt = c.appended + size;
     } else {
-      items = arrayView(c.buf, c.start, c.end, c.sealed);
+      items = arrayView(handedOut(c, this.freeze), c.start, c.end, c.sealed);
     }
     this.allItems = items;
     this.allVersion = this.version;

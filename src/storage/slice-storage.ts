@@ -40,6 +40,12 @@ export interface StorageTransaction<TItem> {
   append(item: TItem, at: number): void;
   /** Replaces the whole content with `items`, stored at time `at` (ms). */
   replace(items: readonly TItem[], at: number): void;
+  /**
+   * Optional: replaces the newest item with `item` stored at time `at` (ms), or appends it when
+   * the content is empty; the other items keep their times. What an `onLatest` reducer's result
+   * does; a backend without it gets `replace` with all but the newest item, then `item`.
+   */
+  replaceLast?(item: TItem, at: number): void;
   /** Makes the content equal to a capture from `snapshot()`; O(1) when it came from this backend. */
   restore(stored: StoredSlice<TItem>, at: number): void;
   /** Removes every item, or only those for which `predicate` returns true. */

@@ -62,6 +62,28 @@ describe('MemoryStorage', () => {
     expect(b.items).toEqual([1, 2, 3]);
   });
 
+  it('replaceLast makes a one-item buffer that is frozen when handed out (storage and pending view), not before', () => {
+    const s = new MemoryStorage<{ n: number }>([{ n: 0 }]);
+    const tx = s.begin();
+    tx.replaceLast?.({ n: 1 }, 1);
+    const pending = tx.view().all();
+    expect(Object.isFrozen(pending)).toBe(true);
+    expect(() => (pending as { n: number }[]).push({ n: 9 })).toThrow(TypeError);
+    tx.commit();
+    const all = s.all();
+    expect(all).toBe(pending);
+    expect(s.all()).toBe(all);
+    expect(Object.isFrozen(all)).toBe(true);
+    const cap = s.snapshot();
+    expect(Object.isFrozen(cap.items)).toBe(true);
+    // With freeze off, nothing is frozen.
+    const loose = new MemoryStorage<{ n: number }>([{ n: 0 }], 0, { freeze: false });
+    const t2 = loose.begin();
+    t2.replaceLast?.({ n: 1 }, 1);
+    t2.commit();
+    expect(Object.isFrozen(loose.all())).toBe(false);
+  });
+
   it('allows one open transaction at a time', () => {
     const s = new MemoryStorage<number>();
     const tx = s.begin();

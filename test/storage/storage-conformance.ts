@@ -32,6 +32,42 @@ export function storageConformance(name: string, make: (initial?: readonly unkno
       expect(s.version).toBe(6);
     });
 
+    it('replaceLast (where the backend has it) replaces the newest item, or appends to an empty slice; rollback undoes it', () => {
+      const probe = make();
+      const probeTx = probe.begin();
+      const has = probeTx.replaceLast !== undefined;
+      probeTx.rollback();
+      probe.dispose();
+      // Without it, the session falls back to replace for this backend.
+      if (!has) return;
+      const t = make();
+      const first = t.begin();
+      first.replaceLast?.({ n: 1 }, 5);
+      expect(first.view().all()).toEqual([{ n: 1 }]);
+      first.commit();
+      const v1 = t.all();
+      const one = t.begin();
+      one.replaceLast?.({ n: 2 }, 6);
+      expect(one.view().latest()).toEqual({ n: 2 });
+      expect(one.timeAt(0)).toBe(6);
+      one.commit();
+      expect(t.all()).toEqual([{ n: 2 }]);
+      expect(t.version).toBe(2);
+      expect(v1).toEqual([{ n: 1 }]);
+      const gone = t.begin();
+      gone.replaceLast?.({ n: 3 }, 7);
+      gone.rollback();
+      expect(t.all()).toEqual([{ n: 2 }]);
+      expect(t.version).toBe(2);
+      t.extend([{ n: 4 }, { n: 5 }], 8);
+      const many = t.begin();
+      many.replaceLast?.({ n: 6 }, 9);
+      expect(many.timeAt(0)).toBe(6);
+      expect(many.timeAt(2)).toBe(9);
+      many.commit();
+      expect(t.all()).toEqual([{ n: 2 }, { n: 4 }, { n: 6 }]);
+    });
+
     it('rolls back a transaction completely', () => {
       const s = make([1, 2]);
       const before = s.all();
