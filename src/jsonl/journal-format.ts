@@ -1,3 +1,4 @@
+import { isAscii } from 'node:buffer';
 import { RxSliceError } from '../internal/errors';
 import { BODY_OFFSET, crcOf, encodeLine, lineCrc } from './recording-format';
 
@@ -68,6 +69,43 @@ export class CorruptStorageError extends RxSliceError {
   }
 }
 
+/**
+ * @internal `JSON.stringify(ops)`, written by hand around each op's item list: the op tuples
+ * and the one-number lists of a state slice (`["r",[5]]`) are not walked by `JSON.stringify`,
+ * whose per-call cost is most of a small record's. Item lists still go through
+ * `JSON.stringify`, so items (`toJSON`, `undefined`, non-finite numbers) read as before.
+ */
+export function opsJson(ops: readonly JournalOp[]): string {
+  if (ops.length === 1) return `[${opJson(ops[0] as JournalOp)}]`;
+  let text = '[';
+  for (let i = 0; i < ops.length; i++) text += `${i === 0 ? '' : ','}${opJson(ops[i] as JournalOp)}`;
+  return `${text}]`;
+}
+
+function opJson(op: JournalOp): string {
+  switch (op[0]) {
+    case 'a':
+    case 'r':
+    case 'i':
+      return `["${op[0]}",${listJson(op[1])}]`;
+    case 's':
+      return `["s",${listJson(op[1])},${JSON.stringify(op[2])}]`;
+    case 'c':
+      return '["c"]';
+    default:
+      return `["${op[0]}",${JSON.stringify(op[1])}]`;
+  }
+}
+
+/** `JSON.stringify(list)`; a list of one finite number is written directly (same text). */
+function listJson(list: readonly unknown[]): string {
+  if (list.length === 1) {
+    const only = list[0];
+    if (typeof only === 'number' && Number.isFinite(only)) return `[${only}]`;
+  }
+  return JSON.stringify(list);
+}
+
 /** @internal Encodes one record (newline included). */
 export function encodeRecord(seq: number, prev: number, at: number, slicesJson: string): string {
   return encodeLine(`{"seq":${seq},"prev":${prev},"at":${at},"slices":${slicesJson}}`);
@@ -75,7 +113,12 @@ export function encodeRecord(seq: number, prev: number, at: number, slicesJson: 
 
 /** @internal The result of scanning a journal buffer. */
 export interface ScanResult {
+  /** The good records, in order (empty when {@link scanJournal} was given `onRecord`). */
   readonly records: JournalRecord[];
+  /** How many good records there are. */
+  readonly count: number;
+  /** The `seq` of the last good record (`baseSeq` when there is none). */
+  readonly lastSeq: number;
   /** Bytes of good records (the offset where the first bad one starts, or the length). */
   readonly goodBytes: number;
   /** The first bad record, if any: where it starts, why, and whether only a tail follows it. */
@@ -87,17 +130,21 @@ export interface ScanResult {
  * its JSON and seq continuity (`prev` equals the previous record's `seq`, `seq` above it).
  * Stops at the first bad line; `tail` is true when nothing but that line (or a line without
  * its newline) follows, i.e. the damage is what a crash during the last write leaves.
+ * Each good record goes to `onRecord` as soon as it is checked (then `records` stays empty,
+ * and a record's parse tree can be dropped before the scan ends), or into `records`.
  */
-export function scanJournal(buf: Buffer, baseSeq: number): ScanResult {
+export function scanJournal(buf: Buffer, baseSeq: number, onRecord?: (record: JournalRecord) => void): ScanResult {
   const records: JournalRecord[] = [];
+  const text = asciiText(buf);
+  let count = 0;
   let pos = 0;
   let last = baseSeq;
   const n = buf.length;
   while (pos < n) {
     const nl = buf.indexOf(10, pos);
     const end = nl === -1 ? n : nl;
-    const reason = nl === -1 ? 'the last record has no newline (a torn write)' : checkLine(buf, pos, end, last, records);
-    if (reason !== undefined) {
+    const checked = nl === -1 ? 'the last record has no newline (a torn write)' : checkLine(buf, text, pos, end, last);
+    if (typeof checked === 'string') {
       let droppedLines = 0;
       for (let p = pos; p < n; ) {
         const q = buf.indexOf(10, p);
@@ -108,24 +155,37 @@ export function scanJournal(buf: Buffer, baseSeq: number): ScanResult {
       // A tail: the bad line is the last one (with or without its newline), and it is not an
       // intact record followed by more (a damaged newline merged it with the next record).
       const tail = (nl === -1 || nl + 1 >= n) && !holdsIntactRecord(buf, pos, end, last);
-      return { records, goodBytes: pos, bad: { offset: pos, reason, tail, droppedLines } };
+      return { records, count, lastSeq: last, goodBytes: pos, bad: { offset: pos, reason: checked, tail, droppedLines } };
     }
-    last = (records[records.length - 1] as JournalRecord).seq;
+    if (onRecord === undefined) records.push(checked);
+    else onRecord(checked);
+    count++;
+    last = checked.seq;
     pos = end + 1;
   }
-  return { records, goodBytes: pos };
+  return { records, count, lastSeq: last, goodBytes: pos };
+}
+
+/**
+ * The whole buffer as one string when it is all ASCII (the common case: `JSON.stringify`
+ * escapes nothing above it, but items may hold such characters): byte offsets are then string
+ * offsets, and each record is parsed from a slice of it instead of being decoded on its own.
+ */
+function asciiText(buf: Buffer): string | undefined {
+  return buf.length > 0 && isAscii(buf) ? buf.toString('latin1') : undefined;
 }
 
 /** True when `[start, end)` starts with a whole record (good CRC) followed by more bytes. */
 function holdsIntactRecord(buf: Buffer, start: number, end: number, last: number): boolean {
   const marker = Buffer.from('{"crc":"', 'latin1');
   for (let p = buf.indexOf(marker, start + 1); p !== -1 && p < end; p = buf.indexOf(marker, p + 1)) {
-    if (p - 1 > start && checkLine(buf, start, p - 1, last, []) === undefined) return true;
+    if (p - 1 > start && typeof checkLine(buf, undefined, start, p - 1, last) !== 'string') return true;
   }
   return false;
 }
 
-function checkLine(buf: Buffer, start: number, end: number, last: number, out: JournalRecord[]): string | undefined {
+/** The record of line `[start, end)` of `buf`, or why it is bad. `text`: `buf` as a string when it is all ASCII. */
+function checkLine(buf: Buffer, text: string | undefined, start: number, end: number, last: number): JournalRecord | string {
   if (end - start < BODY_OFFSET + 2) return 'the line is too short to be a record';
   const crc = lineCrc(buf, start);
   if (crc < 0) return 'the line does not start with a CRC prefix';
@@ -133,7 +193,7 @@ function checkLine(buf: Buffer, start: number, end: number, last: number, out: J
   if (crcOf(buf, start + BODY_OFFSET, end - 1) !== crc) return 'CRC32 mismatch';
   let rec: JournalRecord;
   try {
-    rec = JSON.parse(buf.toString('utf8', start + BODY_OFFSET, end - 1)) as JournalRecord;
+    rec = JSON.parse(text === undefined ? buf.toString('utf8', start + BODY_OFFSET, end - 1) : text.slice(start + BODY_OFFSET, end - 1)) as JournalRecord;
   } catch {
     return 'the record is not JSON';
   }
@@ -141,8 +201,7 @@ function checkLine(buf: Buffer, start: number, end: number, last: number, out: J
     return 'the record lacks seq, at or slices';
   }
   if (rec.prev !== last || rec.seq <= last) return `sequence break: record seq ${rec.seq} with prev ${String(rec.prev)} follows seq ${last}`;
-  out.push(rec);
-  return undefined;
+  return rec;
 }
 
 /** @internal Decodes a base file's buffer, or returns why it is damaged. */

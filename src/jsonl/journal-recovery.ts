@@ -97,28 +97,27 @@ export function recoverJournal(dir: string, mode: JsonlRecoveryMode, raw: Map<st
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
     buf = Buffer.alloc(0);
   }
-  const scan = scanJournal(buf, baseSeq);
+  const scan = scanJournal(buf, baseSeq, (rec) => addRecord(raw, rec));
   let dropped: JsonlRecovery['dropped'];
   if (scan.bad !== undefined) {
     const bad = scan.bad;
     if (mode === 'absolute' || (mode === 'tolerate-torn-tail' && !bad.tail)) throw new CorruptStorageError(file, bad.offset, bad.reason);
     dropped = { file, offset: bad.offset, bytes: buf.length - bad.offset, lines: bad.droppedLines, reason: bad.reason };
   }
-  for (const rec of scan.records) addRecord(raw, rec);
   const fd = openSync(file, 'a');
   if (dropped !== undefined) {
     ftruncateSync(fd, scan.goodBytes);
     fsyncSync(fd);
   }
   if (buf.length === 0) fsyncDirectory(file);
-  const lastSeq = scan.records.length > 0 ? (scan.records[scan.records.length - 1] as JournalRecord).seq : baseSeq;
+  const lastSeq = scan.lastSeq;
   return {
     fd,
     baseSeq,
     lastSeq,
     journalBytes: scan.goodBytes,
     baseBytes,
-    recovery: { dir, baseSeq, lastSeq, records: scan.records.length, ...(dropped === undefined ? {} : { dropped }) },
+    recovery: { dir, baseSeq, lastSeq, records: scan.count, ...(dropped === undefined ? {} : { dropped }) },
   };
 }
 

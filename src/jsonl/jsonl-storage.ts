@@ -1,6 +1,5 @@
 import { closeSync, fdatasyncSync, fsyncSync, mkdirSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { crc32 } from 'node:zlib';
 import { isArrayView } from '../internal/array-view';
 import { RxSliceError } from '../internal/errors';
 import { deepFreeze } from '../internal/freeze';
@@ -12,7 +11,8 @@ import { MemoryStorage } from '../storage/memory-storage';
 import { TimeColumn } from '../storage/time-column';
 import type { SliceStorage, StorageFactory, StorageJournal, StorageTransaction, StoredSlice } from '../storage/slice-storage';
 import { lockDirectory, StorageLockedError, type DirectoryLock, type StorageLockCompromisedError } from './directory-lock';
-import { encodeBase, type CorruptStorageError, type JournalOp } from './journal-format';
+import { crc32Range } from './crc32';
+import { encodeBase, opsJson, type CorruptStorageError, type JournalOp } from './journal-format';
 import { journalFileOf, recoverJournal, type JsonlRecovery, type JsonlRecoveryMode, type RawSlice } from './journal-recovery';
 import { replayJournalOp } from './journal-replay';
 import { BODY_OFFSET } from './recording-format';
@@ -104,6 +104,8 @@ export class JsonlJournal implements StorageJournal {
   private timer: ReturnType<typeof setTimeout> | undefined = undefined;
   /** The buffer {@link encode} reuses (records up to {@link REUSED_BUFFER_MAX} bytes). */
   private out = Buffer.allocUnsafe(4096);
+  /** The buffer the last {@link encode} wrote to ({@link out}, or one of its own for a large record). */
+  private encoded = this.out;
   private compactDue = false;
   private live = 0;
   readonly fsync: JsonlFsync;
@@ -198,24 +200,32 @@ export class JsonlJournal implements StorageJournal {
 
   commit(seq: number, at: number, txs: readonly StorageTransaction<any>[]): void {
     let body = '';
-    for (const tx of txs) {
+    for (let i = 0; i < txs.length; i++) {
+      const tx = txs[i];
       if (!(tx instanceof JsonlTransaction) || tx.owner.journal !== this || tx.ops.length === 0) continue;
-      body += `${body === '' ? '' : ','}${tx.owner.opsPrefix}${JSON.stringify(tx.ops)}}`;
+      body += `${body === '' ? '' : ','}${tx.owner.opsPrefix}${opsJson(tx.ops)}}`;
     }
     if (body === '') return;
     if (seq <= this.lastSeq) throw new RangeError(`JSONL storage "${this.dir}": event seq ${seq} is not above the stored seq ${this.lastSeq}.`);
-    this.append(seq, at, `{${body}}`);
-    for (const tx of txs) if (tx instanceof JsonlTransaction && tx.owner.journal === this) tx.journaled = true;
+    this.append(seq, at, body);
+    for (let i = 0; i < txs.length; i++) {
+      const tx = txs[i];
+      if (tx instanceof JsonlTransaction && tx.owner.journal === this) tx.journaled = true;
+    }
   }
 
-  /** Writes one record (fatal on failure); compacts first when due. */
-  append(seq: number, at: number, slicesJson: string): void {
+  /**
+   * Writes one record (fatal on failure); compacts first when due. `slices` is the text inside
+   * the record's `"slices":{…}` (each changed slice's `"<name>":{"v":…,"ops":…}`, comma-separated).
+   */
+  append(seq: number, at: number, slices: string): void {
     if (this.failure !== undefined) throw this.failure;
     if (this.closed) throw new StorageIOError(this.journalFile, 'write', new Error('the storage is closed'));
     if (this.compactDue) this.compact();
-    const { bytes, length } = this.encode(seq, at, slicesJson);
+    const length = this.encode(seq, at, slices);
     try {
       let off = 0;
+      const bytes = this.encoded;
       while (off < length) off += writeSync(this.fd, bytes, off, length - off);
       if (this.fsync === 'always') fdatasyncSync(this.fd);
     } catch (e) {
@@ -231,28 +241,30 @@ export class JsonlJournal implements StorageJournal {
   }
 
   /**
-   * The line of record `seq` (what `encodeRecord` returns, as UTF-8 bytes), encoded once into a
-   * reused buffer: the body is written in place, its CRC32 computed over those bytes and its hex
-   * digits put into the prefix. Valid until the next call.
+   * Encodes the line of record `seq` (what `encodeRecord` returns, as UTF-8 bytes) into
+   * {@link out} and returns its length: the whole line is one string converted to UTF-8 once,
+   * then the CRC32 of the body is computed over those bytes and its hex digits put into the
+   * prefix's placeholder. Valid until the next call.
    */
-  private encode(seq: number, at: number, slicesJson: string): { bytes: Buffer; length: number } {
-    const head = `{"seq":${seq},"prev":${this.lastSeq},"at":${at},"slices":`;
-    // UTF-8 takes at most 3 bytes per UTF-16 unit; the line adds the prefix and `}}\n`.
-    const room = BODY_OFFSET + head.length + 3 * slicesJson.length + 3;
+  private encode(seq: number, at: number, slices: string): number {
+    const line = `${LINE_PREFIX}{"seq":${seq},"prev":${this.lastSeq},"at":${at},"slices":{${slices}}}}\n`;
+    // UTF-8 takes at most 3 bytes per UTF-16 unit.
+    const room = 3 * line.length;
     let out = this.out;
     if (room > out.length) {
       out = Buffer.allocUnsafe(room);
       if (room <= REUSED_BUFFER_MAX) this.out = out;
     }
-    out.write(LINE_PREFIX, 0, 'latin1');
-    let p = BODY_OFFSET + out.write(head, BODY_OFFSET, 'latin1');
-    p += out.write(slicesJson, p, 'utf8');
-    out[p++] = 0x7d; // `}` ends the body
-    const crc = crc32(out.subarray(BODY_OFFSET, p));
+    this.encoded = out;
+    return this.encodeInto(out, line);
+  }
+
+  private encodeInto(out: Buffer, line: string): number {
+    const length = out.write(line, 0, 'utf8');
+    // The body is everything between the prefix and the line's closing `}` and newline.
+    const crc = crc32Range(out, BODY_OFFSET, length - 2);
     for (let i = 0; i < 8; i++) out[8 + i] = HEX_DIGITS[(crc >>> (28 - 4 * i)) & 15] as number;
-    out[p++] = 0x7d; // `}` ends the line's object
-    out[p++] = 0x0a;
-    return { bytes: out, length: p };
+    return length;
   }
 
   /** The background fdatasync of `'batch'`. */
@@ -449,7 +461,7 @@ class JsonlTransaction<TItem> implements StorageTransaction<TItem> {
       if (!this.journaled && this.ops.length > 0) {
         const journal = this.owner.journal;
         try {
-          journal.append(journal.lastSeq + 1, this.lastAt, `{${this.owner.opsPrefix}${JSON.stringify(this.ops)}}}`);
+          journal.append(journal.lastSeq + 1, this.lastAt, `${this.owner.opsPrefix}${opsJson(this.ops)}}`);
         } catch (e) {
           this.inner.rollback();
           throw e;

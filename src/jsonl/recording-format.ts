@@ -1,4 +1,5 @@
 import { crc32 } from 'node:zlib';
+import { crc32Range } from './crc32';
 
 /**
  * @internal The line format of a flight recording (JSONL, one record per line):
@@ -54,7 +55,7 @@ export function encodeLines(bodies: readonly string[]): Buffer {
     LINE_START_BYTES.copy(out, p);
     p += BODY_OFFSET;
     p += out.write(bodies[i] as string, p, 'utf8');
-    const crc = crc32(out.subarray(start + BODY_OFFSET, p));
+    const crc = crc32Range(out, start + BODY_OFFSET, p);
     for (let d = 0; d < 8; d++) out[start + 8 + d] = HEX_DIGITS[(crc >>> (28 - 4 * d)) & 15] as number;
     out[p++] = 0x7d; // `}`
     out[p++] = 0x0a;
@@ -83,7 +84,7 @@ export function lineCrc(buf: Buffer, start: number): number {
 }
 
 /** @internal The CRC32 of bytes `[start, end)` of `buf`. */
-export const crcOf = (buf: Buffer, start: number, end: number): number => crc32(buf.subarray(start, end));
+export const crcOf = (buf: Buffer, start: number, end: number): number => crc32Range(buf, start, end);
 
 /** `{"k":"` then the kind (`h`, `s` or `e`) then `"`; for `s` and `e`, `,"seq":` and digits follow. */
 const KIND_PREFIX = Buffer.from('{"k":"', 'latin1');
