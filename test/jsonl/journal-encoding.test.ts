@@ -37,7 +37,7 @@ describe('opsJson', () => {
       fc.property(fc.array(op, { minLength: 1, maxLength: 5 }), (ops) => {
         expect(opsJson(ops)).toBe(JSON.stringify(ops));
       }),
-      { numRuns: 2000 },
+      { numRuns: 300 },
     );
   });
 
@@ -49,13 +49,13 @@ describe('opsJson', () => {
 });
 
 describe('crc32Range', () => {
-  it("equals zlib's crc32 of the same bytes, short (JavaScript) and long (zlib) ranges alike", () => {
+  it("equals zlib's crc32 of the same bytes copied out, wherever the range sits in the buffer", () => {
     fc.assert(
       fc.property(fc.uint8Array({ maxLength: 700 }), fc.nat({ max: 20 }), fc.nat({ max: 20 }), (bytes, head, tail) => {
         const buf = Buffer.concat([Buffer.alloc(head, 0xab), bytes, Buffer.alloc(tail, 0xcd)]);
         expect(crc32Range(buf, head, head + bytes.length)).toBe(crc32(Buffer.from(bytes)));
       }),
-      { numRuns: 2000 },
+      { numRuns: 300 },
     );
   });
 });
