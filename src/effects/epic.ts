@@ -116,7 +116,8 @@ export function runEpic<TDeps>(session: Session, epic: Epic<TDeps>, options: Epi
       meta = correlationId === undefined ? { source: name, causationId: current.seq } : { source: name, causationId: current.seq, correlationId };
     }
     try {
-      session.dispatch(event, meta);
+      // The meta was built here for this dispatch: the session keeps it as it is.
+      internals.dispatchWithOwnMeta(event, meta);
     } catch (error) {
       // A reducer failure is the reducer's, already on errors$; anything else names the epic.
       if ((error as { code?: unknown } | null)?.code !== 'REDUCER_FAILED') {

@@ -138,6 +138,7 @@ export function createCoreSession(options: SessionOptions): Session {
       return core.restoring.size;
     },
     dispatchSystem: (event, meta) => core.dispatchEnvelope(core.accept(event, meta, true)),
+    dispatchWithOwnMeta: (event, meta) => core.dispatchEnvelope(core.accept(event, meta, false, true)),
     forwardTo(forward) {
       core.forward = forward;
     },

@@ -108,6 +108,12 @@ export interface SessionInternals {
    * `seq` not above every `seq` so far.
    */
   applyLogged(env: Envelope): void;
+  /**
+   * Dispatches an application event with `meta` the library built for this dispatch alone (an
+   * epic's or effect's `{ source, causationId, correlationId }`): `meta` is taken as it is, not
+   * copied (nobody else holds it); the event is checked as `session.dispatch` checks it.
+   */
+  dispatchWithOwnMeta<TEvent extends Event>(event: TEvent, meta: EnvelopeMeta): Envelope<TEvent>;
   /** Dispatches a library event (`rxslice.*`), skipping the reserved-prefix check. */
   dispatchSystem<TEvent extends Event>(event: TEvent, meta?: EnvelopeMeta): Envelope<TEvent>;
   readonly disposed: boolean;

@@ -153,12 +153,13 @@ export class SessionCore extends SessionQueue {
    * An application event is read once, here: its `type` and `payload` are copied into a new
    * event object (top level only; with validation, the payload is the schema's output, itself a
    * copy), and `meta` into a new object. Everything after this works on the copies, so a getter
-   * or Proxy cannot show one value to the checks and another to the reducers; one that throws
+   * or Proxy cannot show one value to the checks and another to the reducers (`ownMeta`: `meta` was
+   * built by the library for this dispatch and is kept as it is); one that throws
    * is an {@link InvalidEventError}. A type the session does not know is an
    * {@link UnknownEventError} (unless `unknownEvents: 'accept'`). Nothing changes for a rejected
    * event, it takes no `seq`, and its error is reported on `errors$` before it is thrown.
    */
-  accept<TEvent extends Event>(event: TEvent, meta: EnvelopeMeta | undefined, system: boolean): Envelope<TEvent> {
+  accept<TEvent extends Event>(event: TEvent, meta: EnvelopeMeta | undefined, system: boolean, ownMeta = false): Envelope<TEvent> {
     if (system) {
       if (this.disposed) throw new SessionDisposedError(`dispatch "${event.type}"`);
       if (this.storageFailure !== undefined) throw this.storageFailure;
@@ -195,7 +196,8 @@ export class SessionCore extends SessionQueue {
         accepted.payload = r.data;
       }
     }
-    const copiedMeta = meta === undefined ? EMPTY_META : this.copyMeta(type, meta);
+    // Meta the library built for this dispatch alone (`ownMeta`) is nobody else's: not copied again.
+    const copiedMeta = meta === undefined ? EMPTY_META : ownMeta ? meta : this.copyMeta(type, meta);
     return { seq: this.forward === undefined ? ++this.seq : 0, at: this.scheduler.now(), event: accepted as unknown as TEvent, meta: copiedMeta };
   }
 

@@ -71,7 +71,7 @@ export abstract class SessionQueue {
   constructor(readonly scheduler: SchedulerLike) {}
 
   /** Checks `event` and wraps it in the next envelope (see `SessionCore.accept`). */
-  abstract accept<TEvent extends Event>(event: TEvent, meta: EnvelopeMeta | undefined, system: boolean): Envelope<TEvent>;
+  abstract accept<TEvent extends Event>(event: TEvent, meta: EnvelopeMeta | undefined, system: boolean, ownMeta?: boolean): Envelope<TEvent>;
   /** Reduces `env` into every listening slice and commits all of them, or none. */
   abstract reduce(env: Envelope): void;
   /** Publishes the commits held by a batch. */
