@@ -113,6 +113,8 @@ export { handleEffect, runEffect, effects$ } from './effects/handle-effect';
 export { all, race, sequence, isCompositeEffect } from './effects/compose';
 export type { AllEffect, RaceEffect, SequenceEffect, CompositeEffect, SequenceStep } from './effects/compose';
 export { runEpic, installEpics } from './effects/epic';
+export { listen } from './effects/listen';
+export type { ListenerApi, ListenOptions } from './effects/listen';
 export type { Epic, EpicOptions, EpicHandle } from './effects/epic';
 export { installEffects } from './effects/install-effects';
 export type { InstallEffectsOptions, SessionEffects } from './effects/install-effects';

@@ -91,7 +91,7 @@ export function evaluateTargets(results: Results): TargetOutcome[] {
   bound('5', 'issue 22: event middleware ≤ 1.10× dispatch', ['middleware', 'rxslice-event', 'overhead'], 1.1, fmtRatio);
   bound('5', 'issue 22: operator middleware ≤ 1.30× dispatch', ['middleware', 'rxslice-operator', 'overhead'], 1.3, fmtRatio);
   ratio('6', 'issue 22: effect round trip, epic ≤ 2.5× Elf', ['effect', 'rxslice'], ['effect', 'elf'], 2.5);
-  ratio('6', 'issue 22: effect round trip, listener-style handler (committed$ subscriber) ≤ 1.6× Elf', ['effect', 'rxslice-listener'], ['effect', 'elf'], 1.6);
+  ratio('6', 'issue 22: effect round trip, listener-style handler (`listen`) ≤ 1.6× Elf', ['effect', 'rxslice-listener'], ['effect', 'elf'], 1.6);
   ratio('7m', 'issue 22: snapshot + restore, steady ≤ 6× Redux', ['snapshot', 'rxslice'], ['snapshot', 'redux'], 6);
   ratio('7m', 'issue 22: snapshot + restore, the first 1,000 calls (cold) ≤ 3× steady', ['snapshot', 'rxslice', 'firstNs'], ['snapshot', 'rxslice'], 3);
   bound('8', "issue 22: transcript replay ≥ 250,000 events/s (≤ 4,000 ns/event), validation 'always', statechart installed", ['replay', 'rxslice'], 4000, (v) => `${fmt(v)} ns/event`);

@@ -11,7 +11,7 @@ import { createStore as createElfStore, enableElfProdMode, select, withProps } f
 import { createStore as createZustandStore } from 'zustand/vanilla';
 import { subscribeWithSelector } from 'zustand/middleware';
 import { z } from 'zod';
-import { createSession, defineEvent, defineSlice, ofType, replace, withEffects } from '../../src/index';
+import { createSession, defineEvent, defineSlice, listen, ofType, replace, withEffects } from '../../src/index';
 import { defineEffect } from '../../src/effects/define-effect';
 import { runEpic, type Epic } from '../../src/effects/epic';
 import { handleEffect } from '../../src/effects/handle-effect';
@@ -95,15 +95,13 @@ function rxslice(): RoundTrip {
 }
 
 /**
- * rxslice with a listener-style handler: a `committed$` subscriber that dispatches the follow-up
- * when a ping was committed (the session queues the dispatch and runs it after the current
- * commit, FIFO), what RTK's `startListening` and Elf's subscription do. No epic, no operators.
+ * rxslice with a listener-style handler: `listen(session, Ping, handler)`, which dispatches the
+ * follow-up after each committed ping (the session queues the dispatch and runs it after the
+ * current commit, FIFO), what RTK's `startListening` and Elf's subscription do. No epic, no operators.
  */
 function rxsliceListener(): RoundTrip {
   const session = createSession({ slices: [Pings, Pongs] });
-  session.committed$.subscribe((committed) => {
-    if (Ping.match(committed.event)) session.dispatch(Pong({ id: committed.event.payload.id }));
-  });
+  listen(session, Ping, (committed, api) => api.dispatch(Pong({ id: committed.event.payload.id })));
   const pings = session.slice(Pings);
   const pongs = session.slice(Pongs);
   return { ping: (id) => void session.dispatch(Ping({ id })), pings: () => pings.latest()!, pongs: () => pongs.latest()! };
@@ -254,7 +252,7 @@ export const effectWorkload: Workload = {
   title: 'Effect round trip: an event whose effect dispatches a follow-up, 200,000 round trips',
   unit: 'ns/round trip',
   notes: [
-    'rxslice: an epic, `runEpic(session, (events$) => events$.pipe(ofType(Ping), map(...)))` (the session queues what it emits and runs it after the current commit). `rxslice (effect as data)`: the reducer returns `withEffects(op, [AnswerPing(...)])`, `handleEffect` runs a synchronous observable handler, and the effect\'s `onSuccess` event is the follow-up; this path also dispatches `rxslice.effect.started` and `rxslice.effect.succeeded` per round trip. `rxslice (committed$ listener)` is the listener-style handler: a `session.committed$` subscriber that dispatches the follow-up when the committed event is a ping (the public API on this commit; no epic, no operators).',
+    'rxslice: an epic, `runEpic(session, (events$) => events$.pipe(ofType(Ping), map(...)))` (the session queues what it emits and runs it after the current commit). `rxslice (effect as data)`: the reducer returns `withEffects(op, [AnswerPing(...)])`, `handleEffect` runs a synchronous observable handler, and the effect\'s `onSuccess` event is the follow-up; this path also dispatches `rxslice.effect.started` and `rxslice.effect.succeeded` per round trip. `rxslice (listener)` is the listener-style handler: `listen(session, Ping, (committed, api) => api.dispatch(Pong(...)))` (the shape of RTK `startListening`; no epic, no operators).',
     'Redux: a custom effect middleware; RTK: `createListenerMiddleware` (its recommended effect API; each effect run allocates an AbortController and promises); raw RxJS: an effect stream fed back into the actions Subject; Elf (no effect layer in its core; `@ngneat/effects` is not installed) and Zustand: a subscription to the pings state calling the follow-up update.',
   ],
   contenders: {

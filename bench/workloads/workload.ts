@@ -26,7 +26,7 @@ export const CONTENDER_LABELS: Readonly<Record<string, string>> = {
   elf: 'Elf 2',
   'elf-routed': 'Elf 2 (10-slice routing)',
   'zustand-derived': 'Zustand 5 (A, B, C in the state)',
-  'rxslice-listener': 'rxslice (committed$ listener)',
+  'rxslice-listener': 'rxslice (listener)',
   zustand: 'Zustand 5',
   emmett: 'Emmett (PostgreSQL)',
 };

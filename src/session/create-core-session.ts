@@ -111,14 +111,17 @@ export function createCoreSession(options: SessionOptions): Session {
     },
     extensions: new Map(),
     onCommitted(listener) {
-      const full = listener.effectsOnly !== true;
+      const types = listener.types;
+      const full = listener.effectsOnly !== true && types === undefined;
       if (full) core.fullCommittedListeners++;
+      if (types !== undefined) core.listenTo(types, 1);
       core.committedListeners = [...core.committedListeners, listener];
       let removed = false;
       return () => {
         if (removed) return;
         removed = true;
         if (full) core.fullCommittedListeners--;
+        if (types !== undefined) core.listenTo(types, -1);
         const i = core.committedListeners.indexOf(listener);
         if (i >= 0) core.committedListeners = [...core.committedListeners.slice(0, i), ...core.committedListeners.slice(i + 1)];
       };

@@ -41,6 +41,11 @@ export interface CommitListener {
 export interface CommittedListener {
   onCommitted(committed: CommittedEnvelope): void;
   /**
+   * When set, the listener is told only the commits of these event types, and the session
+   * builds the committed envelope of another commit only if someone else reads it.
+   */
+  readonly types?: ReadonlySet<string>;
+  /**
    * True when the listener only reads `committed.effects`: it is then told only the commits
    * that carry effects (or that someone else made the envelope for), and a session whose
    * listeners are all like this builds no committed envelope for a commit without effects.

@@ -83,6 +83,8 @@ export class SessionCore extends SessionQueue {
   readonly subscriptions = new Subscription();
   /** Committed listeners that want every commit (not only those carrying effects). */
   fullCommittedListeners = 0;
+  /** How many typed committed listeners (`CommittedListener.types`) listen to each event type. */
+  private readonly listenedTypes = new Map<string, number>();
   /** The event and operator middleware given to `createSession` and added with `session.use`. */
   readonly middleware: MiddlewareStack;
   /** Records with an open transaction for the envelope being reduced (reused; reduce is never re-entered). */
@@ -134,6 +136,15 @@ export class SessionCore extends SessionQueue {
     this.middleware = new MiddlewareStack(this, config.eventMiddleware, config.operators);
   }
 
+  /** Counts `types` as listened to by one more (`delta` 1) or one fewer (-1) typed committed listener. */
+  listenTo(types: ReadonlySet<string>, delta: 1 | -1): void {
+    for (const type of types) {
+      const n = (this.listenedTypes.get(type) ?? 0) + delta;
+      if (n > 0) this.listenedTypes.set(type, n);
+      else this.listenedTypes.delete(type);
+    }
+  }
+
   /**
    * Reports a subscriber that threw (see `GuardedObservable`) on `errors$` as a
    * {@link SubscriberError}; with nobody listening there, hands the error to RxJS's
@@ -164,7 +175,7 @@ export class SessionCore extends SessionQueue {
       if (this.disposed) throw new SessionDisposedError(`dispatch "${event.type}"`);
       if (this.storageFailure !== undefined) throw this.storageFailure;
       if (this.inReducer) throw new DispatchInReducerError(event.type);
-      return { seq: this.forward === undefined ? ++this.seq : 0, at: this.scheduler.now(), event, meta: meta ?? EMPTY_META };
+      return { seq: this.forward === undefined ? ++this.seq : 0, at: this.clock(), event, meta: meta ?? EMPTY_META };
     }
     if (event === null || typeof event !== 'object') throw this.invalidEvent(event === null ? 'null' : typeof event, 'type', NOT_AN_EVENT);
     let type: unknown;
@@ -198,7 +209,7 @@ export class SessionCore extends SessionQueue {
     }
     // Meta the library built for this dispatch alone (`ownMeta`) is nobody else's: not copied again.
     const copiedMeta = meta === undefined ? EMPTY_META : ownMeta ? meta : this.copyMeta(type, meta);
-    return { seq: this.forward === undefined ? ++this.seq : 0, at: this.scheduler.now(), event: accepted as unknown as TEvent, meta: copiedMeta };
+    return { seq: this.forward === undefined ? ++this.seq : 0, at: this.clock(), event: accepted as unknown as TEvent, meta: copiedMeta };
   }
 
   /** A copy of the caller's `meta` (own enumerable properties, read once). @throws {@link InvalidEventError} */
@@ -403,9 +414,14 @@ export class SessionCore extends SessionQueue {
     }
     this.lastSeq = env.seq;
     // The committed envelope is built only when someone will read it: `committed$`, a listener
-    // of every commit, or (for a commit carrying effects) any committed listener.
+    // of every commit, a listener of this event's type, or (for a commit carrying effects) any
+    // committed listener.
     const committed: CommittedEnvelope | undefined =
-      this.batchDepth > 0 || this.committed$.observed || this.fullCommittedListeners > 0 || (effects !== undefined && this.committedListeners.length > 0)
+      this.batchDepth > 0 ||
+      this.committed$.observed ||
+      this.fullCommittedListeners > 0 ||
+      (this.listenedTypes.size > 0 && this.listenedTypes.has(env.event.type)) ||
+      (effects !== undefined && this.committedListeners.length > 0)
         ? { seq: env.seq, at: env.at, event: env.event, meta: env.meta, changed: names ?? NO_NAMES, effects: effects ?? NO_EFFECTS }
         : undefined;
     if (this.batchDepth > 0) this.held.push({ committed: committed as CommittedEnvelope, records: changed ?? NO_RECORDS, evicted: evicted ?? NO_EVICTIONS });
@@ -436,7 +452,10 @@ export class SessionCore extends SessionQueue {
     if (evicted !== undefined) for (const e of evicted) this.evicted$.next(e);
     if (committed === undefined) return;
     const committedListeners = this.committedListeners;
-    for (let i = 0; i < committedListeners.length; i++) (committedListeners[i] as CommittedListener).onCommitted(committed);
+    for (let i = 0; i < committedListeners.length; i++) {
+      const listener = committedListeners[i] as CommittedListener;
+      if (listener.types === undefined || listener.types.has(committed.event.type)) listener.onCommitted(committed);
+    }
     if (this.committed$.observed) this.committed$.next(committed);
   }
 
@@ -452,7 +471,7 @@ export class SessionCore extends SessionQueue {
     }
     for (const c of commits) {
       for (const e of c.evicted) this.evicted$.next(e);
-      for (const listener of [...this.committedListeners]) listener.onCommitted(c.committed);
+      for (const listener of [...this.committedListeners]) if (listener.types === undefined || listener.types.has(c.committed.event.type)) listener.onCommitted(c.committed);
       this.committed$.next(c.committed);
     }
   }

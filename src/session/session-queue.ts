@@ -54,6 +54,8 @@ export abstract class SessionQueue {
   storageFailure: StorageFailedError | undefined = undefined;
   /** The last envelope that entered the pipeline. */
   last: Envelope | undefined = undefined;
+  /** The time of the drain in progress: what an envelope accepted while `busy` takes as `at` (see {@link SessionQueue.clock}). */
+  drainAt = 0;
   /**
    * Set on the local view of a shared session (event sourcing): envelopes accepted here (their
    * `seq` is 0: the log numbers them) go to `forward`, which appends them to the shared log,
@@ -69,6 +71,17 @@ export abstract class SessionQueue {
   abstract readonly middleware: MiddlewareStack;
 
   constructor(readonly scheduler: SchedulerLike) {}
+
+  /**
+   * The `at` of an envelope being accepted: the scheduler's time for a top-level dispatch, and
+   * for a dispatch made while another envelope is processed (a follow-up from a listener, an
+   * epic, an effect or a saga) the time of the drain it joins, read when that drain started.
+   * One clock read per drain, as a database's `now()` is the start of its transaction: a causal
+   * chain dispatched synchronously shares one time, and times never decrease.
+   */
+  clock(): number {
+    return this.busy ? this.drainAt : this.scheduler.now();
+  }
 
   /** Checks `event` and wraps it in the next envelope (see `SessionCore.accept`). */
   abstract accept<TEvent extends Event>(event: TEvent, meta: EnvelopeMeta | undefined, system: boolean, ownMeta?: boolean): Envelope<TEvent>;
@@ -160,6 +173,8 @@ export abstract class SessionQueue {
 
   /** Runs `first` (if any), then the queue until it is empty. */
   drain(first?: Envelope): void {
+    // `first` was accepted just now, at the drain's start; else the drain starts now.
+    this.drainAt = first !== undefined && !this.logged ? first.at : this.scheduler.now();
     this.busy = true;
     const queue = this.queue;
     try {
@@ -204,6 +219,8 @@ export abstract class SessionQueue {
       this.reduce(env);
       return;
     }
+    // An envelope leaving an asynchronous middleware was accepted earlier: its drain starts now.
+    this.drainAt = this.scheduler.now();
     this.busy = true;
     try {
       this.reduce(env);
@@ -223,6 +240,7 @@ export abstract class SessionQueue {
       if (this.batchDepth === 0 && this.held.length > 0) {
         const commits = this.held.splice(0, this.held.length);
         const wasBusy = this.busy;
+        if (!wasBusy) this.drainAt = this.scheduler.now();
         this.busy = true;
         try {
           this.publish(commits);
