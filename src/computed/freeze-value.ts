@@ -9,6 +9,8 @@ import { isArrayView } from '../internal/array-view';
  * `Date`) get their own properties frozen, not their contents.
  */
 export function freezeValue<T>(value: T): T {
+  // A primitive (the common computed value: a count, a sum, a flag) has nothing to freeze.
+  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value;
   const stack: unknown[] = [value];
   while (stack.length > 0) {
     const v = stack.pop();
