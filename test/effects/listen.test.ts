@@ -6,14 +6,17 @@ import { SESSION_INTERNALS } from '../../src/session/internals';
 const Ping = defineEvent('listen/ping', z.object({ id: z.number() }));
 const Pong = defineEvent('listen/pong', z.object({ id: z.number() }));
 const Other = defineEvent('listen/other');
-const Tally = (name: string, creator: typeof Ping | typeof Pong) =>
-  defineSlice(name, {
-    policy: 'state',
-    initial: [{ count: 0, last: -1 }],
-    reducers: ({ onLatest }) => [onLatest(creator as typeof Ping, (t, e) => ({ count: (t?.count ?? 0) + 1, last: e.payload.id }))],
-  });
-const Pings = Tally('pings', Ping);
-const Pongs = Tally('pongs', Pong);
+const tally = (t: { count: number; last: number } | undefined, id: number) => ({ count: (t?.count ?? 0) + 1, last: id });
+const Pings = defineSlice('pings', {
+  policy: 'state',
+  initial: [{ count: 0, last: -1 }],
+  reducers: ({ onLatest }) => [onLatest(Ping, (t, e) => tally(t, e.payload.id))],
+});
+const Pongs = defineSlice('pongs', {
+  policy: 'state',
+  initial: [{ count: 0, last: -1 }],
+  reducers: ({ onLatest }) => [onLatest(Pong, (t, e) => tally(t, e.payload.id))],
+});
 
 describe('listen', () => {
   it('answers each committed event of its type with a follow-up, queued after the commit, with causation meta', () => {
@@ -82,7 +85,8 @@ describe('listen', () => {
     const told: number[] = [];
     listen(s, Unknown, (c) => told.push(c.seq));
     s.batch(() => {
-      s.dispatch(Unknown());
+      // Not in the session's type (it declares only its slices' events); known at run time through listen.
+      s.dispatch(Unknown() as never);
       expect(told).toEqual([]);
     });
     expect(told).toEqual([1]);
