@@ -95,6 +95,18 @@ export function findLCCA(states: readonly StateNode[]): StateNode {
  * whose targets all lie inside a compound source, else the LCCA of source and targets.
  */
 export function getTransitionDomain(it: InterpreterState, t: TransitionNode): StateNode | undefined {
+  // Without a history target the domain depends on the transition alone: decided once.
+  const known = fixedDomains.get(t);
+  if (known !== undefined) return known;
+  const domain = computeTransitionDomain(it, t);
+  if (domain !== undefined && !t.targets.some((s) => s.kind === 'history')) fixedDomains.set(t, domain);
+  return domain;
+}
+
+/** The domains of transitions without a history target, per transition node (see {@link getTransitionDomain}). */
+const fixedDomains = new WeakMap<TransitionNode, StateNode>();
+
+function computeTransitionDomain(it: InterpreterState, t: TransitionNode): StateNode | undefined {
   const targets = getEffectiveTargetStates(it, t);
   if (targets.length === 0) return undefined;
   if (t.type === 'internal' && isCompoundOrRoot(t.source) && targets.every((s) => isDescendant(s, t.source))) return t.source;
@@ -116,13 +128,15 @@ export function computeExitSet(it: InterpreterState, transitions: readonly Trans
 /** Appendix D `exitStates`: record history, then run onexit in reverse document order. */
 function exitStates(it: InterpreterState, enabled: readonly TransitionNode[]): void {
   const toExit = [...computeExitSet(it, enabled)].sort((a, b) => b.order - a.order);
-  const active = [...it.configuration];
+  let active: StateNode[] | undefined;
   for (const s of toExit) {
+    if (s.history.length === 0) continue;
+    active ??= [...it.configuration];
     for (const h of s.history) {
       const recorded =
         h.historyType === 'deep'
-          ? active.filter((s0) => isAtomic(s0) && isDescendant(s0, s))
-          : active.filter((s0) => s0.parent === s);
+          ? (active as StateNode[]).filter((s0) => isAtomic(s0) && isDescendant(s0, s))
+          : (active as StateNode[]).filter((s0) => s0.parent === s);
       it.historyValue.set(h.id, recorded.sort(byDocumentOrder));
     }
   }

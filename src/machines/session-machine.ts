@@ -212,7 +212,8 @@ export function installMachine<TContext, TEventType extends string, TStateId ext
       if (!snap.done && mayEnable(snap, type)) {
         const payload = env.event.payload;
         const machineEvent: MachineEvent = payload === undefined ? { type } : { type, payload };
-        result = transitionWithPolicy(def, snap, machineEvent, { nowMs: env.at, slices }, 'ignore');
+        // An ignoring machine never explains a refusal: its guards' refusals are not recorded.
+        result = transitionWithPolicy(def, snap, machineEvent, { nowMs: env.at, slices }, 'ignore', def.invalidTransitions !== 'ignore');
         if (result.enabled) {
           decided = { seq: env.seq, previous: snap, result };
           return undefined;

@@ -9,7 +9,7 @@ import { toMachineEvent, type MachineEffect, type MachineEvent, type QueuedEvent
 import type { DelayedSend, MachineSnapshot } from './machine-snapshot.js';
 import type { MachineSlices } from './machine-slices.js';
 import { enterStates, microstep, selectTransitions } from './microstep.js';
-import { byDocumentOrder, isAtomic, type StateNode } from './state-node.js';
+import { byDocumentOrder, isAtomic, type StateNode, type TransitionNode } from './state-node.js';
 
 /** What one call of {@link transition}, {@link initialTransition} or {@link advanceTime} produced. */
 export interface TransitionResult<TContext = unknown, TStateId extends string = string> {
@@ -112,10 +112,31 @@ function toSnapshot(it: InterpreterState, name: string, previous?: MachineSnapsh
   } as MachineSnapshot;
 }
 
+/** Per machine tree (decided once): true when some state has an eventless transition. */
+const eventlessByTree = new WeakMap<object, boolean>();
+
+/**
+ * True when some state of `tree` has an eventless transition. Without one, selecting eventless
+ * transitions always finds none, so a macrostep need not look (it walks the configuration's
+ * ancestors and their transitions).
+ */
+function hasEventless(tree: InterpreterState['tree']): boolean {
+  let known = eventlessByTree.get(tree);
+  if (known === undefined) {
+    known = false;
+    for (const state of tree.states.values()) if (state.transitions.some((t) => t.events.length === 0)) known = true;
+    eventlessByTree.set(tree, known);
+  }
+  return known;
+}
+
+const NO_TRANSITIONS: readonly TransitionNode[] = Object.freeze([]);
+
 /** The rest of a macrostep: eventless transitions until stable, then internal events (Appendix D mainEventLoop). */
 function runToCompletion(it: InterpreterState): void {
+  const eventless = hasEventless(it.tree);
   while (it.running) {
-    let enabled = selectTransitions(it, undefined);
+    let enabled: readonly TransitionNode[] = eventless ? selectTransitions(it, undefined) : NO_TRANSITIONS;
     if (enabled.length === 0) {
       const internal = it.internalQueue.shift();
       if (internal === undefined) break;
@@ -126,12 +147,14 @@ function runToCompletion(it: InterpreterState): void {
   }
 }
 
-/** Processes one external event as a macrostep; returns whether it enabled a transition. */
-function macrostep(it: InterpreterState, event: QueuedEvent): boolean {
+/**
+ * Processes one external event as a macrostep; returns whether it enabled a transition.
+ * `explain`: record the guards that refuse it (so that a refusal explains itself).
+ */
+function macrostep(it: InterpreterState, event: QueuedEvent, explain = true): boolean {
   if (!it.running) return false;
   it.currentEvent = event;
-  // Guards that refuse the external event are recorded, so that a refusal explains itself.
-  it.recordRefusals = true;
+  it.recordRefusals = explain;
   const enabled = selectTransitions(it, event);
   it.recordRefusals = false;
   if (enabled.length > 0) microstep(it, enabled);
@@ -237,6 +260,8 @@ export function transition<TContext, TEventType extends string, TStateId extends
 /**
  * {@link transition} under the given policy instead of the definition's (internal: a session
  * decides with `'ignore'` and applies the machine's own policy to the whole event itself).
+ * `explain: false` (only with `'ignore'`): the caller does not read `considered`, which is then
+ * empty (the refusing guards are not recorded).
  */
 export function transitionWithPolicy<TContext, TStateId extends string>(
   def: MachineDefinition<TContext, string, TStateId>,
@@ -244,11 +269,12 @@ export function transitionWithPolicy<TContext, TStateId extends string>(
   ev: MachineEvent,
   options: TransitionOptions,
   policy: MachineDefinition['invalidTransitions'],
+  explain = true,
 ): TransitionResult<TContext, TStateId> {
   const d = def as MachineDefinition<unknown, string, string>;
   const it = restore(d, snapshot, options.nowMs ?? 0, options.slices);
   const wasRunning = it.running;
-  const enabled = macrostep(it, { event: ev, kind: 'external' });
+  const enabled = macrostep(it, { event: ev, kind: 'external' }, explain || policy !== 'ignore');
   const considered = enabled ? [] : consideredFromRefusals(it.refusals);
   it.refusals = undefined;
   if (!enabled && policy !== 'ignore') {

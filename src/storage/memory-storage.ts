@@ -194,17 +194,33 @@ class MemoryStage<TItem> implements StorageTransaction<TItem> {
   replace(items: readonly TItem[], at: number): void {
     const c = this.content;
     const n = items.length;
-    const times = new Array<number>(n);
+    const size = c.end - c.start;
     let memo = c.memo;
     let changed: number[] | undefined;
-    for (let i = 0; i < n; i++) {
-      const j = c.start + i;
-      if (j < c.end && c.buf[j] === items[i]) {
-        times[i] = c.times.get(j) as number;
-      } else {
-        times[i] = at;
-        // Items past the old end are new to the window anyway (their index >= stableBelow or the remembered size).
-        if (memo !== undefined && j < c.end) (changed ??= memo.changed.slice()).push(i);
+    let times: number[];
+    if (n === size) {
+      // The common rewrite (a few items replaced in place): the kept items' times are copied in
+      // one go, then only the items that differ get `at` (same result as the loop below).
+      times = c.times.toArray(c.start, c.end);
+      const buf = c.buf;
+      const start = c.start;
+      for (let i = 0; i < n; i++) {
+        if (buf[start + i] !== items[i]) {
+          times[i] = at;
+          if (memo !== undefined) (changed ??= memo.changed.slice()).push(i);
+        }
+      }
+    } else {
+      times = new Array<number>(n);
+      for (let i = 0; i < n; i++) {
+        const j = c.start + i;
+        if (j < c.end && c.buf[j] === items[i]) {
+          times[i] = c.times.get(j) as number;
+        } else {
+          times[i] = at;
+          // Items past the old end are new to the window anyway (their index >= stableBelow or the remembered size).
+          if (memo !== undefined && j < c.end) (changed ??= memo.changed.slice()).push(i);
+        }
       }
     }
     if (memo !== undefined && (changed !== undefined || n < memo.stableBelow)) {

@@ -21,8 +21,23 @@ export function timestampOf(event: Event): number | undefined {
   const payload = event.payload as { readonly timestamp?: unknown } | null | undefined;
   const text = payload?.timestamp;
   if (typeof text !== 'string') return undefined;
-  const ms = parseIsoUtc(text);
+  const ms = parseIsoUtcMemo(text);
   return Number.isNaN(ms) ? undefined : ms;
+}
+
+// The replay reads the same event's timestamp several times in a row (the clock, the
+// `transcriptTime` reducer, the phase chart's guard and exit actions): the last text and its
+// value are kept. A pure memo (the same text always gives the same number), shared by sessions.
+let memoText: string | undefined;
+let memoMs = Number.NaN;
+
+/** {@link parseIsoUtc}, remembering the last text parsed. */
+function parseIsoUtcMemo(text: string): number {
+  if (text === memoText) return memoMs;
+  const ms = parseIsoUtc(text);
+  memoText = text;
+  memoMs = ms;
+  return ms;
 }
 
 /** The decimal value of `text[from..from+length)`, or -1 when one of them is not a digit. */

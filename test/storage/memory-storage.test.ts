@@ -84,6 +84,43 @@ describe('MemoryStorage', () => {
     expect(Object.isFrozen(loose.all())).toBe(false);
   });
 
+  it.each([
+    ['state', true],
+    ['log', false],
+  ])('a replace (%s slice) keeps the time of each item kept at its index; changed and new items take its time', (_kind, sealOnReplace) => {
+    // Enough items that the times column is in chunks (the same-length replace copies it whole).
+    for (const size of [3, 5_000]) {
+      const s = new MemoryStorage<{ n: number }>([], 0, { sealOnReplace });
+      const items = Array.from({ length: size }, (_, n) => ({ n }));
+      items.forEach((item, i) => s.append(item, 10 + i));
+      const timesOf = (): number[] => {
+        const tx = s.begin();
+        const times = Array.from({ length: tx.view().size }, (_, i) => tx.timeAt(i));
+        tx.rollback();
+        return times;
+      };
+      // Same length, the middle item replaced.
+      const mid = size >> 1;
+      const same = items.slice();
+      same[mid] = { n: -1 };
+      let tx = s.begin();
+      tx.replace(same, 99_000);
+      tx.commit();
+      const expected = items.map((_, i) => (i === mid ? 99_000 : 10 + i));
+      expect(timesOf()).toEqual(expected);
+      // Longer: the kept prefix keeps its times, the new item takes the replace's time.
+      tx = s.begin();
+      tx.replace([...same, { n: size }], 99_500);
+      tx.commit();
+      expect(timesOf()).toEqual([...expected, 99_500]);
+      // Shorter, shifted by one: every item moved, so every one takes the new time.
+      tx = s.begin();
+      tx.replace(same.slice(1), 99_900);
+      tx.commit();
+      expect(timesOf()).toEqual(same.slice(1).map(() => 99_900));
+    }
+  });
+
   it('allows one open transaction at a time', () => {
     const s = new MemoryStorage<number>();
     const tx = s.begin();

@@ -41,4 +41,11 @@ describe('timestampOf (fast path for transcript timestamps)', () => {
     expect(timestampOf(at(null))).toBeUndefined();
     expect(timestampOf({ type: 'transcript/test', payload: undefined })).toBeUndefined();
   });
+
+  it('answers each text for itself when texts repeat and alternate (it remembers the last one)', () => {
+    const texts = fc.array(fc.constantFrom('2025-01-01T00:00:01.500Z', '2025-01-01T00:00:02.000Z', '2025-13-01T00:00:00Z', 'not a time', '2024-02-29T23:59:59Z'), { maxLength: 12 });
+    fc.assert(fc.property(texts, (list) => {
+      for (const text of list) expect(timestampOf(at(text))).toBe(dateParse(text));
+    }));
+  });
 });
