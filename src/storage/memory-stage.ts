@@ -166,7 +166,7 @@ export class MemoryStage<TItem> implements StorageTransaction<TItem> {
     }
     // One item for one (a state slice's `onLatest`): the next content is made whole, its buffer
     // sealed and frozen when first handed out (see `handedOut`).
-    this.content = new Content([item], new TimeColumn([at]), 0, 1, c.appended, true, undefined);
+    this.content = new Content([item], TimeColumn.single(at), 0, 1, c.appended, true, undefined);
     this.owned = true;
     this.keep = 1;
     this.restored = undefined;

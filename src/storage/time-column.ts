@@ -55,10 +55,32 @@ export class TimeColumn {
     return new TimeColumn(times);
   }
 
-  /** An empty column, or (internal) one over `small`, taken over. */
-  constructor(small: number[] = []) {
-    this.small = small;
-    this.length = small.length;
+  /**
+   * An empty column, or (internal) one over `small`, taken over, or one holding the single time
+   * `single` (see {@link TimeColumn.single}).
+   */
+  constructor(small?: number[], single?: number) {
+    if (single !== undefined) {
+      // One time, kept in `origin`: no array (a state slice changed on every event makes one
+      // such column per change). The first push moves it into a small array.
+      this.small = undefined;
+      this.origin = single;
+      this.length = 1;
+      return;
+    }
+    const times = small ?? [];
+    this.small = times;
+    this.length = times.length;
+  }
+
+  /** A column holding the one time `at`, made without an array. */
+  static single(at: number): TimeColumn {
+    return new TimeColumn(undefined, at);
+  }
+
+  /** True while the column is one time kept in `origin` (see the constructor). */
+  private get isSingle(): boolean {
+    return this.small === undefined && this.chunks === NO_CHUNKS && this.length === 1;
   }
 
   /** A column holding `times`, in order. */
@@ -73,12 +95,18 @@ export class TimeColumn {
     if (index < 0 || index >= this.length) return undefined;
     const small = this.small;
     if (small !== undefined) return small[index];
+    // In chunks with no chunk yet: the single time (see the constructor).
+    if (this.chunks === NO_CHUNKS) return this.origin;
     const v = (this.chunks[index >>> CHUNK_BITS] as Int32Array | Float64Array)[index & MASK] as number;
     return this.wide ? v : this.origin + v;
   }
 
   /** Appends `at`. O(1) amortized. */
   push(at: number): void {
+    if (this.isSingle) {
+      this.small = [this.origin];
+      this.origin = 0;
+    }
     const i = this.length;
     const small = this.small;
     if (small !== undefined) {

@@ -14,9 +14,11 @@ describe('TimeColumn: item times as 4-byte offsets, with a fallback for times th
       fc.record({ kind: fc.constant('truncate' as const), to: fc.nat() }),
     );
     fc.assert(
-      fc.property(fc.array(op, { maxLength: 12 }), (ops) => {
-        const column = new TimeColumn();
-        const model: number[] = [];
+      fc.property(fc.option(time, { nil: undefined }), fc.array(op, { maxLength: 12 }), (first, ops) => {
+        // Also from a column made with one time and no array (`TimeColumn.single`).
+        const column = first === undefined ? new TimeColumn() : TimeColumn.single(first);
+        const model: number[] = first === undefined ? [] : [first];
+        expect(column.get(0)).toBe(model[0]);
         for (const o of ops) {
           if (o.kind === 'push') {
             for (let i = 0; i < o.times; i++) {
