@@ -1,5 +1,5 @@
 import { Observable, type Subscriber } from 'rxjs';
-import { GuardedObservable, reportUnhandled, type SubscriberFailureReporter } from './guarded-observable';
+import { GuardedObservable, reportUnhandled, type DirectListener, type SubscriberFailureReporter } from './guarded-observable';
 
 /** @internal What an {@link Emitter} calls: an RxJS subscriber, or any object of this shape. */
 export interface EmitterListener<T> {
@@ -78,7 +78,15 @@ export class Emitter<T> {
     };
     if (guard === undefined) return new Observable<T>(subscribe);
     this.guard = guard;
-    return new GuardedObservable<T>(guard.label, guard.report, subscribe);
+    const attach = (listener: DirectListener<T>): (() => void) | undefined => {
+      if (this.completed) {
+        listener.complete();
+        return undefined;
+      }
+      listener.next(current());
+      return listener.closed ? undefined : this.add(listener);
+    };
+    return new GuardedObservable<T>(guard.label, guard.report, subscribe, attach);
   }
 
   /**
@@ -95,7 +103,14 @@ export class Emitter<T> {
     };
     if (guard === undefined) return new Observable<T>(subscribe);
     this.guard = guard;
-    return new GuardedObservable<T>(guard.label, guard.report, subscribe);
+    const attach = (listener: DirectListener<T>): (() => void) | undefined => {
+      if (this.completed) {
+        listener.complete();
+        return undefined;
+      }
+      return this.add(listener);
+    };
+    return new GuardedObservable<T>(guard.label, guard.report, subscribe, attach);
   }
 
   /** Completes every listener; later ones complete at once. Idempotent. */

@@ -1,4 +1,4 @@
-import { config, Observable, Subscriber, type Observer, type Operator, type Subscription, type TeardownLogic } from 'rxjs';
+import { config, Observable, Subscriber, Subscription, type Observer, type Operator, type TeardownLogic } from 'rxjs';
 
 /**
  * Told when a subscriber of the observable named `source` threw (or its chain failed with no
@@ -34,6 +34,23 @@ function isSubscriber(value: unknown): boolean {
   );
 }
 
+/**
+ * @internal A listener attached directly to a multicast source (see {@link DirectAttach}):
+ * `closed` once its subscription ended, after which it ignores `next` and `complete`.
+ */
+export interface DirectListener<T> {
+  readonly closed: boolean;
+  next(value: T): void;
+  complete(): void;
+}
+
+/**
+ * @internal Attaches `listener` to the source (which may call `listener.next` or `complete` at
+ * once, e.g. to replay its current value) and returns the function that detaches it, or
+ * `undefined` when there is nothing to detach.
+ */
+export type DirectAttach<T> = (listener: DirectListener<T>) => (() => void) | undefined;
+
 type NextFn<T> = (this: unknown, value: T) => void;
 type ErrorFn = (this: unknown, error: unknown) => void;
 type CompleteFn = (this: unknown) => void;
@@ -51,10 +68,16 @@ type CompleteFn = (this: unknown) => void;
  * chains, `firstValueFrom`, `forEach`) are passed through untouched: they handle errors themselves.
  */
 export class GuardedObservable<T> extends Observable<T> {
+  /**
+   * @param direct - How a subscriber given as callbacks attaches to the source without an RxJS
+   * `Subscriber` in between (one call per value instead of four; slice and computed observables
+   * pass it). Subscribers RxJS makes (operator chains) still go through `subscribe`.
+   */
   constructor(
     private readonly label: string,
     private readonly report: SubscriberFailureReporter,
     subscribe?: (this: Observable<T>, subscriber: Subscriber<T>) => TeardownLogic,
+    private readonly direct?: DirectAttach<T>,
   ) {
     super(subscribe);
   }
@@ -88,6 +111,7 @@ export class GuardedObservable<T> extends Observable<T> {
       complete = typeof completeFn === 'function' ? (completeFn as CompleteFn) : undefined;
     }
     const { label, report } = this;
+    if (this.direct !== undefined) return this.attach(this.direct, next, complete, context);
     return super.subscribe({
       next(value: T) {
         if (next === undefined) return;
@@ -118,4 +142,43 @@ export class GuardedObservable<T> extends Observable<T> {
       },
     });
   }
+
+  /**
+   * Subscribes `next`/`complete` (called on `context`) straight to the source: a throwing
+   * callback is reported and the listener stays; after `unsubscribe()` (or `complete`) nothing
+   * more is delivered, also within an emission that is under way.
+   */
+  private attach(direct: DirectAttach<T>, next: NextFn<T> | undefined, complete: CompleteFn | undefined, context: unknown): Subscription {
+    const { label, report } = this;
+    let detach: (() => void) | undefined;
+    const listener = {
+      closed: false,
+      next(value: T): void {
+        if (listener.closed || next === undefined) return;
+        try {
+          next.call(context, value);
+        } catch (e) {
+          report(label, e);
+        }
+      },
+      complete(): void {
+        if (listener.closed) return;
+        listener.closed = true;
+        try {
+          complete?.call(context);
+        } catch (e) {
+          report(label, e);
+        }
+        subscription.unsubscribe();
+      },
+    };
+    const subscription = new Subscription(() => {
+      listener.closed = true;
+      detach?.();
+    });
+    detach = direct(listener);
+    if (listener.closed) detach?.();
+    return subscription;
+  }
+
 }
