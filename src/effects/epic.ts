@@ -1,6 +1,5 @@
 import { defer, Observable, of, retry, throwError } from 'rxjs';
 import type { AnyEventCreator, Event } from '../events/event';
-import type { EnvelopeMeta } from '../events/envelope';
 import type { Session } from '../session/session-types';
 import type { CommittedEnvelope } from '../session/committed-envelope';
 import { SessionDisposedError } from '../session/errors';
@@ -8,6 +7,7 @@ import { SESSION_INTERNALS } from '../session/internals';
 import type { SessionReader } from '../slices/reducer';
 import { EpicFailedError, InvalidEpicOutputError } from './errors';
 import { EffectFailed, errorInfo } from './lifecycle-events';
+import { effectMeta } from './execute-effect';
 
 /**
  * A long-running workflow over the committed event stream (redux-observable's epic):
@@ -108,16 +108,9 @@ export function runEpic<TDeps>(session: Session, epic: Epic<TDeps>, options: Epi
 
   const dispatchOutput = (event: Event): void => {
     if (internals.disposed) return;
-    // One literal per case (same keys, in the same order, as adding them one by one).
-    let meta: EnvelopeMeta;
-    if (current === undefined) meta = { source: name };
-    else {
-      const correlationId = current.meta.correlationId;
-      meta = correlationId === undefined ? { source: name, causationId: current.seq } : { source: name, causationId: current.seq, correlationId };
-    }
     try {
       // The meta was built here for this dispatch: the session keeps it as it is.
-      internals.dispatchWithOwnMeta(event, meta);
+      internals.dispatchWithOwnMeta(event, effectMeta(name, current));
     } catch (error) {
       // A reducer failure is the reducer's, already on errors$; anything else names the epic.
       if ((error as { code?: unknown } | null)?.code !== 'REDUCER_FAILED') {

@@ -1,10 +1,10 @@
 import type { AnyEventCreator, Event, InferEvent } from '../events/event';
-import type { EnvelopeMeta } from '../events/envelope';
 import type { CommittedEnvelope } from '../session/committed-envelope';
 import { SessionDisposedError } from '../session/errors';
 import { SESSION_INTERNALS } from '../session/internals';
 import type { Session } from '../session/session-types';
 import type { SessionReader } from '../slices/reducer';
+import { effectMeta } from './execute-effect';
 
 /** What a {@link listen} handler is given besides the committed envelope. */
 export interface ListenerApi extends SessionReader {
@@ -66,14 +66,7 @@ export function listen<const TCreator extends AnyEventCreator>(
   const api: ListenerApi = {
     read: (slice) => session.read(slice),
     dispatch(event) {
-      const cause = current;
-      let meta: EnvelopeMeta;
-      if (cause === undefined) meta = { source: name };
-      else {
-        const correlationId = cause.meta.correlationId;
-        meta = correlationId === undefined ? { source: name, causationId: cause.seq } : { source: name, causationId: cause.seq, correlationId };
-      }
-      internals.dispatchWithOwnMeta(event, meta);
+      internals.dispatchWithOwnMeta(event, effectMeta(name, current));
     },
   };
   return internals.onCommitted({

@@ -1,4 +1,4 @@
-import { Observable, type Subscriber } from 'rxjs';
+import { Observable } from 'rxjs';
 import { GuardedObservable, reportUnhandled, type DirectListener, type SubscriberFailureReporter } from './guarded-observable';
 
 /** @internal What an {@link Emitter} calls: an RxJS subscriber, or any object of this shape. */
@@ -65,28 +65,11 @@ export class Emitter<T> {
   /**
    * An observable that replays `current()` on subscribe, then follows `emit` (the replay of a
    * `BehaviorSubject`); subscribing after `complete()` completes at once, without a value. With
-   * a `guard`, subscribers' failures are reported to it (a {@link GuardedObservable}).
+   * a `guard`, subscribers' failures are reported to it (a {@link GuardedObservable}), and a
+   * subscriber given as callbacks is attached directly (see `GuardedObservable`).
    */
   observable(current: () => T, guard?: SubscriberGuard): Observable<T> {
-    const subscribe = (subscriber: Subscriber<T>) => {
-      if (this.completed) {
-        subscriber.complete();
-        return undefined;
-      }
-      subscriber.next(current());
-      return subscriber.closed ? undefined : this.add(subscriber);
-    };
-    if (guard === undefined) return new Observable<T>(subscribe);
-    this.guard = guard;
-    const attach = (listener: DirectListener<T>): (() => void) | undefined => {
-      if (this.completed) {
-        listener.complete();
-        return undefined;
-      }
-      listener.next(current());
-      return listener.closed ? undefined : this.add(listener);
-    };
-    return new GuardedObservable<T>(guard.label, guard.report, subscribe, attach);
+    return this.face(this.attacher(current), guard);
   }
 
   /**
@@ -94,23 +77,31 @@ export class Emitter<T> {
    * face); otherwise as {@link Emitter.observable}.
    */
   changes(guard?: SubscriberGuard): Observable<T> {
-    const subscribe = (subscriber: Subscriber<T>) => {
-      if (this.completed) {
-        subscriber.complete();
-        return undefined;
-      }
-      return this.add(subscriber);
-    };
-    if (guard === undefined) return new Observable<T>(subscribe);
-    this.guard = guard;
-    const attach = (listener: DirectListener<T>): (() => void) | undefined => {
+    return this.face(this.attacher(undefined), guard);
+  }
+
+  /**
+   * Attaches a listener (an RxJS `Subscriber` or a direct listener: both have `closed`, `next`
+   * and `complete`), replaying `current()` first when given; returns its removal.
+   */
+  private attacher(current: (() => T) | undefined): (listener: DirectListener<T>) => (() => void) | undefined {
+    return (listener) => {
       if (this.completed) {
         listener.complete();
         return undefined;
       }
+      if (current !== undefined) {
+        listener.next(current());
+        if (listener.closed) return undefined;
+      }
       return this.add(listener);
     };
-    return new GuardedObservable<T>(guard.label, guard.report, subscribe, attach);
+  }
+
+  private face(attach: (listener: DirectListener<T>) => (() => void) | undefined, guard: SubscriberGuard | undefined): Observable<T> {
+    if (guard === undefined) return new Observable<T>(attach);
+    this.guard = guard;
+    return new GuardedObservable<T>(guard.label, guard.report, attach, attach);
   }
 
   /** Completes every listener; later ones complete at once. Idempotent. */

@@ -104,7 +104,7 @@ const NO_PARENTS: readonly string[] = Object.freeze([]);
  * The private half of a snapshot: what its maker keeps and what is made on first read. A plain
  * object beside the frozen snapshot, so the snapshot itself is never written after it was frozen
  * (writing a field of a frozen object whose value changes type gives it a new hidden class in V8,
- * and every snapshot after it another one: see {@link KEEP_SNAPSHOT_CLASS}).
+ * and every snapshot after it another one: see `keepSnapshotClassAlive`).
  */
 class SnapshotBody {
   slices: Readonly<Record<string, SnapshotSlice>> | undefined = undefined;
@@ -267,9 +267,6 @@ export function checkedDefOf(snapshot: Snapshot, name: string): SliceDef<string,
   return source !== undefined && source !== null && typeof source.defOf === 'function' ? source.defOf(name) : undefined;
 }
 
-/** @internal The entries of a snapshot made by {@link makeSnapshot}, in the order of its names. */
-export const snapshotEntries = (snapshot: Snapshot): readonly SnapshotSlice[] | undefined => FrozenSnapshot.bodyOf(snapshot)?.entryList();
-
 /**
  * Makes one snapshot that lives as long as the module (held by the snapshot class itself: a
  * module-level constant that no function reads may live on the stack of the module's top-level
@@ -308,5 +305,3 @@ export function snapshotCaptures(snapshot: Snapshot): readonly (StoredSlice<unkn
   return deferred !== undefined ? deferred.stored : (body.captures ??= body.entryList().map((entry) => entry.stored));
 }
 
-/** @internal The slice names of a snapshot made by {@link makeSnapshot}, in capture order. */
-export const snapshotNames = (snapshot: Snapshot): readonly string[] | undefined => FrozenSnapshot.bodyOf(snapshot)?.names;

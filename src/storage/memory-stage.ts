@@ -144,12 +144,7 @@ export class MemoryStage<TItem> implements StorageTransaction<TItem> {
     const adopted = (isArrayView(items) || (Object.isFrozen(items) && !sealed) ? Array.from(items) : items) as TItem[];
     if (sealed && this.owner.freeze && !Object.isFrozen(adopted)) Object.freeze(adopted);
     // The next content is made whole here (no copy of the old one first).
-    this.content = new Content(adopted, TimeColumn.adopt(times), 0, n, appended, sealed, memo);
-    this.owned = true;
-    this.keep = n;
-    this.restored = undefined;
-    this.rewrote = true;
-    this.changed = true;
+    this.rewriteWith(new Content(adopted, TimeColumn.adopt(times), 0, n, appended, sealed, memo));
   }
   replaceLast(item: TItem, at: number): void {
     const c = this.content;
@@ -164,11 +159,15 @@ export class MemoryStage<TItem> implements StorageTransaction<TItem> {
       this.replace(items, at);
       return;
     }
-    // One item for one (a state slice's `onLatest`): the next content is made whole, its buffer
-    // sealed and frozen when first handed out (see `handedOut`).
-    this.content = new Content([item], TimeColumn.single(at), 0, 1, c.appended, true, undefined);
+    // One item for one (a state slice's `onLatest`): the next content is made whole; a sealed
+    // buffer is frozen when first handed out (see `handedOut`), not here.
+    this.rewriteWith(new Content([item], TimeColumn.single(at), 0, 1, c.appended, this.owner.sealOnReplace, undefined));
+  }
+  /** Makes `next`, built whole by this stage over arrays of its own, the staged content (a rewrite). */
+  private rewriteWith(next: Content<TItem>): void {
+    this.content = next;
     this.owned = true;
-    this.keep = 1;
+    this.keep = next.buf.length;
     this.restored = undefined;
     this.rewrote = true;
     this.changed = true;
