@@ -40,7 +40,8 @@ export interface ListenOptions {
  *
  * @returns A function that removes the listener (idempotent). A listener removed while a commit
  * is published is still told that commit.
- * @throws `SessionDisposedError` when the session is disposed; `TypeError` when `handler` is not a function.
+ * @throws `SessionDisposedError` when the session is disposed; `TypeError` when `handler` is not a
+ * function or `creators` holds something that is not an event creator (nothing is listened to then).
  * @example
  * ```ts
  * const stop = listen(session, Ping, (committed, api) => api.dispatch(Pong({ id: committed.event.payload.id })));
@@ -58,8 +59,13 @@ export function listen<const TCreator extends AnyEventCreator>(
   const internals = session[SESSION_INTERNALS];
   const name = options.name ?? (handler.name || 'listener');
   if (internals.disposed) throw new SessionDisposedError(`listen as "${name}"`);
-  const list = (Array.isArray(creators) ? creators : [creators]) as readonly AnyEventCreator[];
-  const types = new Set(list.map((creator) => creator.type));
+  const list = (Array.isArray(creators) ? creators : [creators]) as readonly unknown[];
+  const types = new Set<string>();
+  for (const creator of list) {
+    const type: unknown = typeof creator === 'function' || (creator !== null && typeof creator === 'object') ? (creator as { type?: unknown }).type : undefined;
+    if (typeof type !== 'string') throw new TypeError(`listen expects event creators (from defineEvent), got ${typeof creator === 'string' ? `the string "${creator}"` : String(creator)}.`);
+    types.add(type);
+  }
   internals.declareEvents(types);
 
   let current: CommittedEnvelope | undefined;

@@ -91,6 +91,13 @@ describe('listen', () => {
     });
     expect(told).toEqual([1]);
     expect(() => listen(s, Ping, 5 as never)).toThrow(/listen expects a handler function/);
+    const called: number[] = [];
+    expect(() => listen(s, [Ping, 'listen/pong' as never], () => called.push(1))).toThrow(
+      /listen expects event creators \(from defineEvent\), got the string "listen\/pong"/,
+    );
+    // Nothing was registered by the refused call.
+    s.dispatch(Ping({ id: 9 }));
+    expect(called).toEqual([]);
     s.dispose();
     expect(() => listen(s, Ping, () => undefined)).toThrow(/disposed/);
   });
