@@ -161,7 +161,8 @@ export class MemoryStage<TItem> implements StorageTransaction<TItem> {
     }
     // One item for one (a state slice's `onLatest`): the next content is made whole; a sealed
     // buffer is frozen when first handed out (see `handedOut`), not here.
-    this.rewriteWith(new Content([item], TimeColumn.single(at), 0, 1, c.appended, this.owner.sealOnReplace, undefined));
+    const sealed = this.owner.sealOnReplace;
+    this.rewriteWith(new Content([item], sealed ? TimeColumn.sealedSingle(at) : TimeColumn.single(at), 0, 1, c.appended, sealed, undefined));
   }
   /** Makes `next`, built whole by this stage over arrays of its own, the staged content (a rewrite). */
   private rewriteWith(next: Content<TItem>): void {

@@ -13,6 +13,8 @@ const INT32_MIN = -0x80000000;
 const INT32_MAX = 0x7fffffff;
 /** The chunk list of every column that has none yet (never written: a column makes its own on the first chunk). */
 const NO_CHUNKS: (Int32Array | Float64Array)[] = [];
+/** The column `TimeColumn.sealedSingle` made last (never written: only sealed contents hold it). */
+let lastSealedSingle: TimeColumn | undefined;
 
 /**
  * @internal The commit times (ms, `scheduler.now()`) of a slice's items, one per item, in an
@@ -76,6 +78,17 @@ export class TimeColumn {
   /** A column holding the one time `at`, made without an array. */
   static single(at: number): TimeColumn {
     return new TimeColumn(undefined, at);
+  }
+
+  /**
+   * A one-time column for a content that is never written in place (a sealed content: the next
+   * append copies its column first, see `MemoryStage.own`): the same column while `at` stays the
+   * same, so that the events of one clock tick that each replace a one-item slice share it.
+   */
+  static sealedSingle(at: number): TimeColumn {
+    const last = lastSealedSingle;
+    if (last !== undefined && last.origin === at) return last;
+    return (lastSealedSingle = new TimeColumn(undefined, at));
   }
 
   /** True while the column is one time kept in `origin` (see the constructor). */

@@ -84,6 +84,43 @@ describe('MemoryStorage', () => {
     expect(Object.isFrozen(loose.all())).toBe(false);
   });
 
+  it('one-item contents of one clock tick may share their time column; appending to one leaves the others their times', () => {
+    const timesOf = (s: MemoryStorage<{ n: number }>): number[] => {
+      const tx = s.begin();
+      const times = Array.from({ length: tx.view().size }, (_, i) => tx.timeAt(i));
+      tx.rollback();
+      return times;
+    };
+    const a = new MemoryStorage<{ n: number }>([{ n: 0 }]);
+    const b = new MemoryStorage<{ n: number }>([{ n: 0 }]);
+    // Both replaced at the same time (one tick): state slices, so their contents are sealed.
+    for (const s of [a, b]) {
+      const tx = s.begin();
+      tx.replaceLast?.({ n: 1 }, 500);
+      tx.commit();
+    }
+    const captured = b.snapshot();
+    // An append to `a` and a rolled-back append to `b` must not touch what `b` and its capture hold.
+    a.append({ n: 2 }, 700);
+    const tx = b.begin();
+    tx.append({ n: 3 }, 800);
+    tx.rollback();
+    expect(timesOf(a)).toEqual([500, 700]);
+    expect(timesOf(b)).toEqual([500]);
+    b.append({ n: 4 }, 900);
+    expect(timesOf(b)).toEqual([500, 900]);
+    b.begin().restore(captured, 1_000);
+    expect(timesOf(a)).toEqual([500, 700]);
+    // A log slice (not sealed) keeps a column of its own: appending in place is fine.
+    const log = new MemoryStorage<{ n: number }>([{ n: 0 }], 0, { sealOnReplace: false });
+    const t2 = log.begin();
+    t2.replaceLast?.({ n: 1 }, 500);
+    t2.commit();
+    log.append({ n: 2 }, 600);
+    expect(timesOf(log)).toEqual([500, 600]);
+    expect(timesOf(a)).toEqual([500, 700]);
+  });
+
   it.each([
     ['state', true],
     ['log', false],
