@@ -1,6 +1,7 @@
 import { asyncScheduler, type Observable, type Subject } from 'rxjs';
 import { GuardedObservable } from '../internal/guarded-observable';
 import type { SliceDef } from '../slices/reducer';
+import type { Snapshot } from '../snapshots/snapshot';
 import { windowPolicyProblem } from '../slices/define-slice';
 import { memory } from '../storage/memory-storage';
 import { InvalidWindowError } from '../windows/invalid-window-error';
@@ -138,7 +139,7 @@ export function createCoreSession(options: SessionOptions): Session {
     reportError: (error) => core.errors$.next(error),
     reportSubscriberFailure: (source, error) => core.reportSubscriberFailure(source, error),
     get pendingRestores() {
-      return core.restoring.size;
+      return core.restoring.size + (core.restoringNow === undefined ? 0 : 1);
     },
     dispatchSystem: (event, meta) => core.dispatchEnvelope(core.accept(event, meta, true)),
     dispatchWithOwnMeta: (event, meta) => core.dispatchEnvelope(core.accept(event, meta, false, true)),
@@ -185,7 +186,9 @@ export function createCoreSession(options: SessionOptions): Session {
       }
       return result;
     },
-    snapshot(opts = {}) {
+    snapshot(opts) {
+      // No options: the state slices, untagged (no option object to read).
+      if (opts === undefined) return core.snapshots.take(core.lastSeq, core.scheduler.now(), undefined, false);
       const include = sliceNames(opts.include, 'snapshot option "include"');
       const exclude = sliceNames(opts.exclude, 'snapshot option "exclude"');
       const selection = include === undefined && exclude === undefined ? undefined : { include, exclude };
@@ -194,6 +197,12 @@ export function createCoreSession(options: SessionOptions): Session {
     restore(snapshot, opts) {
       if (core.disposed) throw new SessionDisposedError('restore a snapshot');
       if (core.forward !== undefined) throw new UnsupportedOnSharedSessionError('restore');
+      // A whole snapshot this session took: nothing to check or copy (see `prepareRestore`).
+      const names = opts === undefined ? core.snapshots.namesOfOwn(snapshot) : undefined;
+      if (names !== undefined) {
+        core.restore(snapshot as Snapshot, names, (snapshot as Snapshot).id);
+        return;
+      }
       const checked = core.snapshots.prepareRestore(snapshot, opts);
       core.restore(checked.snapshot, checked.names, checked.id);
     },

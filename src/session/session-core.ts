@@ -482,9 +482,8 @@ export class SessionCore extends SessionQueue {
     const registry = this.registry;
     switch (event.type) {
       case SessionRestored.type: {
-        const snapshot = this.restoring.get(env.seq);
+        const snapshot = this.takeRestoring(env.seq);
         if (snapshot === undefined) return;
-        this.restoring.delete(env.seq);
         const payload = (event as ReturnType<typeof SessionRestored>).payload;
         // With no reducer of the restored event and no journal, nothing after this step can fail
         // or change these slices: memory slices may swap their captured contents in directly.
@@ -532,5 +531,7 @@ export class SessionCore extends SessionQueue {
     this.evicted$.complete();
     this.queue.length = 0;
     this.restoring.clear();
+    this.restoringNow = undefined;
+    this.restoringNowSeq = -1;
   }
 }

@@ -37,6 +37,12 @@ export abstract class SessionQueue {
   readonly errors$ = new Subject<RxSliceError>();
   /** Snapshots of restored events not reduced yet, by `seq`. */
   readonly restoring = new Map<number, Snapshot>();
+  /**
+   * The snapshot of the restored event being processed right now (a restore made while no
+   * envelope is processed), and its `seq` (-1 when none): no map entry for the common case.
+   */
+  restoringNow: Snapshot | undefined = undefined;
+  restoringNowSeq = -1;
   seq = 0;
   lastSeq = 0;
   /** True while an envelope of a shared log is processed: its `seq` is the log's, never given back. */
@@ -256,14 +262,34 @@ export abstract class SessionQueue {
   restore(snapshot: Snapshot, names: readonly string[], snapshotId?: string): void {
     const payload = snapshotId === undefined ? { slices: names, fromSeq: snapshot.seq, tag: snapshot.tag } : { slices: names, fromSeq: snapshot.seq, tag: snapshot.tag, snapshotId };
     const env = this.accept(SessionRestored(payload), LIBRARY_META, true);
-    this.restoring.set(env.seq, snapshot);
-    try {
-      this.dispatchEnvelope(env);
-    } finally {
-      // Reduced by now (library events bypass the operator middleware), unless it was queued
-      // behind the envelope being processed: then its reduce step (or dispose) deletes it.
-      if (!this.busy) this.restoring.delete(env.seq);
+    if (!this.busy && this.forward === undefined) {
+      // Reduced now, before this returns (library events bypass the operator middleware).
+      this.restoringNow = snapshot;
+      this.restoringNowSeq = env.seq;
+      try {
+        this.dispatchEnvelope(env);
+      } finally {
+        this.restoringNow = undefined;
+        this.restoringNowSeq = -1;
+      }
+      return;
     }
+    // Queued behind the envelope being processed: its reduce step (or dispose) deletes the entry.
+    this.restoring.set(env.seq, snapshot);
+    this.dispatchEnvelope(env);
+  }
+
+  /** The snapshot of restored event `seq` (taken: it is reduced once), or `undefined`. */
+  takeRestoring(seq: number): Snapshot | undefined {
+    if (seq === this.restoringNowSeq) {
+      const snapshot = this.restoringNow;
+      this.restoringNow = undefined;
+      this.restoringNowSeq = -1;
+      return snapshot;
+    }
+    const snapshot = this.restoring.get(seq);
+    if (snapshot !== undefined) this.restoring.delete(seq);
+    return snapshot;
   }
 
   /** Makes a storage failure fatal (once): reported on `errors$`, thrown by every later dispatch. */

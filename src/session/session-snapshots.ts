@@ -252,6 +252,14 @@ export class SessionSnapshots {
     return next;
   }
 
+  /**
+   * The names of the slices of `snapshot` when this session took it (what a whole restore of it
+   * restores, as `prepareRestore` would return them), else `undefined` (check it with `prepareRestore`).
+   */
+  namesOfOwn(snapshot: unknown): readonly string[] | undefined {
+    return snapshot !== null && typeof snapshot === 'object' ? this.ownPlan(snapshot as Snapshot)?.names : undefined;
+  }
+
   /** The plan of a snapshot this session took, or `undefined` for any other snapshot (or value). */
   private ownPlan(snapshot: Snapshot): CapturePlan | undefined {
     const source = snapshotSource(snapshot) as CapturePlan | undefined;
