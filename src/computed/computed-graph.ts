@@ -27,6 +27,9 @@ export class ComputedGraph {
    * reuses one instead of walking the graph.
    */
   private readonly plans = new Map<string, ComputedNode<any>[]>();
+  /** The set of the last commit that ran a plan, and that plan (see `onCommit`). */
+  private lastChanged: ReadonlySet<string> | undefined = undefined;
+  private lastPlan: readonly ComputedNode<any>[] = NO_PLAN;
   readonly internals: SessionInternals;
   /** Per-session objects built over the graph: handles (keyed by node) and families (keyed by declaration). */
   readonly extensions = new Map<object, unknown>();
@@ -59,7 +62,7 @@ export class ComputedGraph {
       }
     }
     this.nodes.set(def, node);
-    this.plans.clear();
+    this.dropPlans();
     return node;
   }
 
@@ -67,13 +70,13 @@ export class ComputedGraph {
   retain(node: ComputedNode<any>): void {
     node.observers++;
     this.observed++;
-    this.plans.clear();
+    this.dropPlans();
   }
 
   release(node: ComputedNode<any>): void {
     node.observers--;
     this.observed--;
-    this.plans.clear();
+    this.dropPlans();
     if (node.observers === 0 && node.orphan) this.detach(node);
   }
 
@@ -86,7 +89,7 @@ export class ComputedGraph {
   private detach(node: ComputedNode<any>): void {
     if (this.nodes.get(node.def) !== node || node.dependents.size > 0) return;
     this.nodes.delete(node.def);
-    this.plans.clear();
+    this.dropPlans();
     this.extensions.delete(node);
     for (const s of node.sources) {
       if (s.node !== undefined) s.node.dependents.delete(node);
@@ -104,6 +107,12 @@ export class ComputedGraph {
   /** @internal Called by the session once per publish with the changed slices: refreshes the observed nodes downstream. */
   onCommit(changed: ReadonlySet<string>): void {
     if (this.observed === 0) return;
+    // The session hands out one set per slice (and per restore plan): the same set as last time
+    // reuses the last plan without building its key.
+    if (changed === this.lastChanged) {
+      this.run(this.lastPlan);
+      return;
+    }
     const key = changed.size === 1 ? (changed.values().next().value as string) : [...changed].sort().join('\u0000');
     let plan = this.plans.get(key);
     if (plan === undefined) {
@@ -115,7 +124,16 @@ export class ComputedGraph {
       plan = this.planFor(roots);
       this.plans.set(key, plan);
     }
+    this.lastChanged = changed;
+    this.lastPlan = plan;
     this.run(plan);
+  }
+
+  /** Forgets every plan (a node was added, observed, released or detached). */
+  private dropPlans(): void {
+    this.plans.clear();
+    this.lastChanged = undefined;
+    this.lastPlan = NO_PLAN;
   }
 
   /** Refreshes and emits, once each and in depth order, the observed nodes at or above `roots`. */
@@ -145,6 +163,8 @@ export class ComputedGraph {
 }
 
 /** Key of the graph in the session's extension registry. */
+const NO_PLAN: readonly ComputedNode<any>[] = Object.freeze([]);
+
 const GRAPH = Symbol('rxslice.computed.graph');
 
 /** @internal The computed graph of `session` (kept in its extension registry), created on first use. */
