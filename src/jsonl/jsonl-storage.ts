@@ -138,7 +138,7 @@ export class JsonlJournal implements StorageJournal {
 
   /** Reads base + journal, checks them, truncates what recovery allows, opens the journal for appends (see `recoverJournal`). */
   private load(mode: JsonlRecoveryMode): void {
-    const found = recoverJournal(this.dir, mode, this.raw);
+    const found = recoverJournal(this.dir, mode, this.raw, this.fsync !== 'never');
     this.fd = found.fd;
     this.baseSeq = found.baseSeq;
     this.lastSeq = found.lastSeq;
@@ -301,6 +301,9 @@ export class JsonlJournal implements StorageJournal {
    */
   compact(): void {
     this.compactDue = false;
+    // Nothing since the base (the new pair would have the old pair's names: removing the old
+    // pair would remove it).
+    if (this.lastSeq === this.baseSeq) return;
     const parts: string[] = [];
     for (const [name, storage] of this.storages) {
       const c = storage.inner.content;
