@@ -420,6 +420,28 @@ class JsonlTransaction<TItem> implements StorageTransaction<TItem> {
     this.lastAt = at;
     this.push(['r', listOf(items)]);
   }
+  /**
+   * The last item replaced by `item` (an empty slice: appended), through the memory stage's own
+   * `replaceLast` (one item for one, no copy of the content). Journaled as the op the session's
+   * fallback wrote before (`append`, or `replace` with the whole new content), so records read
+   * as before.
+   */
+  replaceLast(item: TItem, at: number): void {
+    const inner = this.inner;
+    const size = inner.view().size;
+    if (size === 0) {
+      this.append(item, at);
+      return;
+    }
+    if (inner.replaceLast !== undefined) inner.replaceLast(item, at);
+    else {
+      const items = inner.view().all().slice(0, size - 1);
+      items.push(item);
+      inner.replace(items, at);
+    }
+    this.lastAt = at;
+    this.push(['r', size === 1 ? [item] : Array.from(inner.view().all())]);
+  }
   restore(stored: StoredSlice<TItem>, at: number): void {
     this.inner.restore(stored, at);
     this.lastAt = at;
