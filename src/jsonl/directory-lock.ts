@@ -1,4 +1,4 @@
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmdirSync, statSync, unlinkSync, utimesSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, renameSync, rmdirSync, statSync, unlinkSync, utimesSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import lockfile from 'proper-lockfile';
@@ -160,12 +160,18 @@ function acquireMutex(dir: string): () => void {
   };
 }
 
+/**
+ * Writes the owner file (temp + rename: readers see the old file or the new one, never a part).
+ * Not fsynced: other processes read it from the page cache, and after a power loss it is no
+ * more durable than the lock directory it describes (proper-lockfile's mkdir, not fsynced
+ * either); a lock whose owner file is missing or empty is taken over once stale. Its fsync cost
+ * a few ms of every open.
+ */
 function writeOwner(dir: string, holder: LockHolder): void {
   const tmp = `${ownerPath(dir)}.${process.pid}.tmp`;
   const fd = openSync(tmp, 'w');
   try {
     writeSync(fd, JSON.stringify(holder));
-    fsyncSync(fd);
   } finally {
     closeSync(fd);
   }

@@ -97,11 +97,17 @@ function opJson(op: JournalOp): string {
   }
 }
 
-/** `JSON.stringify(list)`; a list of one finite number is written directly (same text). */
+/**
+ * `JSON.stringify(list)`; a list of one item is written around that item's own text (same
+ * text: a finite number directly, an object without `toJSON` by `JSON.stringify`, whose array
+ * wrapper costs a sixth of a small item's call).
+ */
 function listJson(list: readonly unknown[]): string {
   if (list.length === 1) {
     const only = list[0];
     if (typeof only === 'number' && Number.isFinite(only)) return `[${only}]`;
+    // `toJSON` would be called with key "0" inside the list and "" alone: such items take the list's call.
+    if (typeof only === 'object' && only !== null && typeof (only as { toJSON?: unknown }).toJSON !== 'function') return `[${JSON.stringify(only)}]`;
   }
   return JSON.stringify(list);
 }

@@ -1,6 +1,7 @@
 import { ftruncateSync, fsyncSync, openSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { CorruptStorageError, decodeBase, scanJournal, type BaseSlice, type JournalOp, type JournalRecord, type SliceChange } from './journal-format';
+import { CorruptStorageError, decodeBase, scanJournal, type JournalRecord, type SliceChange } from './journal-format';
+import { SliceFold, type RawSlice } from './slice-fold';
 import { fsyncDirectory } from './snapshot-file';
 
 // Opening a JSONL directory: which base file and journal segment are current, what is left over
@@ -36,11 +37,7 @@ export interface JsonlRecovery {
   readonly dropped?: { readonly file: string; readonly offset: number; readonly bytes: number; readonly lines: number; readonly reason: string };
 }
 
-/** A slice's stored data not yet opened by a session: an optional base and the records after it. */
-export interface RawSlice {
-  base: BaseSlice | undefined;
-  records: { at: number; v: number; ops: readonly JournalOp[] }[];
-}
+export type { RawSlice } from './slice-fold';
 
 /** What {@link recoverJournal} found and opened: where the journal continues. */
 export interface RecoveredJournal {
@@ -61,11 +58,14 @@ export const journalFileOf = (dir: string, baseSeq: number): string => join(dir,
 /**
  * Reads the newest base file and its journal segment in `dir`, checks them, removes what a cut
  * compaction left, truncates what `mode` allows, and opens the segment for appends. Each slice's
- * base and records go into `raw` (the slices are opened later, by name).
+ * base and records go into `raw` (the slices are opened later, by name). `syncNewJournal`
+ * (default true): fsync the directory when the segment is new.
  * @throws {@link CorruptStorageError} for damage `mode` may not skip.
  */
-export function recoverJournal(dir: string, mode: JsonlRecoveryMode, raw: Map<string, RawSlice>): RecoveredJournal {
+export function recoverJournal(dir: string, mode: JsonlRecoveryMode, raw: Map<string, RawSlice>, syncNewJournal = true): RecoveredJournal {
   const names = readdirSync(dir);
+  // Each slice's records are folded as they are read (see ./slice-fold.ts), then handed to `raw`.
+  const folds = new Map<string, SliceFold>();
   let baseSeq = 0;
   for (const name of names) {
     const m = /^base-(\d+)\.json$/.exec(name);
@@ -80,9 +80,7 @@ export function recoverJournal(dir: string, mode: JsonlRecoveryMode, raw: Map<st
     if (typeof base === 'string') throw new CorruptStorageError(file, 0, base);
     if (base.seq !== baseSeq) throw new CorruptStorageError(file, 0, `it holds seq ${base.seq}, its name says ${baseSeq}`);
     baseBytes = buf.length;
-    for (const [name, slice] of Object.entries(base.slices)) {
-      raw.set(name, { base: slice, records: slice.tail === undefined ? [] : [...slice.tail] });
-    }
+    for (const [name, slice] of Object.entries(base.slices)) folds.set(name, new SliceFold(slice));
   }
   // Segments and bases older than the chosen base are left by a compaction cut short.
   for (const name of names) {
@@ -97,7 +95,8 @@ export function recoverJournal(dir: string, mode: JsonlRecoveryMode, raw: Map<st
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
     buf = Buffer.alloc(0);
   }
-  const scan = scanJournal(buf, baseSeq, (rec) => addRecord(raw, rec));
+  const scan = scanJournal(buf, baseSeq, (rec) => addRecord(folds, rec));
+  for (const [name, fold] of folds) raw.set(name, fold.finish());
   let dropped: JsonlRecovery['dropped'];
   if (scan.bad !== undefined) {
     const bad = scan.bad;
@@ -109,7 +108,9 @@ export function recoverJournal(dir: string, mode: JsonlRecoveryMode, raw: Map<st
     ftruncateSync(fd, scan.goodBytes);
     fsyncSync(fd);
   }
-  if (buf.length === 0) fsyncDirectory(file);
+  // A new segment's directory entry is made durable, unless the caller never syncs (`fsync:
+  // 'never'`, where a power loss may lose any number of records: the whole segment is one such loss).
+  if (buf.length === 0 && syncNewJournal) fsyncDirectory(file);
   const lastSeq = scan.lastSeq;
   return {
     fd,
@@ -121,14 +122,14 @@ export function recoverJournal(dir: string, mode: JsonlRecoveryMode, raw: Map<st
   };
 }
 
-/** Files one journal record's slice changes under their slices in `raw`. */
-function addRecord(raw: Map<string, RawSlice>, rec: JournalRecord): void {
+/** Folds one journal record's slice changes into their slices' folds. */
+function addRecord(folds: Map<string, SliceFold>, rec: JournalRecord): void {
   const slices = rec.slices;
   for (const name in slices) {
     if (!Object.hasOwn(slices, name)) continue;
     const change = slices[name] as SliceChange;
-    let slice = raw.get(name);
-    if (slice === undefined) raw.set(name, (slice = { base: undefined, records: [] }));
-    slice.records.push({ at: rec.at, v: change.v, ops: change.ops });
+    let fold = folds.get(name);
+    if (fold === undefined) folds.set(name, (fold = new SliceFold(undefined)));
+    fold.add(rec.at, change.v, change.ops);
   }
 }

@@ -138,7 +138,7 @@ export class JsonlJournal implements StorageJournal {
 
   /** Reads base + journal, checks them, truncates what recovery allows, opens the journal for appends (see `recoverJournal`). */
   private load(mode: JsonlRecoveryMode): void {
-    const found = recoverJournal(this.dir, mode, this.raw);
+    const found = recoverJournal(this.dir, mode, this.raw, this.fsync !== 'never');
     this.fd = found.fd;
     this.baseSeq = found.baseSeq;
     this.lastSeq = found.lastSeq;
@@ -301,6 +301,9 @@ export class JsonlJournal implements StorageJournal {
    */
   compact(): void {
     this.compactDue = false;
+    // Nothing since the base (the new pair would have the old pair's names: removing the old
+    // pair would remove it).
+    if (this.lastSeq === this.baseSeq) return;
     const parts: string[] = [];
     for (const [name, storage] of this.storages) {
       const c = storage.inner.content;
@@ -416,6 +419,28 @@ class JsonlTransaction<TItem> implements StorageTransaction<TItem> {
     this.inner.replace(items, at);
     this.lastAt = at;
     this.push(['r', listOf(items)]);
+  }
+  /**
+   * The last item replaced by `item` (an empty slice: appended), through the memory stage's own
+   * `replaceLast` (one item for one, no copy of the content). Journaled as the op the session's
+   * fallback wrote before (`append`, or `replace` with the whole new content), so records read
+   * as before.
+   */
+  replaceLast(item: TItem, at: number): void {
+    const inner = this.inner;
+    const size = inner.view().size;
+    if (size === 0) {
+      this.append(item, at);
+      return;
+    }
+    if (inner.replaceLast !== undefined) inner.replaceLast(item, at);
+    else {
+      const items = inner.view().all().slice(0, size - 1);
+      items.push(item);
+      inner.replace(items, at);
+    }
+    this.lastAt = at;
+    this.push(['r', size === 1 ? [item] : Array.from(inner.view().all())]);
   }
   restore(stored: StoredSlice<TItem>, at: number): void {
     this.inner.restore(stored, at);

@@ -90,6 +90,8 @@ export class SessionCore extends SessionQueue {
   /** Records with an open transaction for the envelope being reduced (reused; reduce is never re-entered). */
   private readonly pending: SliceRecord<any>[] = [];
   private pendingCount = 0;
+  /** The open transactions handed to the journals' `commit` (see {@link writeJournals}). */
+  private readonly journalTxs: StorageTransaction<any>[] = [];
   /** Set by the reduce step of a whole-snapshot restore: the slices it changed, for the commit. */
   private restored: RestoredSlices | undefined = undefined;
   /** Set by the reduce step of any restore: the snapshot (and its id) the commit records as the next snapshots' parent. */
@@ -342,8 +344,10 @@ export class SessionCore extends SessionQueue {
 
   /** Writes the record of `env` to every journal; on failure rolls back and fails the session. */
   private writeJournals(env: Envelope): boolean {
-    const txs: StorageTransaction<any>[] = [];
-    for (let i = 0; i < this.pendingCount; i++) txs.push((this.pending[i] as SliceRecord<any>).tx as StorageTransaction<any>);
+    // One list per session, refilled per event (the journals read it during `commit` only).
+    const txs = this.journalTxs;
+    txs.length = this.pendingCount;
+    for (let i = 0; i < this.pendingCount; i++) txs[i] = (this.pending[i] as SliceRecord<any>).tx as StorageTransaction<any>;
     try {
       if (this.storageFailure !== undefined) throw this.storageFailure;
       for (const journal of this.registry.journals) journal.commit(env.seq, env.at, txs);

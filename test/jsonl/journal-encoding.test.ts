@@ -46,6 +46,14 @@ describe('opsJson', () => {
       expect(opsJson([['r', [n]]])).toBe(JSON.stringify([['r', [n]]]));
     }
   });
+
+  it('writes a one-item list as JSON does, also for items with toJSON (called with the key "0" inside a list)', () => {
+    const keyed = { toJSON: (key: string) => `key ${key}` };
+    const nested = { at: new Date(0), inner: { toJSON: (key: string) => key } };
+    for (const only of [keyed, new Date(0), nested, { a: undefined, b: [undefined] }, [1, [2]], 'text', null]) {
+      expect(opsJson([['a', [only]]])).toBe(JSON.stringify([['a', [only]]]));
+    }
+  });
 });
 
 describe('crc32Range', () => {
@@ -69,6 +77,26 @@ describe('journal records', () => {
   const dirs: string[] = [];
   afterEach(() => {
     for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("journal a replaced latest item as before: an append on an empty slice, else a replace of the whole new content", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rxslice-journal-latest-'));
+    dirs.push(dir);
+    const Bumped = defineEvent('count/bumped', z.object({}));
+    const Count = defineSlice('count', { policy: 'state', schema: z.number(), reducers: ({ onLatest }) => [onLatest(Bumped, (c) => (c ?? 0) + 1)] });
+    const Pair = defineSlice('pair', { policy: 'state', schema: z.number(), initial: [7, 0], reducers: ({ onLatest }) => [onLatest(Bumped, (c) => (c ?? 0) + 1)] });
+    const session = createSession({ slices: [Count, Pair], storage: jsonl({ dir, fsync: 'never' }) });
+    session.dispatch(Bumped({}));
+    session.dispatch(Bumped({}));
+    session.dispose();
+    const lines = readFileSync(join(dir, 'journal-0.jsonl'), 'utf8').trimEnd().split('\n');
+    expect(lines.map((l) => (JSON.parse(l) as { rec: { slices: unknown } }).rec.slices)).toEqual([
+      { count: { v: 1, ops: [['a', [1]]] }, pair: { v: 1, ops: [['r', [7, 1]]] } },
+      { count: { v: 1, ops: [['r', [2]]] }, pair: { v: 1, ops: [['r', [7, 2]]] } },
+    ]);
+    const reopened = createSession({ slices: [Count, Pair], storage: jsonl({ dir, fsync: 'never', recovery: 'absolute' }) });
+    expect([reopened.slice(Count).all(), reopened.slice(Pair).all()]).toEqual([[2], [7, 2]]);
+    reopened.dispose();
   });
 
   it('are the bytes of encodeRecord, and scan back to the same records with and without non-ASCII text', () => {
