@@ -34,7 +34,7 @@ export type { ReducerBuilder } from './slices/reducer-builder';
 export { onLatest, produceLatest, NoLatestItemError } from './slices/latest-reducers';
 export { appendAll, replaceLatest, replaceLatestBy, upsertBy } from './slices/helper-reducers';
 export type { SelectItem, SelectItems } from './slices/helper-reducers';
-export { append, extend, replace, clear, none, withEffects } from './slices/slice-op';
+export { append, extend, replace, updateAt, clear, none, withEffects } from './slices/slice-op';
 export type { SliceOp, ItemPredicate } from './slices/slice-op';
 export type { EventMiddleware } from './session/event-pipeline';
 export type { MiddlewareSet } from './session/middleware-set';

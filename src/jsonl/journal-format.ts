@@ -13,7 +13,8 @@ import { BODY_OFFSET, crcOf, encodeLine, lineCrc } from './recording-format';
  *   format, CRC32 of the body): `{"seq":Q,"prev":P,"at":T,"slices":{"<name>":{"v":V,"ops":[...]}}}`
  *   where `prev` is the previous record's `seq` (`S` for the first), so a missing record is
  *   detected. Ops, applied in order: `["a",[items]]` append, `["r",[items]]` replace,
- *   `["s",[items],appended]` restore, `["c"]` clear all, `["f",n]` / `["b",n]` drop n items at the
+ *   `["s",[items],appended]` restore, `["u",index,[item]]` the item at index replaced (the other
+ *   items keep their place and time), `["c"]` clear all, `["f",n]` / `["b",n]` drop n items at the
  *   front / back, `["i",[indices]]` drop those indices (ascending).
  * - `LOCK` (proper-lockfile's lock directory) and `LOCK.owner.json` (pid, host, since).
  */
@@ -26,6 +27,7 @@ export type JournalOp =
   | readonly ['a', readonly unknown[]]
   | readonly ['r', readonly unknown[]]
   | readonly ['s', readonly unknown[], number]
+  | readonly ['u', number, readonly unknown[]]
   | readonly ['c']
   | readonly ['f', number]
   | readonly ['b', number]
@@ -90,6 +92,8 @@ function opJson(op: JournalOp): string {
       return `["${op[0]}",${listJson(op[1])}]`;
     case 's':
       return `["s",${listJson(op[1])},${JSON.stringify(op[2])}]`;
+    case 'u':
+      return `["u",${JSON.stringify(op[1])},${listJson(op[2])}]`;
     case 'c':
       return '["c"]';
     default:

@@ -1,7 +1,7 @@
 import type { StorageTransaction } from '../storage/slice-storage';
 import type { JournalOp } from './journal-format';
 
-// Replaying journal ops: how a slice's recorded ops (append, replace, restore, clear, drops)
+// Replaying journal ops: how a slice's recorded ops (append, replace, restore, update, clear, drops)
 // rebuild its items, on plain arrays when a journal is opened (./jsonl-storage.ts) and through a
 // storage transaction when a recording is read back. Apart from the journal so that both readers
 // share one definition of what an op means.
@@ -36,6 +36,16 @@ export function replayJournalOp<TItem>(s: ReplayState<TItem>, op: JournalOp, at:
       replaceAll(s, migrate(op[1]), at);
       s.appended = op[2];
       return;
+    case 'u': {
+      // The arrays are this replay's own (copied or built by it): the item and its time are swapped in place.
+      const i = s.start + updateIndex(op, s.items.length - s.start);
+      const item = migrate(op[2])[0] as TItem;
+      // As the memory backend: the same item changes nothing (its time stays).
+      if (s.items[i] === item) return;
+      s.items[i] = item;
+      s.times[i] = at;
+      return;
+    }
     case 'c':
       if (s.items.length > s.start) {
         s.items = [];
@@ -105,6 +115,13 @@ export function applyJournalOp<TItem>(tx: StorageTransaction<TItem>, op: Journal
     case 's':
       tx.restore({ items: items(op[1]), appended: op[2] }, at);
       return;
+    case 'u': {
+      const index = updateIndex(op, tx.view().size);
+      const item = items(op[2])[0] as TItem;
+      if (tx.updateAt !== undefined) tx.updateAt(index, item, at);
+      else tx.replace(tx.view().all().map((old, i) => (i === index ? item : old)), at);
+      return;
+    }
     case 'c':
       tx.clear();
       return;
@@ -120,4 +137,17 @@ export function applyJournalOp<TItem>(tx: StorageTransaction<TItem>, op: Journal
     default:
       throw new TypeError(`Unknown journal op ${JSON.stringify(op)}`);
   }
+}
+
+/**
+ * The index of an update op, checked against a content of `size` items: a journal never holds an
+ * update of a missing item, so one that does is damaged.
+ * @throws TypeError when the op is malformed or its index is not an item.
+ */
+function updateIndex(op: readonly ['u', number, readonly unknown[]], size: number): number {
+  const index = op[1];
+  if (!Number.isInteger(index) || index < 0 || index >= size || !Array.isArray(op[2]) || op[2].length !== 1) {
+    throw new TypeError(`Journal op ${JSON.stringify(op)} updates no item of a slice holding ${size} items.`);
+  }
+  return index;
 }

@@ -7,6 +7,7 @@ import { migrateItems } from '../slices/migrations';
 import type { SliceDef } from '../slices/reducer';
 import type { SliceView } from '../slices/slice-view';
 import type { WindowMemo } from '../slices/window-contract';
+import { checkUpdateIndex } from '../storage/memory-content';
 import { MemoryStorage } from '../storage/memory-storage';
 import { TimeColumn } from '../storage/time-column';
 import type { SliceStorage, StorageFactory, StorageJournal, StorageTransaction, StoredSlice } from '../storage/slice-storage';
@@ -441,6 +442,17 @@ class JsonlTransaction<TItem> implements StorageTransaction<TItem> {
     }
     this.lastAt = at;
     this.push(['r', size === 1 ? [item] : Array.from(inner.view().all())]);
+  }
+  updateAt(index: number, item: TItem, at: number): void {
+    const view = this.inner.view();
+    checkUpdateIndex(index, view.size);
+    // The same item changes nothing: no op is recorded.
+    if (view.at(index) === item) return;
+    // (`inner` is a memory stage, which has `updateAt`; the fallback is what the session would do.)
+    if (this.inner.updateAt !== undefined) this.inner.updateAt(index, item, at);
+    else this.inner.replace(view.all().map((old, i) => (i === index ? item : old)), at);
+    this.lastAt = at;
+    this.push(['u', index, [item]]);
   }
   restore(stored: StoredSlice<TItem>, at: number): void {
     this.inner.restore(stored, at);

@@ -132,6 +132,6 @@ export class SliceFold {
 }
 
 /** Op kinds a fold applies to a known content (the others end the fold: their records are kept). */
-const FOLDED_KINDS = new Set<string>(['a', 'r', 's', 'c', 'f', 'b', 'i']);
+const FOLDED_KINDS = new Set<string>(['a', 'r', 's', 'u', 'c', 'f', 'b', 'i']);
 
 const identity = (stored: readonly unknown[]): unknown[] => stored as unknown[];

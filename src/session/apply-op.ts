@@ -2,6 +2,7 @@ import { toIssues } from '../internal/errors';
 import { deepFreeze } from '../internal/freeze';
 import { jsonIssue, jsonProblem, type JsonProblem } from '../internal/json-data';
 import type { SliceOp } from '../slices/slice-op';
+import { checkUpdateIndex } from '../storage/memory-content';
 import type { StorageTransaction } from '../storage/slice-storage';
 import { InvalidSliceItemError } from './errors';
 import type { SliceRecord } from './slice-handle';
@@ -140,6 +141,22 @@ export function applyOp(record: SliceRecord<any>, tx: StorageTransaction<any>, o
       tx.replace(items, at);
       break;
     }
+    case 'updateAt': {
+      const view = tx.view();
+      const index = op.index;
+      checkUpdateIndex(index, view.size);
+      // The same item changes nothing (it was checked and frozen when it entered).
+      if (view.at(index) === op.item) break;
+      const item = validate ? normalizeItem(record, op.item, index) : op.item;
+      if (freeze) deepFreeze(item);
+      if (tx.updateAt !== undefined) tx.updateAt(index, item, at);
+      else {
+        const items = view.all().slice();
+        items[index] = item;
+        tx.replace(items, at);
+      }
+      break;
+    }
     case 'clear':
       tx.clear(op.predicate);
       break;
@@ -174,7 +191,7 @@ export function stageLatest(record: SliceRecord<any>, tx: StorageTransaction<any
 
 function notASliceOp(op: unknown): never {
   throw new TypeError(
-    `The reducer returned ${op === undefined ? 'undefined' : JSON.stringify(op)}, which is not a SliceOp. Return append(...), extend(...), replace(...), clear(...) or none().`,
+    `The reducer returned ${op === undefined ? 'undefined' : JSON.stringify(op)}, which is not a SliceOp. Return append(...), extend(...), replace(...), updateAt(...), clear(...) or none().`,
   );
 }
 

@@ -1,6 +1,6 @@
 import type { Event } from '../events/event';
 import type { Reducer } from './reducer';
-import { append, extend, none, replace } from './slice-op';
+import { append, extend, none, replace, updateAt } from './slice-op';
 import { replaceLatestOp } from './latest-reducers';
 
 /**
@@ -51,7 +51,8 @@ export function replaceLatest<TItem, TEvent extends Event = Event>(
 
 /**
  * Reducer replacing the most recent item whose `key` equals the new item's (scanning from
- * the newest), or appending when there is none. O(size).
+ * the newest, so O(distance from the end)), or appending when there is none. The match is
+ * swapped in place with {@link updateAt}: the other items are not copied by the reducer.
  * @example
  * ```ts
  * on(ToolResulted, replaceLatestBy('id', (e) => ({ ...e.payload, status: 'done' })));
@@ -63,15 +64,10 @@ export function replaceLatestBy<TItem, TKey extends keyof TItem, TEvent extends 
 ): Reducer<TItem, TEvent> {
   return (view, event) => {
     const next = select(event);
-    const all = view.all();
-    for (let i = all.length - 1; i >= 0; i--) {
-      const item = all[i] as TItem;
-      if (item[key] === next[key]) {
-        if (item === next) return none();
-        const items = all.slice();
-        items[i] = next;
-        return replace(items);
-      }
+    // view.at reads the storage directly (no array is made for the scan).
+    for (let i = view.size - 1; i >= 0; i--) {
+      const item = view.at(i) as TItem;
+      if (item[key] === next[key]) return item === next ? none() : updateAt(i, next);
     }
     return append(next);
   };

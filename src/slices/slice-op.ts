@@ -15,7 +15,8 @@ export type ItemPredicate<TItem> = {
  * copy of the slice and committed with the rest of the event (all or nothing).
  *
  * - `append` adds one item at the end, `extend` several;
- * - `replace` swaps the whole content;
+ * - `replace` swaps the whole content; `updateAt` swaps the one item at `index` (the others keep
+ *   their place, identity and time, so a log's storage and journal need not rewrite them);
  * - `clear` removes every item, or those matching `predicate`;
  * - `none` leaves the slice as it is (no version change, no emission).
  *
@@ -25,6 +26,7 @@ export type SliceOp<TItem> =
   | { readonly kind: 'append'; readonly item: TItem; readonly effects?: readonly Event[] }
   | { readonly kind: 'extend'; readonly items: readonly TItem[]; readonly effects?: readonly Event[] }
   | { readonly kind: 'replace'; readonly items: readonly TItem[]; readonly effects?: readonly Event[] }
+  | { readonly kind: 'updateAt'; readonly index: number; readonly item: TItem; readonly effects?: readonly Event[] }
   | { readonly kind: 'clear'; readonly predicate?: ItemPredicate<TItem>; readonly effects?: readonly Event[] }
   | { readonly kind: 'none'; readonly effects?: readonly Event[] };
 
@@ -42,6 +44,30 @@ export const extend = <TItem>(items: readonly TItem[]): SliceOp<TItem> => ({ kin
 
 /** Replaces the slice's whole content. @example `replace([{ step: 'a', done: true }])` */
 export const replace = <TItem>(items: readonly TItem[]): SliceOp<TItem> => ({ kind: 'replace', items });
+
+/**
+ * Replaces the item at `index` (0 = oldest) with `item`; every other item stays where it is.
+ * What `replace` with a copy of the items and one of them changed does, in O(1) for the reducer
+ * and the journal: the memory storage copies its buffer natively once, a JSONL journal records
+ * `["u", index, [item]]` instead of the whole content. The new item is validated and frozen like
+ * an appended one and takes the event's time (what a time window reads); the same item (`===`)
+ * changes nothing.
+ *
+ * @remarks Checked when the session applies it: `index` must be an integer in `[0, size)` of the
+ * slice as the reducer saw it, else the event fails with a `ReducerError` whose `cause` is a
+ * `RangeError`, and nothing changes. The window runs afterwards as after any change.
+ * @example
+ * ```ts
+ * on(ToolSucceeded, (view, e) => {
+ *   for (let i = view.size - 1; i >= 0; i--) {
+ *     const call = view.at(i)!;
+ *     if (call.id === e.payload.id) return updateAt(i, { ...call, status: 'ok' });
+ *   }
+ *   return none();
+ * });
+ * ```
+ */
+export const updateAt = <TItem>(index: number, item: TItem): SliceOp<TItem> => ({ kind: 'updateAt', index, item });
 
 /**
  * Removes every item, or only the items for which `predicate` returns true.

@@ -54,6 +54,16 @@ export function ascendingWithin(indices: readonly number[], size: number): boole
 }
 
 /**
+ * Checks the index of an `updateAt` against a content of `size` items.
+ * @throws RangeError when `index` is not an integer in `[0, size)`.
+ */
+export function checkUpdateIndex(index: number, size: number): void {
+  if (Number.isInteger(index) && index >= 0 && index < size) return;
+  const valid = size === 0 ? 'the slice is empty' : `the slice holds ${size} item${size === 1 ? '' : 's'}, so the index must be an integer from 0 to ${size - 1}`;
+  throw new RangeError(`updateAt(${String(index)}, ...) names no item: ${valid}. Use append(...) to add an item.`);
+}
+
+/**
  * The buffer of `c`, frozen first when it is handed out whole (a sealed buffer is never written
  * again, so it may be frozen when first read rather than when it was made: `replaceLast` makes a
  * one-item buffer per event, and most are never read as an array). `freeze`: the storage's option.

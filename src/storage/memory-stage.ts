@@ -3,7 +3,7 @@ import type { SliceView } from '../slices/slice-view';
 import type { WindowMemo } from '../slices/window-contract';
 import type { StorageTransaction, StoredSlice } from './slice-storage';
 import { TimeColumn } from './time-column';
-import { ascendingWithin, cloneContent, COMPACT_MIN, Content, EMPTY, NO_CHANGES, Window } from './memory-content';
+import { ascendingWithin, checkUpdateIndex, cloneContent, COMPACT_MIN, Content, EMPTY, NO_CHANGES, Window } from './memory-content';
 
 /** @internal What a {@link MemoryStage} needs from its storage (`MemoryStorage`). */
 export interface StageOwner<TItem> {
@@ -145,6 +145,23 @@ export class MemoryStage<TItem> implements StorageTransaction<TItem> {
     if (sealed && this.owner.freeze && !Object.isFrozen(adopted)) Object.freeze(adopted);
     // The next content is made whole here (no copy of the old one first).
     this.rewriteWith(new Content(adopted, TimeColumn.adopt(times), 0, n, appended, sealed, memo));
+  }
+  updateAt(index: number, item: TItem, at: number): void {
+    const c = this.content;
+    const size = c.end - c.start;
+    checkUpdateIndex(index, size);
+    if (c.buf[c.start + index] === item) return;
+    // Versions share the buffer below their end, which is never written again: the next content
+    // gets its own copy (two native slices, no per-item work), with the item and its time swapped.
+    const buf = c.buf.slice(c.start, c.end);
+    buf[index] = item;
+    const times = c.times.toArray(c.start, c.end);
+    times[index] = at;
+    // What `replace` records for the same change: the one index changed, nothing new past `size`.
+    const memo = c.memo === undefined ? undefined : { state: c.memo.state, stableBelow: Math.min(c.memo.stableBelow, size), changed: [...c.memo.changed, index] };
+    const sealed = this.owner.sealOnReplace;
+    if (sealed && this.owner.freeze) Object.freeze(buf);
+    this.rewriteWith(new Content(buf, TimeColumn.adopt(times), 0, size, c.appended, sealed, memo));
   }
   replaceLast(item: TItem, at: number): void {
     const c = this.content;
@@ -309,3 +326,4 @@ export class MemoryStage<TItem> implements StorageTransaction<TItem> {
     }
   }
 }
+

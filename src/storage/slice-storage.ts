@@ -46,6 +46,16 @@ export interface StorageTransaction<TItem> {
    * does; a backend without it gets `replace` with all but the newest item, then `item`.
    */
   replaceLast?(item: TItem, at: number): void;
+  /**
+   * Optional: replaces the pending item at `index` (0 = oldest) with `item`, stored at time `at`
+   * (ms); every other item keeps its index and time, and `appended` is unchanged. An item
+   * identical (`===`) to the one at `index` changes nothing. What an `updateAt` op does; a backend
+   * without it gets `replace` with a copy of the items holding `item` at `index`. A backend with
+   * it should make it cheaper than that rewrite (the memory backend copies its buffer natively
+   * once; the JSONL journal records the one item, not the content).
+   * @throws RangeError when `index` is not an integer in `[0, size)`; nothing changed then.
+   */
+  updateAt?(index: number, item: TItem, at: number): void;
   /** Makes the content equal to a capture from `snapshot()`; O(1) when it came from this backend. */
   restore(stored: StoredSlice<TItem>, at: number): void;
   /** Removes every item, or only those for which `predicate` returns true. */
@@ -58,7 +68,7 @@ export interface StorageTransaction<TItem> {
   dropIndices(indices: readonly number[]): readonly TItem[];
   /**
    * Optional: the window memo of the pending content (see `WindowContext.memo`). A backend
-   * that keeps one tracks the indices that `replace` changes and forgets the memo on `clear`
+   * that keeps one tracks the indices that `replace` and `updateAt` change and forgets the memo on `clear`
    * and `restore`; `append` and the `drop*` methods (the window's own decision) keep it.
    */
   readonly windowMemo?: WindowMemo | undefined;

@@ -5,7 +5,7 @@
  * passing them to `createTranscriptSession({ slices })` in `replay.ts`.
  */
 import { z } from 'zod';
-import { append, defineSlice, none, replace, SliceWindow, withEffects, type SliceOp, type SliceView } from '../index';
+import { append, defineSlice, none, replace, SliceWindow, updateAt, withEffects, type SliceOp, type SliceView } from '../index';
 import { TranscriptTime } from './clock';
 import { Notifications, Notify } from './notifications';
 import {
@@ -109,8 +109,9 @@ export const firstLine = (text: string): string => oneLine(text.split('\n').find
 
 /**
  * Settles the newest call with the result's `toolUseId` (scanning from the newest item, where
- * the call almost always is); a result without a call is appended under {@link UNMATCHED_TOOL}
- * so that it is counted, not lost.
+ * the call almost always is) with `updateAt`, so the other calls are neither copied nor
+ * rewritten; a result without a call is appended under {@link UNMATCHED_TOOL} so that it is
+ * counted, not lost.
  */
 function settle(
   view: SliceView<ToolCall>,
@@ -118,13 +119,11 @@ function settle(
   status: 'ok' | 'error',
   error: string | null,
 ): SliceOp<ToolCall> {
-  const all = view.all();
-  for (let i = all.length - 1; i >= 0; i--) {
-    const call = all[i] as ToolCall;
+  // view.at reads the stored items directly (no array is made for the scan).
+  for (let i = view.size - 1; i >= 0; i--) {
+    const call = view.at(i) as ToolCall;
     if (call.toolUseId !== result.toolUseId) continue;
-    const items = all.slice();
-    items[i] = { ...call, status, error, settledAt: result.timestamp };
-    return replace(items);
+    return updateAt(i, { ...call, status, error, settledAt: result.timestamp });
   }
   return append<ToolCall>({
     toolUseId: result.toolUseId,

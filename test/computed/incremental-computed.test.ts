@@ -307,5 +307,11 @@ describe('MemoryStorage.appendedOnlySince', () => {
     s.clear();
     expect(s.appendedOnlySince(6)).toBe(false);
     expect(s.appendedOnlySince(7)).toBe(true);
+    s.extend([1, 2], 0);
+    const updating = s.begin();
+    updating.updateAt?.(0, 5, 0);
+    updating.commit();
+    expect(s.appendedOnlySince(8)).toBe(false);
+    expect(s.appendedOnlySince(9)).toBe(true);
   });
 });

@@ -29,6 +29,7 @@ const op: fc.Arbitrary<JournalOp> = fc.oneof(
   count.map((n) => ['f', n] as const),
   count.map((n) => ['b', n] as const),
   fc.array(count, { maxLength: 4 }).map((l) => ['i', l] as const),
+  fc.tuple(count, item).map(([i, x]) => ['u', i, [x]] as const),
 );
 
 describe('opsJson', () => {

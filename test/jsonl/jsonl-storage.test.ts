@@ -26,7 +26,8 @@ vi.mock('node:fs', async (importOriginal) => {
   };
 });
 import { z } from 'zod';
-import { append, createSession, defineEvent, defineSaga, defineSlice, isRxSliceError, memory, replace, type RxSliceError, type SliceStorage } from '../../src/index';
+import { append, createSession, defineEvent, defineSaga, defineSlice, isRxSliceError, memory, replace, updateAt, type RxSliceError, type SliceStorage } from '../../src/index';
+import type { JsonlSliceStorage } from '../../src/jsonl/jsonl-storage';
 import { createSession as createFullSession } from '../../src/store/create-session';
 import { CorruptStorageError, jsonl, StorageLockCompromisedError, StorageLockedError, type JsonlStorageFactory } from '../../src/jsonl/index';
 import { storageConformance } from '../storage/storage-conformance';
@@ -90,6 +91,53 @@ describe('jsonl storage in a session', () => {
     expect(c.slice(Notes).all().map((x) => x.text)).toEqual(['reset', 'after', 'next']);
     expect(c.slice(Count).latest()).toBe(7);
     c.dispose();
+  });
+
+  it('journals an updateAt as the one item (["u", index, [item]]), not the content, and reopens to the same items and times', () => {
+    const Called = defineEvent('calls/called', z.object({ id: z.string() }));
+    const Settled = defineEvent('calls/settled', z.object({ id: z.string() }));
+    const Calls = defineSlice('calls', {
+      policy: 'log',
+      schema: z.object({ id: z.string(), done: z.boolean() }),
+      reducers: ({ on }) => [
+        on(Called, (_v, e) => append({ id: e.payload.id, done: false })),
+        on(Settled, (v, e) => {
+          for (let i = v.size - 1; i >= 0; i--) if (v.at(i)?.id === e.payload.id) return updateAt(i, { id: e.payload.id, done: true });
+          throw new Error(`no call ${e.payload.id}`);
+        }),
+      ],
+    });
+    const a = createSession({ slices: [Calls], storage: jsonl({ dir, fsync: 'never' }) });
+    for (const id of ['a', 'b', 'c']) a.dispatch(Called({ id }));
+    a.dispatch(Settled({ id: 'b' }));
+    // A bad index fails the event and writes nothing.
+    expect(() => a.dispatch(Settled({ id: 'zz' }))).toThrow();
+    const before = a.slice(Calls).all();
+    a.dispose();
+    const lines = readFileSync(journalOf(), 'utf8').trimEnd().split('\n');
+    expect(lines).toHaveLength(4);
+    expect((JSON.parse(lines[3] as string) as { rec: { slices: unknown } }).rec.slices).toEqual({ calls: { v: 1, ops: [['u', 1, [{ id: 'b', done: true }]]] } });
+    const b = createSession({ slices: [Calls], storage: jsonl({ dir, fsync: 'never' }) });
+    expect(b.slice(Calls).all()).toEqual(before);
+    expect(b.slice(Calls).all()).toEqual([
+      { id: 'a', done: false },
+      { id: 'b', done: true },
+      { id: 'c', done: false },
+    ]);
+    b.dispose();
+    // The times: the updated item takes its record's, the others keep theirs.
+    const Timed = defineSlice('timed', { policy: 'log', initial: [] as number[] });
+    const d2 = freshDir();
+    const s = jsonl({ dir: d2, fsync: 'never' })(Timed) as JsonlSliceStorage<number>;
+    s.extend([1, 2, 3], 100);
+    const tx = s.begin();
+    tx.updateAt?.(2, 30, 200);
+    tx.commit();
+    s.dispose();
+    const r = jsonl({ dir: d2, fsync: 'never' })(Timed) as JsonlSliceStorage<number>;
+    expect(Array.from(r.all())).toEqual([1, 2, 30]);
+    expect(r.inner.content.times.toArray()).toEqual([100, 100, 200]);
+    r.dispose();
   });
 
   it('writes ONE record per event covering every slice it changed (all or nothing per event)', () => {

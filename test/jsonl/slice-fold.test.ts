@@ -23,6 +23,8 @@ const op: fc.Arbitrary<JournalOp> = fc.oneof(
   { weight: 1, arbitrary: fc.integer({ min: 0, max: 4 }).map((n): JournalOp => ['f', n]) },
   { weight: 1, arbitrary: fc.integer({ min: 0, max: 4 }).map((n): JournalOp => ['b', n]) },
   { weight: 1, arbitrary: fc.uniqueArray(fc.nat(5), { maxLength: 3 }).map((xs): JournalOp => ['i', [...xs].sort((a, b) => a - b)]) },
+  // An update of an item the content does not hold is damage: then replaying and opening both throw.
+  { weight: 1, arbitrary: fc.tuple(fc.nat(3), item).map(([i, x]): JournalOp => ['u', i, [x]]) },
 );
 const version = fc.constantFrom(1, 2);
 const record = fc.record({ at: fc.nat(1000), v: version, ops: fc.array(op, { minLength: 1, maxLength: 3 }) });
@@ -84,9 +86,16 @@ describe('folding records while a journal is opened', () => {
         const dir = mkdtempSync(join(tmpdir(), 'rxslice-fold-'));
         try {
           writeDirectory(dir, b, rs);
-          const want = expected(initial, b, rs);
           const S = defOf('s', initial);
           const U = defOf('u', initial);
+          let want: ReplayState<number>;
+          try {
+            want = expected(initial, b, rs);
+          } catch (e) {
+            expect(e).toBeInstanceOf(TypeError);
+            expect(() => jsonl({ dir, fsync: 'never', freeze: false, recovery: 'absolute' })(S)).toThrow(TypeError);
+            return;
+          }
           const factory = jsonl({ dir, fsync: 'never', freeze: false, recovery: 'absolute' });
           const s = factory(S) as JsonlSliceStorage<number>;
           expect(stateOf(s)).toEqual(want);

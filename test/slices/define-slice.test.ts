@@ -15,6 +15,7 @@ import {
   replace,
   replaceLatest,
   replaceLatestBy,
+  updateAt,
   upsertBy,
   withEffects,
   type SliceConfig,
@@ -30,6 +31,7 @@ describe('slice ops', () => {
     expect(append(1)).toEqual({ kind: 'append', item: 1 });
     expect(extend([1, 2])).toEqual({ kind: 'extend', items: [1, 2] });
     expect(replace([3])).toEqual({ kind: 'replace', items: [3] });
+    expect(updateAt(2, 'x')).toEqual({ kind: 'updateAt', index: 2, item: 'x' });
     expect(clear()).toEqual({ kind: 'clear' });
     expect(clear((x: number) => x > 1).kind).toBe('clear');
     expect(none()).toEqual({ kind: 'none' });

@@ -88,6 +88,13 @@ export class CopyStorage<TItem> implements SliceStorage<TItem> {
         times = next.map(() => at);
         changed = true;
       },
+      updateAt: (index, item, at) => {
+        if (!Number.isInteger(index) || index < 0 || index >= items.length) throw new RangeError(`CopyStorage: no item at ${index}`);
+        if (items[index] === item) return;
+        items[index] = item;
+        times[index] = at;
+        changed = true;
+      },
       restore: (stored, at) => {
         items = [...stored.items];
         times = stored.items.map(() => at);

@@ -68,6 +68,79 @@ export function storageConformance(name: string, make: (initial?: readonly unkno
       expect(t.all()).toEqual([{ n: 2 }, { n: 4 }, { n: 6 }]);
     });
 
+    it('updateAt replaces one item in place: the others keep their identity, index and time; views and captures keep the old item', () => {
+      const a = { n: 'a' };
+      const b = { n: 'b' };
+      const c = { n: 'c' };
+      const s = make();
+      s.extend([a, b, c], 10);
+      const before = s.all();
+      const cap = s.snapshot();
+      const tx = s.begin();
+      // Every backend of this suite has it (the session's fallback is for backends of others).
+      expect(typeof tx.updateAt).toBe('function');
+      const B = { n: 'B' };
+      tx.updateAt?.(1, B, 20);
+      expect(tx.changed).toBe(true);
+      expect(tx.view().all()).toEqual([a, B, c]);
+      expect(tx.view().size).toBe(3);
+      expect(tx.view().at(1)).toBe(B);
+      expect([tx.timeAt(0), tx.timeAt(1), tx.timeAt(2)]).toEqual([10, 20, 10]);
+      expect(tx.appended).toBe(3);
+      // Not visible before the commit.
+      expect(s.all()[1]).toBe(b);
+      tx.commit();
+      expect(s.version).toBe(2);
+      const after = s.all();
+      expect(after[0]).toBe(a);
+      expect(after[1]).toBe(B);
+      expect(after[2]).toBe(c);
+      expect(after.length).toBe(3);
+      expect(before).toEqual([a, b, c]);
+      expect(before[1]).toBe(b);
+      expect(cap.items[1]).toBe(b);
+      // Appends go on after it; the updated content is intact.
+      s.append({ n: 'd' }, 30);
+      expect(s.all()).toEqual([a, B, c, { n: 'd' }]);
+      expect(after).toEqual([a, B, c]);
+      // The same item changes nothing.
+      const same = s.begin();
+      same.updateAt?.(1, B, 40);
+      expect(same.changed).toBe(false);
+      expect(same.timeAt(1)).toBe(20);
+      same.commit();
+      expect(s.version).toBe(3);
+      // Restoring the capture brings the old item back.
+      const back = s.begin();
+      back.restore(cap, 50);
+      back.commit();
+      expect(s.all()[1]).toBe(b);
+    });
+
+    it('updateAt refuses an index that names no item, changing nothing, and rolls back completely', () => {
+      const s = make([1, 2, 3]);
+      const tx = s.begin();
+      for (const bad of [3, -1, 1.5, Number.NaN]) expect(() => tx.updateAt?.(bad, 9, 5)).toThrow(RangeError);
+      expect(tx.changed).toBe(false);
+      expect(tx.view().all()).toEqual([1, 2, 3]);
+      tx.rollback();
+      const empty = make();
+      const none = empty.begin();
+      expect(() => none.updateAt?.(0, 9, 5)).toThrow(RangeError);
+      none.rollback();
+      const rolled = s.begin();
+      rolled.append(4, 1);
+      rolled.updateAt?.(0, 10, 1);
+      rolled.updateAt?.(3, 40, 1);
+      expect(rolled.view().all()).toEqual([10, 2, 3, 40]);
+      expect(rolled.dropFront(1)).toEqual([10]);
+      rolled.rollback();
+      expect(s.all()).toEqual([1, 2, 3]);
+      expect(s.version).toBe(0);
+      s.append(5, 2);
+      expect(s.all()).toEqual([1, 2, 3, 5]);
+    });
+
     it('rolls back a transaction completely', () => {
       const s = make([1, 2]);
       const before = s.all();
