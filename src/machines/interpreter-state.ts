@@ -51,6 +51,15 @@ export interface InterpreterState {
   recordRefusals?: boolean;
   /** The guards that refused (or threw) while `recordRefusals` was on, in evaluation order; allocated on the first. */
   refusals?: GuardRefusalRecord[] | undefined;
+  /**
+   * True once a state was entered or exited (the configuration may differ from the restored
+   * one; when false it is the restored one, so its snapshot arrays can be shared as they are).
+   */
+  configurationTouched?: boolean;
+  /** True once history was recorded (when false, the restored history is unchanged). */
+  historyTouched?: boolean;
+  /** The `inState` of {@link actionArgs}, made once per interpreter state (it reads the live configuration). */
+  inState?: ((id: string) => boolean) | undefined;
 }
 
 /** A transition whose guard refused or threw during selection (internal; becomes a `ConsideredTransition`). */
@@ -62,18 +71,24 @@ export interface GuardRefusalRecord {
 
 /** The arguments guards and actions see right now. */
 export function actionArgs(it: InterpreterState): ActionArgs<unknown> {
-  const configuration = it.configuration;
-  const states = it.tree.states;
+  const current = it.currentEvent;
   return {
     context: it.context,
-    event: it.currentEvent.event,
-    eventKind: it.currentEvent.kind,
-    sendId: it.currentEvent.sendId,
-    sendIdGenerated: it.currentEvent.sendIdGenerated === true,
-    inState: (id: string) => {
-      const s = states.get(id);
-      return s !== undefined && configuration.has(s);
-    },
+    event: current.event,
+    eventKind: current.kind,
+    sendId: current.sendId,
+    sendIdGenerated: current.sendIdGenerated === true,
+    inState: (it.inState ??= inStateOf(it)),
     slices: it.slices,
+  };
+}
+
+/** SCXML's `In()` over the live configuration of `it` (so one function serves the whole step). */
+function inStateOf(it: InterpreterState): (id: string) => boolean {
+  const configuration = it.configuration;
+  const states = it.tree.states;
+  return (id: string) => {
+    const s = states.get(id);
+    return s !== undefined && configuration.has(s);
   };
 }

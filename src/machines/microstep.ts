@@ -16,24 +16,61 @@ import { byDocumentOrder, isAtomic, isCompoundOrRoot, isDescendant, properAncest
  */
 export function selectTransitions(it: InterpreterState, event: QueuedEvent | undefined): TransitionNode[] {
   const enabled: TransitionNode[] = [];
+  // The active atomic states in document order (one, without parallel states: no array, no sort).
+  let single: StateNode | undefined;
   let atomic: StateNode[] | undefined;
-  for (const s of it.configuration) if (isAtomic(s)) (atomic ??= []).push(s);
-  if (atomic === undefined) return enabled;
-  if (atomic.length > 1) atomic.sort(byDocumentOrder);
+  for (const s of it.configuration) {
+    if (!isAtomic(s)) continue;
+    if (single === undefined) single = s;
+    else (atomic ??= [single]).push(s);
+  }
+  if (single === undefined) return enabled;
+  if (atomic !== undefined) atomic.sort(byDocumentOrder);
   const type = event === undefined ? undefined : event.event.type;
-  for (const state of atomic) {
-    // the state itself, then its proper ancestors up to and including the root
-    search: for (let s: StateNode | undefined = state; s !== undefined; s = s.parent) {
-      for (const t of s.transitions) {
-        const matches = type === undefined ? t.events.length === 0 : t.events.length > 0 && eventMatches(t.events, type);
-        if (matches && evaluateGuard(it, t)) {
-          if (!enabled.includes(t)) enabled.push(t);
-          break search;
-        }
+  const count = atomic === undefined ? 1 : atomic.length;
+  for (let k = 0; k < count; k++) {
+    const state = atomic === undefined ? single : (atomic[k] as StateNode);
+    // The transitions of the state itself, then of its proper ancestors up to and including the
+    // root, that match the event, in that order: the first whose guard holds is selected.
+    const candidates = candidatesOf(state, type);
+    for (let i = 0; i < candidates.length; i++) {
+      const t = candidates[i] as TransitionNode;
+      if (evaluateGuard(it, t)) {
+        if (!enabled.includes(t)) enabled.push(t);
+        break;
       }
     }
   }
   return enabled.length > 1 ? removeConflictingTransitions(it, enabled) : enabled;
+}
+
+/** The key of eventless transitions in a {@link candidatesOf} cache (event names are never empty). */
+const EVENTLESS = '';
+/** How many event names a state remembers its candidates for (names beyond it are matched each time). */
+const CANDIDATES_KEPT = 512;
+/** Per atomic state: its candidate transitions per event name (see {@link candidatesOf}). */
+const candidatesByState = new WeakMap<StateNode, Map<string, readonly TransitionNode[]>>();
+
+/**
+ * The transitions that `selectTransitions` considers for `type` (undefined: eventless) from the
+ * atomic `state`, in selection order: the state's own matching transitions in document order,
+ * then each proper ancestor's up to the root. Depends on the tree alone (descriptors are fixed),
+ * so it is worked out once per state and event name.
+ */
+function candidatesOf(state: StateNode, type: string | undefined): readonly TransitionNode[] {
+  const key = type ?? EVENTLESS;
+  let byType = candidatesByState.get(state);
+  const known = byType?.get(key);
+  if (known !== undefined) return known;
+  const out: TransitionNode[] = [];
+  for (let s: StateNode | undefined = state; s !== undefined; s = s.parent) {
+    for (const t of s.transitions) {
+      if (type === undefined ? t.events.length === 0 : t.events.length > 0 && eventMatches(t.events, type)) out.push(t);
+    }
+  }
+  if (byType === undefined) candidatesByState.set(state, (byType = new Map()));
+  if (byType.size < CANDIDATES_KEPT) byType.set(key, out);
+  return out;
 }
 
 /**
@@ -125,13 +162,33 @@ export function computeExitSet(it: InterpreterState, transitions: readonly Trans
   return out;
 }
 
+/** The states `computeExitSet(it, enabled)` holds, in reverse document order (the exit order). */
+function exitOrder(it: InterpreterState, enabled: readonly TransitionNode[]): StateNode[] {
+  let toExit: StateNode[];
+  if (enabled.length === 1) {
+    // One transition (the common case): its domain's active descendants, without a set.
+    const t = enabled[0] as TransitionNode;
+    const domain = t.targets.length === 0 ? undefined : getTransitionDomain(it, t);
+    toExit = [];
+    if (domain !== undefined) for (const s of it.configuration) if (isDescendant(s, domain)) toExit.push(s);
+  } else {
+    toExit = [...computeExitSet(it, enabled)];
+  }
+  return toExit.length > 1 ? toExit.sort(byReverseDocumentOrder) : toExit;
+}
+
+const byReverseDocumentOrder = (a: StateNode, b: StateNode): number => b.order - a.order;
+
 /** Appendix D `exitStates`: record history, then run onexit in reverse document order. */
 function exitStates(it: InterpreterState, enabled: readonly TransitionNode[]): void {
-  const toExit = [...computeExitSet(it, enabled)].sort((a, b) => b.order - a.order);
+  const toExit = exitOrder(it, enabled);
+  if (toExit.length === 0) return;
+  it.configurationTouched = true;
   let active: StateNode[] | undefined;
   for (const s of toExit) {
     if (s.history.length === 0) continue;
     active ??= [...it.configuration];
+    it.historyTouched = true;
     for (const h of s.history) {
       const recorded =
         h.historyType === 'deep'
@@ -202,6 +259,40 @@ function computeEntrySet(it: InterpreterState, transitions: readonly TransitionN
   return set;
 }
 
+/** An entry set with its states in entry (document) order. */
+interface OrderedEntrySet extends EntrySet {
+  readonly ordered: readonly StateNode[];
+}
+
+/** Per tree (decided once): true when it has a history state (then entry sets depend on recorded history). */
+const historyByTree = new WeakMap<object, boolean>();
+/** Entry sets of single transitions in trees without history states (see {@link entrySetOf}). */
+const entrySets = new WeakMap<TransitionNode, OrderedEntrySet>();
+
+/**
+ * The entry set of `transitions`, ordered. Without history states in the tree, the entry set of
+ * one transition depends on the tree alone (its targets, their initial states and parallel
+ * siblings, its domain), so it is computed once per transition and shared (never mutated).
+ */
+function entrySetOf(it: InterpreterState, transitions: readonly TransitionNode[]): OrderedEntrySet {
+  const tree = it.tree;
+  let history = historyByTree.get(tree);
+  if (history === undefined) {
+    history = false;
+    for (const s of tree.states.values()) if (s.kind === 'history') history = true;
+    historyByTree.set(tree, history);
+  }
+  const one = transitions.length === 1 && !history ? (transitions[0] as TransitionNode) : undefined;
+  if (one !== undefined) {
+    const known = entrySets.get(one);
+    if (known !== undefined) return known;
+  }
+  const set = computeEntrySet(it, transitions);
+  const ordered: OrderedEntrySet = { ...set, ordered: [...set.states].sort(byDocumentOrder) };
+  if (one !== undefined) entrySets.set(one, ordered);
+  return ordered;
+}
+
 /** Appendix D `isInFinalState`. */
 function isInFinalState(it: InterpreterState, s: StateNode): boolean {
   if (s.kind === 'compound') return s.children.some((c) => c.kind === 'final' && it.configuration.has(c));
@@ -225,8 +316,9 @@ function doneData(it: InterpreterState, s: StateNode): unknown {
  * `done.state.<id>` events when a compound or parallel state completes (SCXML 3.7).
  */
 export function enterStates(it: InterpreterState, enabled: readonly TransitionNode[]): void {
-  const set = computeEntrySet(it, enabled);
-  for (const s of [...set.states].sort(byDocumentOrder)) {
+  const set = entrySetOf(it, enabled);
+  if (set.ordered.length > 0) it.configurationTouched = true;
+  for (const s of set.ordered) {
     it.configuration.add(s);
     for (const block of s.entry) executeBlock(it, block);
     if (set.forDefaultEntry.has(s)) executeBlock(it, s.initial!.actions);

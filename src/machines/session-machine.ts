@@ -74,6 +74,8 @@ interface Installed {
 }
 
 const registryKey = Symbol.for('rxslice.machines');
+/** How many event names an installed machine remembers its descriptor matches for. */
+const MATCHES_KEPT = 1024;
 
 function registry(internals: SessionInternals): Map<string, Installed> {
   let map = internals.extensions.get(registryKey) as Map<string, Installed> | undefined;
@@ -175,13 +177,34 @@ export function installMachine<TContext, TEventType extends string, TStateId ext
   internals.addSlice(slice);
   const named = namedDescriptors(def);
   const byState = descriptorsByState(def);
+  // Descriptor matches depend on the event name alone: each name is matched once (up to
+  // MATCHES_KEPT names; beyond, each time), not once per event against every descriptor.
+  const namedMatches = new Map<string, boolean>();
+  const isNamed = (type: string): boolean => {
+    let known = namedMatches.get(type);
+    if (known === undefined) {
+      known = eventMatches(named, type);
+      if (namedMatches.size < MATCHES_KEPT) namedMatches.set(type, known);
+    }
+    return known;
+  };
+  const stateMatches = new Map<string, Map<string, boolean>>();
   /**
    * True when some active state has a transition whose descriptor matches: otherwise the event
    * enables nothing (SCXML 3.13 selectTransitions only looks at active states), and the costly
    * macrostep can be skipped.
    */
   const mayEnable = (snap: Snap, type: string): boolean => {
-    for (const id of snap.configuration) if (eventMatches(byState.get(id) ?? [], type)) return true;
+    for (const id of snap.configuration) {
+      let matches = stateMatches.get(id);
+      if (matches === undefined) stateMatches.set(id, (matches = new Map()));
+      let known = matches.get(type);
+      if (known === undefined) {
+        known = eventMatches(byState.get(id) ?? [], type);
+        if (matches.size < MATCHES_KEPT) matches.set(type, known);
+      }
+      if (known) return true;
+    }
     return false;
   };
 
@@ -206,7 +229,7 @@ export function installMachine<TContext, TEventType extends string, TStateId ext
     decide(env) {
       decided = undefined;
       const type = env.event.type;
-      if (!eventMatches(named, type)) return undefined;
+      if (!isNamed(type)) return undefined;
       const snap = current();
       let result: Result | undefined;
       if (!snap.done && mayEnable(snap, type)) {

@@ -3,7 +3,7 @@ import { executeBlock } from './execute-content.js';
 import type { InterpreterState, MachineLog } from './interpreter-state.js';
 import { consideredFromRefusals } from './explain-transition.js';
 import type { ConsideredTransition } from './transition-decision.js';
-import { fresh, restore } from './restore-snapshot.js';
+import { fresh, restore, snapshotConfiguration } from './restore-snapshot.js';
 import type { MachineDefinition } from './machine-definition.js';
 import { toMachineEvent, type MachineEffect, type MachineEvent, type QueuedEvent } from './machine-event.js';
 import type { DelayedSend, MachineSnapshot } from './machine-snapshot.js';
@@ -46,25 +46,6 @@ export interface TransitionOptions {
   readonly slices?: MachineSlices;
 }
 
-/**
- * True when the active states are exactly `previous.configuration`, which is in document order,
- * and `previous.basicConfiguration` is its atomic states: what toSnapshot would build.
- */
-function sameConfiguration(it: InterpreterState, previous: MachineSnapshot): boolean {
-  const ids = previous.configuration;
-  const basic = previous.basicConfiguration;
-  if (it.configuration.size !== ids.length) return false;
-  let order = -1;
-  let b = 0;
-  for (const id of ids) {
-    const s = it.tree.states.get(id);
-    if (s === undefined || !it.configuration.has(s) || s.order <= order) return false;
-    order = s.order;
-    if (isAtomic(s) && basic[b++] !== id) return false;
-  }
-  return b === basic.length;
-}
-
 /** True when the recorded history equals `recorded` (the previous snapshot's). */
 function sameHistory(it: InterpreterState, recorded: Readonly<Record<string, readonly string[]>>): boolean {
   let n = 0;
@@ -82,34 +63,18 @@ function sameHistory(it: InterpreterState, recorded: Readonly<Record<string, rea
  * did not change (a targetless transition, the common case), as snapshots are immutable.
  */
 function toSnapshot(it: InterpreterState, name: string, previous?: MachineSnapshot): MachineSnapshot {
-  let configuration: readonly string[];
-  let basicConfiguration: readonly string[];
-  if (previous !== undefined && sameConfiguration(it, previous)) {
-    configuration = previous.configuration;
-    basicConfiguration = previous.basicConfiguration;
-  } else {
-    const active = [...it.configuration].sort(byDocumentOrder);
-    configuration = active.map((s) => s.id);
-    basicConfiguration = active.filter(isAtomic).map((s) => s.id);
-  }
+  const { configuration, basicConfiguration } = snapshotConfiguration(it, previous);
   let historyValue: Record<string, readonly string[]>;
-  if (previous !== undefined && sameHistory(it, previous.historyValue)) {
+  if (previous !== undefined && (it.historyTouched !== true || sameHistory(it, previous.historyValue))) {
     historyValue = previous.historyValue as Record<string, readonly string[]>;
   } else {
     historyValue = {};
     for (const [h, states] of it.historyValue) historyValue[h] = states.map((s) => s.id);
   }
-  return {
-    machine: name,
-    configuration,
-    basicConfiguration,
-    context: it.context,
-    done: !it.running,
-    ...(it.running ? {} : { output: it.output }),
-    historyValue,
-    delayed: it.delayed,
-    sendSeq: it.sendSeq,
-  } as MachineSnapshot;
+  // Two literals rather than a spread of `output` (same keys, same order).
+  return it.running
+    ? { machine: name, configuration, basicConfiguration, context: it.context, done: false, historyValue, delayed: it.delayed, sendSeq: it.sendSeq }
+    : { machine: name, configuration, basicConfiguration, context: it.context, done: true, output: it.output, historyValue, delayed: it.delayed, sendSeq: it.sendSeq };
 }
 
 /** Per machine tree (decided once): true when some state has an eventless transition. */
@@ -164,6 +129,7 @@ function macrostep(it: InterpreterState, event: QueuedEvent, explain = true): bo
 
 /** Events the machine sent itself without delay form the external queue; each is its own macrostep. */
 function drainExternalQueue(it: InterpreterState): void {
+  if (it.externalQueue.length === 0) return;
   for (let next = it.externalQueue.shift(); next !== undefined && it.running; next = it.externalQueue.shift()) macrostep(it, next);
   it.externalQueue.length = 0;
 }
