@@ -609,7 +609,7 @@ export class JsonlSliceStorage<TItem> implements SliceStorage<TItem> {
  * `SliceVersionError`/`MigrationError` when stored items cannot be migrated.
  * A failed write or fsync later makes the session throw `StorageFailedError` (fatal).
  * @remarks Costs: an event appends one line (O(its ops)); `replace` writes the whole new
- * content; when the journal grows past `compactBytes` and twice the last base, the next
+ * content, `updateAt` only the item it swaps; when the journal grows past `compactBytes` and twice the last base, the next
  * commit first compacts (writes the live state, O(items)). After a reopen, items brought in by
  * `replace` or `restore` carry that record's time (a time window sees them as of then), not
  * the times they had before. `dispose()` of the session
