@@ -6,7 +6,7 @@ import type { CommittedEnvelope } from '../session/committed-envelope';
 import type { SnapshotJSON } from '../snapshots/snapshot';
 import { SESSION_INTERNALS } from '../session/internals';
 import { SessionRestored } from '../session/system-events';
-import { encodeLines, RECORDING_FORMAT, RECORDING_FORMAT_VERSION } from './recording-format';
+import { encodeLines, FULL_SNAPSHOT_EVERY, RECORDING_FORMAT, RECORDING_FORMAT_VERSION } from './recording-format';
 import { fsyncDirectory } from './snapshot-file';
 
 /** When the recorder makes its writes durable, after SQLite's `synchronous` levels. */
@@ -16,7 +16,7 @@ export type RecorderFsync = 'always' | 'batch' | 'never';
 export interface FlightRecorderOptions {
   /** The JSONL file to write. Created, or truncated when it exists. */
   readonly file: string;
-  /** A full snapshot every this many envelopes (integer ≥ 1). Default 1000. */
+  /** A snapshot every this many envelopes (integer ≥ 1). Default 1000. */
   readonly snapshotEvery?: number;
   /**
    * - `'never'` (default, SQLite OFF): lines are buffered and written in chunks; the OS decides
@@ -66,17 +66,18 @@ export class FlightRecorderError extends RxSliceError {
 
 /**
  * Records a session to a JSONL file: every committed envelope (`seq`, `at`, `event`, `meta`, the
- * slices it changed, the effects its reducers requested) as one line, and a full snapshot of
- * every slice (logs included) first and then every `snapshotEvery` envelopes, each line with a
- * CRC32. {@link readRecording} reads it back: the state at any `seq`, and the envelopes for replay.
+ * slices it changed, the effects its reducers requested) as one line, and a snapshot of every
+ * slice (logs included) first and then every `snapshotEvery` envelopes, each line with a CRC32.
+ * The first snapshot, and every tenth after it, is whole; the others write each slice relative to
+ * the snapshot before them (a log as the run of items it kept and the items added since). {@link readRecording} reads it back: the state at any `seq`, and the envelopes for replay.
  *
  * @remarks Subscribes to `session.committed$`, so it sees envelopes in commit order, after their
  * subscribers' slices were updated (inside `session.batch` the snapshot waits for the end of the
  * batch). A `rxslice.session.restored` envelope is followed by a snapshot, since a restore cannot
  * be replayed from its payload. `session.dispose()` closes the recorder. A write that fails
  * stops the recorder and is reported on `session.errors$` as a {@link FlightRecorderError}; the
- * session itself goes on. Each snapshot serializes every slice: O(items) every `snapshotEvery`
- * envelopes. Source: the seed's "Sessions" ("store a JSONL flight recorder for debugging").
+ * session itself goes on. Each snapshot captures every slice (O(items), each item stringified
+ * once while it lives) and writes what changed since the previous one (every tenth: everything). Source: the seed's "Sessions" ("store a JSONL flight recorder for debugging").
  * @param session - The session to record (from `createSession`).
  * @param options - `file`, `snapshotEvery`, `fsync`, buffering (see {@link FlightRecorderOptions}).
  * @throws {@link FlightRecorderError} on bad options, or when the file cannot be created or its first lines written.
@@ -177,24 +178,49 @@ class Recorder implements FlightRecorder {
 
   private pushSnapshot(): void {
     const snapshot = this.session.snapshot({ includeLogs: true });
-    this.push(`{"k":"s","seq":${snapshot.seq},"snapshot":${this.snapshotText(snapshot.toJSON())}}`);
+    // Every FULL_SNAPSHOT_EVERY-th snapshot (the first included) is whole; the others write each
+    // slice relative to the previous snapshot, which bounds the chain a reader folds.
+    const full = this.lastSnapshotSeq < 0 || this.sinceFull >= FULL_SNAPSHOT_EVERY - 1;
+    const text = this.snapshotText(snapshot.toJSON(), full);
+    this.push(`{"k":"s","seq":${snapshot.seq}${full ? '' : `,"base":${this.lastSnapshotSeq}`},"snapshot":${text}}`);
+    this.sinceFull = full ? 0 : this.sinceFull + 1;
+    this.lastSnapshotSeq = snapshot.seq;
     this.sinceSnapshot = 0;
     this.snapshotDue = false;
   }
 
+  /** `seq` of the last snapshot written (-1 before the first). */
+  private lastSnapshotSeq = -1;
+  /** Snapshots written since the last whole one. */
+  private sinceFull = 0;
+  /** Each slice's items as the last snapshot wrote them (the arrays are the snapshot's copies). */
+  private readonly lastItems = new Map<string, readonly unknown[]>();
+
   /**
    * `JSON.stringify` of a snapshot's JSON form, with each object item's text kept by identity:
    * items are immutable, so a log slice's items are stringified once, not at every snapshot.
+   * Unless `full`, a slice whose items start with a run of the previous snapshot's items (same
+   * objects, in order: a log that grew or whose window moved, or a slice that did not change) is
+   * written as that run (`"from"`, `"keep"`) and the items after it.
    */
-  private snapshotText(json: SnapshotJSON): string {
+  private snapshotText(json: SnapshotJSON, full: boolean): string {
     const { slices, ...head } = json;
     const parts: string[] = [];
     for (const name of Object.keys(slices)) {
       const { items, ...rest } = slices[name] as SnapshotJSON['slices'][string];
+      const prev = full ? undefined : this.lastItems.get(name);
+      this.lastItems.set(name, items);
+      let from = -1;
+      let keep = 0;
+      if (prev !== undefined) {
+        from = items.length === 0 ? 0 : prev.indexOf(items[0]);
+        if (from >= 0) while (keep < items.length && from + keep < prev.length && prev[from + keep] === items[keep]) keep++;
+      }
       let list = '';
-      for (let i = 0; i < items.length; i++) list += `${i === 0 ? '' : ','}${this.itemText(items[i])}`;
+      for (let i = keep; i < items.length; i++) list += `${i === keep ? '' : ','}${this.itemText(items[i])}`;
       const restText = JSON.stringify(rest);
-      parts.push(`${JSON.stringify(name)}:${restText === '{}' ? '{' : `${restText.slice(0, -1)},`}"items":[${list}]}`);
+      const relative = from >= 0 ? `"from":${from},"keep":${keep},` : '';
+      parts.push(`${JSON.stringify(name)}:${restText === '{}' ? '{' : `${restText.slice(0, -1)},`}${relative}"items":[${list}]}`);
     }
     return `${JSON.stringify(head).slice(0, -1)},"slices":{${parts.join(',')}}}`;
   }

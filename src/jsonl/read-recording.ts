@@ -203,7 +203,7 @@ export interface RecordingHeader {
  * (no header line, a bad checksum, another format, or a newer format version).
  * @example
  * ```ts
- * readRecordingHeader('run.jsonl'); // { formatVersion: 1, snapshotEvery: 1000, label: 'rxslice.transcript' }
+ * readRecordingHeader('run.jsonl'); // { formatVersion: 2, snapshotEvery: 1000, label: 'rxslice.transcript' }
  * ```
  */
 export function readRecordingHeader(file: string): RecordingHeader {
@@ -505,9 +505,69 @@ class RecordingReader implements Recording {
   }
 
   private snapshotAt(i: number): Snapshot {
-    const body = JSON.parse(this.buf.toString('utf8', this.snapStarts[i] as number, this.snapEnds[i] as number)) as { snapshot: unknown };
-    return snapshotFromJSON(body.snapshot, this.slices);
+    return snapshotFromJSON(this.snapshotJSONAt(i), this.slices);
   }
+
+  /** The last snapshot line rebuilt whole (its index and JSON), where the next fold may start. */
+  private folded: { index: number; json: SnapshotLine['snapshot'] } | undefined = undefined;
+
+  /**
+   * The JSON of snapshot line `i` with every slice whole: a line with a `base` (format version 2)
+   * is folded onto the line before it, back to the nearest whole line (or the last one folded).
+   * @throws {@link RecordingError} `RECORDING_CORRUPT` when a line's `base` or a slice's run does not match the line before it.
+   */
+  private snapshotJSONAt(i: number): SnapshotLine['snapshot'] {
+    if (this.folded?.index === i) return this.folded.json;
+    const chain: SnapshotLine[] = [];
+    let k = i;
+    let json: SnapshotLine['snapshot'] | undefined;
+    for (;;) {
+      if (this.folded?.index === k && chain.length > 0) {
+        json = this.folded.json;
+        break;
+      }
+      const line = JSON.parse(this.buf.toString('utf8', this.snapStarts[k] as number, this.snapEnds[k] as number)) as SnapshotLine;
+      chain.push(line);
+      if (line.base === undefined) break;
+      if (k === 0 || line.base !== this.snapSeqs[k - 1]) {
+        throw new RecordingError(this.file, 'RECORDING_CORRUPT', `the snapshot at seq ${line.seq} is relative to seq ${String(line.base)}, which is not the snapshot before it.`);
+      }
+      k--;
+    }
+    for (let c = chain.length - 1; c >= 0; c--) json = this.fold(json, chain[c] as SnapshotLine);
+    this.folded = { index: i, json: json as SnapshotLine['snapshot'] };
+    return json as SnapshotLine['snapshot'];
+  }
+
+  /** `line`'s snapshot with its relative slices (`from`, `keep`) resolved against `base`, the whole JSON of the line before it. */
+  private fold(base: SnapshotLine['snapshot'] | undefined, line: SnapshotLine): SnapshotLine['snapshot'] {
+    const snapshot = line.snapshot;
+    if (line.base === undefined) return snapshot;
+    const bad = (what: string) => new RecordingError(this.file, 'RECORDING_CORRUPT', `the snapshot at seq ${line.seq} ${what}.`);
+    if (snapshot === null || typeof snapshot !== 'object' || snapshot.slices === null || typeof snapshot.slices !== 'object') throw bad('is not a snapshot');
+    const slices: Record<string, unknown> = {};
+    for (const [name, slice] of Object.entries(snapshot.slices)) {
+      if (slice === null || typeof slice !== 'object' || !('keep' in slice)) {
+        slices[name] = slice;
+        continue;
+      }
+      const { from, keep, items, ...rest } = slice as { from: unknown; keep: unknown; items: unknown };
+      const before = (base?.slices as Record<string, { items?: unknown } | undefined> | undefined)?.[name]?.items;
+      if (!Array.isArray(before)) throw bad(`keeps items of slice "${name}", which the snapshot before it does not hold`);
+      if (!Number.isInteger(from) || !Number.isInteger(keep) || (from as number) < 0 || (keep as number) < 0 || (from as number) + (keep as number) > before.length || !Array.isArray(items)) {
+        throw bad(`keeps items ${String(from)} to ${String(from)} + ${String(keep)} of slice "${name}", outside the ${before.length} of the snapshot before it`);
+      }
+      slices[name] = { ...rest, items: before.slice(from as number, (from as number) + (keep as number)).concat(items) };
+    }
+    return { ...snapshot, slices };
+  }
+}
+
+/** A snapshot line's body as parsed: `base` (format version 2) makes it relative to the line before it. */
+interface SnapshotLine {
+  readonly seq: number;
+  readonly base?: number;
+  readonly snapshot: { readonly slices?: Readonly<Record<string, unknown>> | null; readonly [key: string]: unknown };
 }
 
 /** Whether two snapshots hold the same slices with the same items (compared as JSON). */

@@ -13,14 +13,24 @@ import { crc32Range } from './crc32';
  * plain JSON (`jq .rec` reads a recording). Bodies start with their kind and `seq`, in this
  * order, so the reader indexes a file without parsing it:
  *
- * - `{"k":"h","format":"rxslice.recording","formatVersion":1,"snapshotEvery":N}` — the header, first line;
- * - `{"k":"s","seq":S,"snapshot":<snapshot JSON>}` — the full state after envelope `S` (codec JSON,
+ * - `{"k":"h","format":"rxslice.recording","formatVersion":2,"snapshotEvery":N}` — the header, first line;
+ * - `{"k":"s","seq":S,"snapshot":<snapshot JSON>}` — the whole state after envelope `S` (codec JSON,
  *   with each slice's schema version);
+ * - `{"k":"s","seq":S,"base":B,"snapshot":<snapshot JSON>}` (format version 2) — the state after
+ *   envelope `S` relative to the snapshot line right before it (whose `seq` is `B`): a slice holding
+ *   `"from":F,"keep":K` has as items that snapshot's items of the same slice from index `F`, `K` of
+ *   them, followed by its own `items`; a slice without them is whole. Every
+ *   {@link FULL_SNAPSHOT_EVERY}-th snapshot line (the first included) has no `base`;
  * - `{"k":"e","seq":S,"at":...,"event":...,"meta":...,"changed":[...],"effects":[...]}` — one committed envelope.
  */
 export const RECORDING_FORMAT = 'rxslice.recording';
 /** @internal */
-export const RECORDING_FORMAT_VERSION = 1;
+export const RECORDING_FORMAT_VERSION = 2;
+/**
+ * @internal The recorder writes one snapshot line in this many without `base` (whole), so a
+ * reader folds at most this many lines to rebuild a snapshot.
+ */
+export const FULL_SNAPSHOT_EVERY = 10;
 /** @internal Length of `{"crc":"xxxxxxxx","rec":`. */
 export const BODY_OFFSET = 24;
 

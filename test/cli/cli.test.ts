@@ -41,7 +41,7 @@ beforeAll(async () => {
 
 describe('rxslice replay --record with several transcripts', () => {
   it('writes one labelled recording of one session', () => {
-    expect(readRecordingHeader(recordingFile)).toEqual({ formatVersion: 1, snapshotEvery: 1000, label: 'rxslice.transcript' });
+    expect(readRecordingHeader(recordingFile)).toEqual({ formatVersion: 2, snapshotEvery: 1000, label: 'rxslice.transcript' });
     const types = new Set([...recording.envelopes()].map((e) => e.event.type));
     // Events of both transcripts are in it: the spotter one has tool calls, both have messages.
     expect(types.has('transcript/toolCalled')).toBe(true);

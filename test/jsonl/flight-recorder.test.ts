@@ -62,7 +62,7 @@ describe('flightRecorder', () => {
       ['e', 2],
       ['e', 3],
     ]);
-    expect(recs[0]).toEqual({ k: 'h', format: 'rxslice.recording', formatVersion: 1, snapshotEvery: 1000 });
+    expect(recs[0]).toEqual({ k: 'h', format: 'rxslice.recording', formatVersion: 2, snapshotEvery: 1000 });
     expect((recs[1] as unknown as { snapshot: { slices: object } }).snapshot.slices).toEqual({
       notes: { policy: 'log', schemaVersion: 1, items: [{ text: 'before' }] },
       count: { policy: 'state', schemaVersion: 1, items: [1] },
@@ -209,7 +209,7 @@ describe('flightRecorder', () => {
 });
 
 describe('flight recorder snapshots', () => {
-  it('writes each snapshot as JSON.stringify(snapshot) would, reusing the text of unchanged items', async () => {
+  it('writes each snapshot as JSON.stringify(snapshot) would once folded onto the one before, reusing the text of unchanged items', async () => {
     const { mkdtempSync, readFileSync, rmSync } = await import('node:fs');
     const { tmpdir } = await import('node:os');
     const { join } = await import('node:path');
@@ -229,10 +229,24 @@ describe('flight recorder snapshots', () => {
         if (i % 3 === 0) expected.push(JSON.parse(JSON.stringify(session.snapshot({ includeLogs: true }))));
       }
       recorder.close();
-      const snapshots = readFileSync(file, 'utf8')
+      type Line = { base?: number; snapshot: { id?: string; slices: Record<string, { from?: number; keep?: number; items: unknown[] }> } };
+      const lines = readFileSync(file, 'utf8')
         .split('\n')
         .filter((l) => l.includes('"k":"s"'))
-        .map((l) => (JSON.parse(l) as { rec: { snapshot: { id?: string } } }).rec.snapshot);
+        .map((l) => (JSON.parse(l) as { rec: Line }).rec);
+      // Every snapshot after the first is relative to the one before: a slice's run of kept items, then its new ones.
+      expect(lines.map((l) => l.base)).toEqual([undefined, 0, 3, 6]);
+      expect(lines[3]?.snapshot.slices['notes']).toMatchObject({ from: 0, keep: 3, items: [{ id: 7 }, { id: 9 }] });
+      const snapshots: Line['snapshot'][] = [];
+      for (const { snapshot } of lines) {
+        const slices = Object.fromEntries(
+          Object.entries(snapshot.slices).map(([name, { from, keep, ...rest }]) => {
+            const before = snapshots.at(-1)?.slices[name]?.items ?? [];
+            return [name, from === undefined ? rest : { ...rest, items: [...before.slice(from, from + (keep as number)), ...rest.items] }];
+          }),
+        );
+        snapshots.push({ ...snapshot, slices });
+      }
       const strip = (s: any) => ({ ...s, id: undefined, parents: undefined });
       expect(snapshots.map(strip)).toEqual(expected.map(strip));
       session.dispose();

@@ -6,7 +6,7 @@ import { crc32 } from 'node:zlib';
 import { toArray } from 'rxjs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { append, createSession, defineEvent, defineSlice, SliceWindow, type Snapshot } from '../../src/index';
+import { append, createSession, defineEvent, defineSlice, replace, SliceWindow, type Snapshot } from '../../src/index';
 import { createSession as createFullSession } from '../../src/store/create-session';
 import { flightRecorder, readRecording, RecordingError } from '../../src/jsonl/index';
 import { splitLines } from '../../src/transcripts/parse';
@@ -339,6 +339,103 @@ describe('readRecording over a real transcript', () => {
       },
     });
     expect(rec.size).toBe(live.size - 1);
+    for (const [seq, state] of live) expect([seq, slicesOf(rec.stateAt(seq))]).toEqual([seq, state]);
+  });
+});
+
+describe('relative snapshots (format version 2)', () => {
+  const Board = defineSlice('board', {
+    policy: 'state',
+    schema: z.object({ cells: z.array(z.number()) }),
+    initial: [{ cells: [] }],
+    reducers: ({ onLatest }) => [onLatest(Noted, (b, e) => (e.payload.text.endsWith('0') ? { cells: [...(b?.cells ?? []), e.payload.text.length] } : (b ?? { cells: [] })))],
+  });
+  const Tags = defineSlice('tags', {
+    policy: 'log',
+    schema: z.string(),
+    // Rewritten wholesale every third note: no run of the previous snapshot's items survives.
+    reducers: ({ on }) => [on(Noted, (v, e) => (e.payload.text.length % 3 === 0 ? replace([e.payload.text, 'x']) : append(e.payload.text)))],
+  });
+  const slices = [Notes, Count, Board, Tags];
+  const lines = (file: string) => readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { rec: { k: string; seq?: number; base?: number; snapshot?: { slices: Record<string, object> } } }).rec);
+
+  /** A snapshot every envelope: every state is read from a snapshot line alone, folded back to the nearest whole one. */
+  function recordEverySeq(file: string, n: number): Map<number, string> {
+    const c = clock();
+    const session = createSession({ slices, scheduler: c.scheduler });
+    const live = new Map<number, string>();
+    session.committed$.subscribe((env) => live.set(env.seq, slicesOf(session.snapshot({ includeLogs: true }))));
+    const recorder = flightRecorder(session, { file, snapshotEvery: 1 });
+    live.set(0, slicesOf(session.snapshot({ includeLogs: true })));
+    let saved: Snapshot | undefined;
+    for (let i = 0; i < n; i++) {
+      c.advance(3);
+      session.dispatch(Noted({ text: `note-${i}`.repeat(1 + (i % 4)) }));
+      if (i === 12) saved = session.snapshot({ includeLogs: true });
+      // A restore makes new item objects: the snapshot after it has no run to keep.
+      if (i === 25 && saved !== undefined) session.restore(saved);
+    }
+    recorder.close();
+    session.dispose();
+    return live;
+  }
+
+  it('writes every tenth snapshot whole and the others relative to the one before, and reads back the live state at every seq', () => {
+    const file = join(dir, 'rel.jsonl');
+    const live = recordEverySeq(file, 45);
+    const snaps = lines(file).filter((r) => r.k === 's');
+    expect(snaps.length).toBe(live.size);
+    // Whole: the first and every tenth after it; relative: the others, each to the snapshot line before it.
+    snaps.forEach((s, i) => expect([i, s.base]).toEqual([i, i % 10 === 0 ? undefined : snaps[i - 1]?.seq]));
+    // The windowed log is written as a run of the previous items plus what was added.
+    const notes = snaps[5]?.snapshot?.slices['notes'] as { from?: number; keep?: number; items: unknown[] };
+    expect(notes).toMatchObject({ from: 1, keep: 3 });
+    expect(notes.items).toHaveLength(1);
+    const rec = readRecording(file, { slices });
+    expect(rec.snapshotSeqs).toEqual([...live.keys()].sort((a, b) => a - b));
+    for (const [seq, state] of live) expect([seq, slicesOf(rec.stateAt(seq))]).toEqual([seq, state]);
+    // Backwards and jumping across whole snapshots: every chain is folded from its own start.
+    const fresh = readRecording(file, { slices });
+    for (const seq of [46, 9, 10, 11, 39, 0, 27, 26, 25, 19, 20, 31, 1]) expect([seq, slicesOf(fresh.stateAt(seq))]).toEqual([seq, live.get(seq)]);
+  });
+
+  it('rejects a relative snapshot whose base or run does not match the line before it', () => {
+    const file = join(dir, 'rel.jsonl');
+    recordEverySeq(file, 4);
+    const text = readFileSync(file, 'utf8').split('\n');
+    const rewrite = (index: number, change: (body: string) => string) => {
+      const copy = [...text];
+      const body = change((copy[index] as string).slice('{"crc":"00000000","rec":'.length, -1));
+      copy[index] = `{"crc":"${crc32(body).toString(16).padStart(8, '0')}","rec":${body}}`;
+      const bad = join(dir, `bad-${index}.jsonl`);
+      writeFileSync(bad, copy.join('\n'));
+      return readRecording(bad, { slices });
+    };
+    // Lines: header, snapshot 0, envelope 1, snapshot 1, envelope 2, snapshot 2 (base 1).
+    expect(text[5]).toContain('"k":"s","seq":2,"base":1');
+    expect(() => rewrite(5, (b) => b.replace('"base":1', '"base":7')).stateAt(2)).toThrow(/relative to seq 7, which is not the snapshot before it/);
+    // The notes log kept its one item and added one.
+    expect(text[5]).toContain('"notes":{"policy":"log","schemaVersion":1,"from":0,"keep":1,"items":[{');
+    expect(() => rewrite(5, (b) => b.replace('"from":0,"keep":1,', '"from":0,"keep":5,')).stateAt(2)).toThrow(/keeps items 0 to 0 \+ 5 of slice "notes", outside the 1 of the snapshot before it/);
+    // The good file reads.
+    expect(slicesOf(readRecording(file, { slices }).stateAt(1))).toContain('note-0');
+  });
+
+  it('still reads a format version 1 recording (whole snapshots only, no base)', () => {
+    const file = join(dir, 'v1.jsonl');
+    const live = recordEverySeq(file, 15);
+    // What the version 1 recorder wrote: the same lines with every snapshot whole.
+    const rec2 = readRecording(file, { slices });
+    const v1 = lines(file).map((r) => {
+      if (r.k === 'h') return { ...r, formatVersion: 1 };
+      if (r.k !== 's') return r;
+      const { base: _base, ...rest } = r;
+      return { ...rest, snapshot: JSON.parse(JSON.stringify(rec2.stateAt(r.seq as number))) as object };
+    });
+    for (const r of v1) expect(JSON.stringify(r)).not.toContain('"keep"');
+    const v1File = join(dir, 'v1-real.jsonl');
+    writeFileSync(v1File, v1.map((r) => { const body = JSON.stringify(r); return `{"crc":"${crc32(body).toString(16).padStart(8, '0')}","rec":${body}}\n`; }).join(''));
+    const rec = readRecording(v1File, { slices });
     for (const [seq, state] of live) expect([seq, slicesOf(rec.stateAt(seq))]).toEqual([seq, state]);
   });
 });
