@@ -199,9 +199,9 @@ class Recorder implements FlightRecorder {
   /**
    * `JSON.stringify` of a snapshot's JSON form, with each object item's text kept by identity:
    * items are immutable, so a log slice's items are stringified once, not at every snapshot.
-   * Unless `full`, a slice whose items start with a run of the previous snapshot's items (same
-   * objects, in order: a log that grew or whose window moved, or a slice that did not change) is
-   * written as that run (`"from"`, `"keep"`) and the items after it.
+   * Unless `full`, a slice that holds runs of the previous snapshot's items (the same objects, in
+   * order: a log that grew, whose window moved or evicted from its middle, or a slice that did not
+   * change) is written as those runs (`"runs"`, see {@link keptRuns}) and the items between them.
    */
   private snapshotText(json: SnapshotJSON, full: boolean): string {
     const { slices, ...head } = json;
@@ -210,16 +210,16 @@ class Recorder implements FlightRecorder {
       const { items, ...rest } = slices[name] as SnapshotJSON['slices'][string];
       const prev = full ? undefined : this.lastItems.get(name);
       this.lastItems.set(name, items);
-      let from = -1;
-      let keep = 0;
-      if (prev !== undefined) {
-        from = items.length === 0 ? 0 : prev.indexOf(items[0]);
-        if (from >= 0) while (keep < items.length && from + keep < prev.length && prev[from + keep] === items[keep]) keep++;
-      }
+      const runs = prev === undefined ? undefined : keptRuns(prev, items);
       let list = '';
-      for (let i = keep; i < items.length; i++) list += `${i === keep ? '' : ','}${this.itemText(items[i])}`;
+      let first = true;
+      for (let i = 0; i < items.length; i++) {
+        if (runs !== undefined && runs.kept[i] === 1) continue;
+        list += `${first ? '' : ','}${this.itemText(items[i])}`;
+        first = false;
+      }
       const restText = JSON.stringify(rest);
-      const relative = from >= 0 ? `"from":${from},"keep":${keep},` : '';
+      const relative = runs === undefined ? '' : `"runs":[${runs.runs.join(',')}],`;
       parts.push(`${JSON.stringify(name)}:${restText === '{}' ? '{' : `${restText.slice(0, -1)},`}${relative}"items":[${list}]}`);
     }
     return `${JSON.stringify(head).slice(0, -1)},"slices":{${parts.join(',')}}}`;
@@ -300,4 +300,46 @@ class Recorder implements FlightRecorder {
     }
     if (sync) fsyncDirectory(this.file);
   }
+}
+
+/**
+ * How `items` is made of runs of `prev` (by identity) and new items, as the recording's `"runs"`:
+ * triples `from, keep, add` — `keep` items of `prev` from index `from`, then the next `add` new
+ * items — and `kept[i]` 1 for each item of `items` in a run. `undefined` when no item is kept
+ * (the slice is written whole). O(prev + items).
+ */
+function keptRuns(prev: readonly unknown[], items: readonly unknown[]): { runs: number[]; kept: Uint8Array } | undefined {
+  const runs: number[] = [];
+  const kept = new Uint8Array(items.length);
+  let index: Map<unknown, number> | undefined;
+  let next = 0; // where the last run ended in `prev`
+  let any = false;
+  for (let i = 0; i < items.length; ) {
+    const item = items[i];
+    let from = next < prev.length && prev[next] === item ? next : -1;
+    if (from < 0) {
+      if (index === undefined) {
+        index = new Map();
+        for (let j = prev.length - 1; j >= 0; j--) index.set(prev[j], j);
+      }
+      from = index.get(item) ?? -1;
+    }
+    if (from < 0) {
+      if (runs.length === 0) runs.push(0, 0, 0);
+      runs[runs.length - 1] = (runs[runs.length - 1] as number) + 1;
+      i++;
+      continue;
+    }
+    let keep = 0;
+    while (i < items.length && from + keep < prev.length && prev[from + keep] === items[i]) {
+      kept[i++] = 1;
+      keep++;
+    }
+    runs.push(from, keep, 0);
+    next = from + keep;
+    any = true;
+  }
+  if (!any && items.length > 0) return undefined;
+  if (runs.length === 0) runs.push(0, 0, 0);
+  return { runs, kept };
 }

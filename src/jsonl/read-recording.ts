@@ -539,7 +539,7 @@ class RecordingReader implements Recording {
     return json as SnapshotLine['snapshot'];
   }
 
-  /** `line`'s snapshot with its relative slices (`from`, `keep`) resolved against `base`, the whole JSON of the line before it. */
+  /** `line`'s snapshot with its relative slices (`runs`) resolved against `base`, the whole JSON of the line before it. */
   private fold(base: SnapshotLine['snapshot'] | undefined, line: SnapshotLine): SnapshotLine['snapshot'] {
     const snapshot = line.snapshot;
     if (line.base === undefined) return snapshot;
@@ -547,17 +547,28 @@ class RecordingReader implements Recording {
     if (snapshot === null || typeof snapshot !== 'object' || snapshot.slices === null || typeof snapshot.slices !== 'object') throw bad('is not a snapshot');
     const slices: Record<string, unknown> = {};
     for (const [name, slice] of Object.entries(snapshot.slices)) {
-      if (slice === null || typeof slice !== 'object' || !('keep' in slice)) {
+      if (slice === null || typeof slice !== 'object' || !('runs' in slice)) {
         slices[name] = slice;
         continue;
       }
-      const { from, keep, items, ...rest } = slice as { from: unknown; keep: unknown; items: unknown };
+      const { runs, items, ...rest } = slice as { runs: unknown; items: unknown };
       const before = (base?.slices as Record<string, { items?: unknown } | undefined> | undefined)?.[name]?.items;
       if (!Array.isArray(before)) throw bad(`keeps items of slice "${name}", which the snapshot before it does not hold`);
-      if (!Number.isInteger(from) || !Number.isInteger(keep) || (from as number) < 0 || (keep as number) < 0 || (from as number) + (keep as number) > before.length || !Array.isArray(items)) {
-        throw bad(`keeps items ${String(from)} to ${String(from)} + ${String(keep)} of slice "${name}", outside the ${before.length} of the snapshot before it`);
+      if (!Array.isArray(runs) || runs.length % 3 !== 0 || !runs.every((n) => Number.isInteger(n) && (n as number) >= 0) || !Array.isArray(items)) {
+        throw bad(`has runs of slice "${name}" that are not triples of counts (from, keep, add)`);
       }
-      slices[name] = { ...rest, items: before.slice(from as number, (from as number) + (keep as number)).concat(items) };
+      const out: unknown[] = [];
+      let added = 0;
+      for (let r = 0; r < runs.length; r += 3) {
+        const [from, keep, add] = runs.slice(r, r + 3) as [number, number, number];
+        if (from + keep > before.length) throw bad(`keeps items ${from} to ${from} + ${keep} of slice "${name}", outside the ${before.length} of the snapshot before it`);
+        for (let j = from; j < from + keep; j++) out.push(before[j]);
+        if (added + add > items.length) throw bad(`adds more items to slice "${name}" than it holds (${items.length})`);
+        for (let j = added; j < added + add; j++) out.push(items[j]);
+        added += add;
+      }
+      if (added !== items.length) throw bad(`holds ${items.length - added} items of slice "${name}" that its runs do not place`);
+      slices[name] = { ...rest, items: out };
     }
     return { ...snapshot, slices };
   }

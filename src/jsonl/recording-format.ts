@@ -18,8 +18,8 @@ import { crc32Range } from './crc32';
  *   with each slice's schema version);
  * - `{"k":"s","seq":S,"base":B,"snapshot":<snapshot JSON>}` (format version 2) — the state after
  *   envelope `S` relative to the snapshot line right before it (whose `seq` is `B`): a slice holding
- *   `"from":F,"keep":K` has as items that snapshot's items of the same slice from index `F`, `K` of
- *   them, followed by its own `items`; a slice without them is whole. Every
+ *   `"runs":[F1,K1,A1,F2,K2,A2,...]` has as items, for each triple, `K` items of that snapshot's
+ *   same slice from index `F`, then the next `A` of its own `items`; a slice without runs is whole. Every
  *   {@link FULL_SNAPSHOT_EVERY}-th snapshot line (the first included) has no `base`;
  * - `{"k":"e","seq":S,"at":...,"event":...,"meta":...,"changed":[...],"effects":[...]}` — one committed envelope.
  */

@@ -229,20 +229,28 @@ describe('flight recorder snapshots', () => {
         if (i % 3 === 0) expected.push(JSON.parse(JSON.stringify(session.snapshot({ includeLogs: true }))));
       }
       recorder.close();
-      type Line = { base?: number; snapshot: { id?: string; slices: Record<string, { from?: number; keep?: number; items: unknown[] }> } };
+      type Line = { base?: number; snapshot: { id?: string; slices: Record<string, { runs?: number[]; items: unknown[] }> } };
       const lines = readFileSync(file, 'utf8')
         .split('\n')
         .filter((l) => l.includes('"k":"s"'))
         .map((l) => (JSON.parse(l) as { rec: Line }).rec);
       // Every snapshot after the first is relative to the one before: a slice's run of kept items, then its new ones.
       expect(lines.map((l) => l.base)).toEqual([undefined, 0, 3, 6]);
-      expect(lines[3]?.snapshot.slices['notes']).toMatchObject({ from: 0, keep: 3, items: [{ id: 7 }, { id: 9 }] });
+      expect(lines[3]?.snapshot.slices['notes']).toMatchObject({ runs: [0, 3, 2], items: [{ id: 7 }, { id: 9 }] });
       const snapshots: Line['snapshot'][] = [];
       for (const { snapshot } of lines) {
         const slices = Object.fromEntries(
-          Object.entries(snapshot.slices).map(([name, { from, keep, ...rest }]) => {
+          Object.entries(snapshot.slices).map(([name, { runs, ...rest }]) => {
+            if (runs === undefined) return [name, rest];
             const before = snapshots.at(-1)?.slices[name]?.items ?? [];
-            return [name, from === undefined ? rest : { ...rest, items: [...before.slice(from, from + (keep as number)), ...rest.items] }];
+            const items: unknown[] = [];
+            let added = 0;
+            for (let r = 0; r < runs.length; r += 3) {
+              const [from, keep, add] = runs.slice(r, r + 3) as [number, number, number];
+              items.push(...before.slice(from, from + keep), ...rest.items.slice(added, added + add));
+              added += add;
+            }
+            return [name, { ...rest, items }];
           }),
         );
         snapshots.push({ ...snapshot, slices });

@@ -356,7 +356,14 @@ describe('relative snapshots (format version 2)', () => {
     // Rewritten wholesale every third note: no run of the previous snapshot's items survives.
     reducers: ({ on }) => [on(Noted, (v, e) => (e.payload.text.length % 3 === 0 ? replace([e.payload.text, 'x']) : append(e.payload.text)))],
   });
-  const slices = [Notes, Count, Board, Tags];
+  const Marks = defineSlice('marks', {
+    policy: 'log',
+    schema: z.object({ seq: z.number(), kept: z.boolean() }),
+    // Keeps every fifth mark however old, plus the newest 4: evicts from the middle of the log.
+    window: SliceWindow.composite(SliceWindow.predicate((m: { kept: boolean }) => m.kept, 3), SliceWindow.count(4)),
+    reducers: ({ on }) => [on(Noted, (_v, _e, ctx) => append({ seq: ctx.seq, kept: ctx.seq % 5 === 0 }))],
+  });
+  const slices = [Notes, Count, Board, Tags, Marks];
   const lines = (file: string) => readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { rec: { k: string; seq?: number; base?: number; snapshot?: { slices: Record<string, object> } } }).rec);
 
   /** A snapshot every envelope: every state is read from a snapshot line alone, folded back to the nearest whole one. */
@@ -388,9 +395,11 @@ describe('relative snapshots (format version 2)', () => {
     // Whole: the first and every tenth after it; relative: the others, each to the snapshot line before it.
     snaps.forEach((s, i) => expect([i, s.base]).toEqual([i, i % 10 === 0 ? undefined : snaps[i - 1]?.seq]));
     // The windowed log is written as a run of the previous items plus what was added.
-    const notes = snaps[5]?.snapshot?.slices['notes'] as { from?: number; keep?: number; items: unknown[] };
-    expect(notes).toMatchObject({ from: 1, keep: 3 });
+    const notes = snaps[5]?.snapshot?.slices['notes'] as { runs?: number[]; items: unknown[] };
+    expect(notes.runs).toEqual([1, 3, 1]);
     expect(notes.items).toHaveLength(1);
+    // The marks log lost an item from its middle: two runs of kept items.
+    expect(snaps.some((s) => ((s.snapshot?.slices['marks'] as { runs?: number[] }).runs?.length ?? 0) >= 6)).toBe(true);
     const rec = readRecording(file, { slices });
     expect(rec.snapshotSeqs).toEqual([...live.keys()].sort((a, b) => a - b));
     for (const [seq, state] of live) expect([seq, slicesOf(rec.stateAt(seq))]).toEqual([seq, state]);
@@ -415,8 +424,10 @@ describe('relative snapshots (format version 2)', () => {
     expect(text[5]).toContain('"k":"s","seq":2,"base":1');
     expect(() => rewrite(5, (b) => b.replace('"base":1', '"base":7')).stateAt(2)).toThrow(/relative to seq 7, which is not the snapshot before it/);
     // The notes log kept its one item and added one.
-    expect(text[5]).toContain('"notes":{"policy":"log","schemaVersion":1,"from":0,"keep":1,"items":[{');
-    expect(() => rewrite(5, (b) => b.replace('"from":0,"keep":1,', '"from":0,"keep":5,')).stateAt(2)).toThrow(/keeps items 0 to 0 \+ 5 of slice "notes", outside the 1 of the snapshot before it/);
+    expect(text[5]).toContain('"notes":{"policy":"log","schemaVersion":1,"runs":[0,1,1],"items":[{');
+    expect(() => rewrite(5, (b) => b.replace('"runs":[0,1,1]', '"runs":[0,5,1]')).stateAt(2)).toThrow(/keeps items 0 to 0 \+ 5 of slice "notes", outside the 1 of the snapshot before it/);
+    expect(() => rewrite(5, (b) => b.replace('"runs":[0,1,1]', '"runs":[0,1,0]')).stateAt(2)).toThrow(/holds 1 items of slice "notes" that its runs do not place/);
+    expect(() => rewrite(5, (b) => b.replace('"runs":[0,1,1]', '"runs":[0,1]')).stateAt(2)).toThrow(/not triples/);
     // The good file reads.
     expect(slicesOf(readRecording(file, { slices }).stateAt(1))).toContain('note-0');
   });
@@ -432,7 +443,7 @@ describe('relative snapshots (format version 2)', () => {
       const { base: _base, ...rest } = r;
       return { ...rest, snapshot: JSON.parse(JSON.stringify(rec2.stateAt(r.seq as number))) as object };
     });
-    for (const r of v1) expect(JSON.stringify(r)).not.toContain('"keep"');
+    for (const r of v1) expect(JSON.stringify(r)).not.toContain('"runs"');
     const v1File = join(dir, 'v1-real.jsonl');
     writeFileSync(v1File, v1.map((r) => { const body = JSON.stringify(r); return `{"crc":"${crc32(body).toString(16).padStart(8, '0')}","rec":${body}}\n`; }).join(''));
     const rec = readRecording(v1File, { slices });
