@@ -32,12 +32,25 @@ interface Cursor {
   readonly lines: number;
 }
 const api = async <T>(p: string): Promise<T> => (await fetch(new URL(p, url))).json() as Promise<T>;
+/** An API answer that is an error: "no session" while the watch has not opened the transcript yet is "not yet"; any other error fails the test. */
+function notYet(answer: unknown): boolean {
+  const error = (answer as { error?: { code?: string; message?: string } }).error;
+  if (error === undefined) return false;
+  if (error.code === 'BAD_REQUEST' && /^no session/.test(error.message ?? '')) return true;
+  throw new Error(`the inspector API answered ${JSON.stringify(error)}`);
+}
 /** The watch's state once it applied `n` lines: its last seq and the agent's phase then. */
 async function appliedLines(n: number): Promise<{ lastSeq: number; phase: string }> {
   for (let i = 0; i < 400; i++) {
-    const { lastSeq } = await api<{ lastSeq: number }>('/api/summary?session=s1');
+    const summary = await api<{ lastSeq: number }>('/api/summary?session=s1');
+    // (The URL is printed when the server listens; the session appears when the watch opens the transcript.)
+    if (notYet(summary)) {
+      await new Promise((r) => setTimeout(r, 25));
+      continue;
+    }
+    const { lastSeq } = summary;
     const state = await api<{ slices: Record<string, { items: Cursor[] }> }>(`/api/state?session=s1&seq=${lastSeq}`);
-    if (state.slices['watchCursor']?.items[0]?.lines === n) {
+    if (!notYet(state) && state.slices['watchCursor']?.items[0]?.lines === n) {
       const machines = await api<{ basicConfiguration: string[] }[]>(`/api/machines?session=s1&seq=${lastSeq}`);
       return { lastSeq, phase: machines[0]!.basicConfiguration.join(', ') };
     }
