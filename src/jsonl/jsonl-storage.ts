@@ -7,7 +7,7 @@ import { migrateItems } from '../slices/migrations';
 import type { SliceDef } from '../slices/reducer';
 import type { SliceView } from '../slices/slice-view';
 import type { WindowMemo } from '../slices/window-contract';
-import { checkUpdateIndex } from '../storage/memory-content';
+import type { MemoryStage } from '../storage/memory-stage';
 import { MemoryStorage } from '../storage/memory-storage';
 import { TimeColumn } from '../storage/time-column';
 import type { SliceStorage, StorageFactory, StorageJournal, StorageTransaction, StoredSlice } from '../storage/slice-storage';
@@ -380,7 +380,8 @@ export class JsonlJournal implements StorageJournal {
  * in-memory transaction underneath (reused: one per storage).
  */
 class JsonlTransaction<TItem> implements StorageTransaction<TItem> {
-  inner!: StorageTransaction<TItem>;
+  /** The memory stage the ops are applied to (the storage's `inner.begin()`). */
+  inner!: MemoryStage<TItem>;
   ops: JournalOp[] = NO_OPS as JournalOp[];
   /** Set when the session's journal commit wrote this transaction's ops. */
   journaled = false;
@@ -434,23 +435,14 @@ class JsonlTransaction<TItem> implements StorageTransaction<TItem> {
       this.append(item, at);
       return;
     }
-    if (inner.replaceLast !== undefined) inner.replaceLast(item, at);
-    else {
-      const items = inner.view().all().slice(0, size - 1);
-      items.push(item);
-      inner.replace(items, at);
-    }
+    inner.replaceLast(item, at);
     this.lastAt = at;
     this.push(['r', size === 1 ? [item] : Array.from(inner.view().all())]);
   }
   updateAt(index: number, item: TItem, at: number): void {
-    const view = this.inner.view();
-    checkUpdateIndex(index, view.size);
-    // The same item changes nothing: no op is recorded.
-    if (view.at(index) === item) return;
-    // (`inner` is a memory stage, which has `updateAt`; the fallback is what the session would do.)
-    if (this.inner.updateAt !== undefined) this.inner.updateAt(index, item, at);
-    else this.inner.replace(view.all().map((old, i) => (i === index ? item : old)), at);
+    // The same item changes nothing: no op is recorded. (A bad index: the stage throws, nothing recorded.)
+    if (Number.isInteger(index) && index >= 0 && this.inner.view().at(index) === item) return;
+    this.inner.updateAt(index, item, at);
     this.lastAt = at;
     this.push(['u', index, [item]]);
   }

@@ -231,13 +231,23 @@ export class MemoryStage<TItem> implements StorageTransaction<TItem> {
     for (let i = c.start; i < c.end; i++) if (predicate(c.buf[i] as TItem)) indices.push(i - c.start);
     this.dropIndices(indices);
   }
-  dropFront(count: number): readonly TItem[] {
-    const c0 = this.content;
-    const n = Math.min(count, c0.end - c0.start);
-    if (n <= 0) return EMPTY;
-    const c = this.write();
+  /**
+   * How many of `count` items a drop removes (at most the size); when any, the staged content is
+   * made this stage's own and the stage marked as rewritten.
+   */
+  private startDrop(count: number): number {
+    const c = this.content;
+    const n = Math.min(count, c.end - c.start);
+    if (n <= 0) return 0;
+    this.write();
     this.restored = undefined;
     this.rewrote = true;
+    return n;
+  }
+  dropFront(count: number): readonly TItem[] {
+    const n = this.startDrop(count);
+    if (n === 0) return EMPTY;
+    const c = this.content;
     const dropped = n === 1 ? [c.buf[c.start] as TItem] : c.buf.slice(c.start, c.start + n);
     c.start += n;
     if (c.start >= COMPACT_MIN && c.start * 2 >= c.buf.length) this.own(c);
@@ -245,12 +255,9 @@ export class MemoryStage<TItem> implements StorageTransaction<TItem> {
     return dropped;
   }
   dropBack(count: number): readonly TItem[] {
-    const c0 = this.content;
-    const n = Math.min(count, c0.end - c0.start);
-    if (n <= 0) return EMPTY;
-    const c = this.write();
-    this.restored = undefined;
-    this.rewrote = true;
+    const n = this.startDrop(count);
+    if (n === 0) return EMPTY;
+    const c = this.content;
     const dropped = c.buf.slice(c.end - n, c.end);
     c.end -= n;
     // Items this stage pushed may be truncated again; items that were in the buffer before
