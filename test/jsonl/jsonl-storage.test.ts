@@ -131,7 +131,13 @@ describe('jsonl storage in a session', () => {
     const s = jsonl({ dir: d2, fsync: 'never' })(Timed) as JsonlSliceStorage<number>;
     s.extend([1, 2, 3], 100);
     const tx = s.begin();
+    // A bad index throws and records nothing; the same item records nothing either.
+    // (-1 with the last item: `view.at(-1)` is that item, and still no item is at index -1.)
+    for (const [bad, item] of [[3, 9], [-1, 3], [0.5, 9]] as const) expect(() => tx.updateAt?.(bad, item, 150)).toThrow(RangeError);
+    tx.updateAt?.(0, 1, 150);
+    expect((tx as unknown as { ops: unknown[] }).ops).toHaveLength(0);
     tx.updateAt?.(2, 30, 200);
+    expect((tx as unknown as { ops: unknown[] }).ops).toEqual([['u', 2, [30]]]);
     tx.commit();
     s.dispose();
     const r = jsonl({ dir: d2, fsync: 'never' })(Timed) as JsonlSliceStorage<number>;
