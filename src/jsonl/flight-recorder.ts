@@ -8,6 +8,7 @@ import { SESSION_INTERNALS } from '../session/internals';
 import { SessionRestored } from '../session/system-events';
 import { encodeLines, FULL_SNAPSHOT_EVERY, RECORDING_FORMAT, RECORDING_FORMAT_VERSION } from './recording-format';
 import { fsyncDirectory } from './snapshot-file';
+import { keptRuns } from './snapshot-runs';
 
 /** When the recorder makes its writes durable, after SQLite's `synchronous` levels. */
 export type RecorderFsync = 'always' | 'batch' | 'never';
@@ -302,44 +303,3 @@ class Recorder implements FlightRecorder {
   }
 }
 
-/**
- * How `items` is made of runs of `prev` (by identity) and new items, as the recording's `"runs"`:
- * triples `from, keep, add` — `keep` items of `prev` from index `from`, then the next `add` new
- * items — and `kept[i]` 1 for each item of `items` in a run. `undefined` when no item is kept
- * (the slice is written whole). O(prev + items).
- */
-function keptRuns(prev: readonly unknown[], items: readonly unknown[]): { runs: number[]; kept: Uint8Array } | undefined {
-  const runs: number[] = [];
-  const kept = new Uint8Array(items.length);
-  let index: Map<unknown, number> | undefined;
-  let next = 0; // where the last run ended in `prev`
-  let any = false;
-  for (let i = 0; i < items.length; ) {
-    const item = items[i];
-    let from = next < prev.length && prev[next] === item ? next : -1;
-    if (from < 0) {
-      if (index === undefined) {
-        index = new Map();
-        for (let j = prev.length - 1; j >= 0; j--) index.set(prev[j], j);
-      }
-      from = index.get(item) ?? -1;
-    }
-    if (from < 0) {
-      if (runs.length === 0) runs.push(0, 0, 0);
-      runs[runs.length - 1] = (runs[runs.length - 1] as number) + 1;
-      i++;
-      continue;
-    }
-    let keep = 0;
-    while (i < items.length && from + keep < prev.length && prev[from + keep] === items[i]) {
-      kept[i++] = 1;
-      keep++;
-    }
-    runs.push(from, keep, 0);
-    next = from + keep;
-    any = true;
-  }
-  if (!any && items.length > 0) return undefined;
-  if (runs.length === 0) runs.push(0, 0, 0);
-  return { runs, kept };
-}

@@ -11,6 +11,7 @@ import { createCoreSession } from '../session/create-core-session';
 import type { Session } from '../session/session-types';
 import type { CommittedEnvelope } from '../session/committed-envelope';
 import { SESSION_INTERNALS } from '../session/internals';
+import { foldSnapshotLine, type SnapshotLine } from './snapshot-runs';
 import { BODY_OFFSET, crcOf, lineCrc, NOT_A_RECORD, prefixSeq, RECORDING_FORMAT, RECORDING_FORMAT_VERSION } from './recording-format';
 
 /** One envelope as the flight recorder wrote it (deep-frozen). */
@@ -534,52 +535,16 @@ class RecordingReader implements Recording {
       }
       k--;
     }
-    for (let c = chain.length - 1; c >= 0; c--) json = this.fold(json, chain[c] as SnapshotLine);
+    for (let c = chain.length - 1; c >= 0; c--) {
+      const line = chain[c] as SnapshotLine;
+      json = foldSnapshotLine(json, line, (what) => new RecordingError(this.file, 'RECORDING_CORRUPT', `the snapshot at seq ${line.seq} ${what}.`));
+    }
     this.folded = { index: i, json: json as SnapshotLine['snapshot'] };
     return json as SnapshotLine['snapshot'];
   }
 
-  /** `line`'s snapshot with its relative slices (`runs`) resolved against `base`, the whole JSON of the line before it. */
-  private fold(base: SnapshotLine['snapshot'] | undefined, line: SnapshotLine): SnapshotLine['snapshot'] {
-    const snapshot = line.snapshot;
-    if (line.base === undefined) return snapshot;
-    const bad = (what: string) => new RecordingError(this.file, 'RECORDING_CORRUPT', `the snapshot at seq ${line.seq} ${what}.`);
-    if (snapshot === null || typeof snapshot !== 'object' || snapshot.slices === null || typeof snapshot.slices !== 'object') throw bad('is not a snapshot');
-    const slices: Record<string, unknown> = {};
-    for (const [name, slice] of Object.entries(snapshot.slices)) {
-      if (slice === null || typeof slice !== 'object' || !('runs' in slice)) {
-        slices[name] = slice;
-        continue;
-      }
-      const { runs, items, ...rest } = slice as { runs: unknown; items: unknown };
-      const before = (base?.slices as Record<string, { items?: unknown } | undefined> | undefined)?.[name]?.items;
-      if (!Array.isArray(before)) throw bad(`keeps items of slice "${name}", which the snapshot before it does not hold`);
-      if (!Array.isArray(runs) || runs.length % 3 !== 0 || !runs.every((n) => Number.isInteger(n) && (n as number) >= 0) || !Array.isArray(items)) {
-        throw bad(`has runs of slice "${name}" that are not triples of counts (from, keep, add)`);
-      }
-      const out: unknown[] = [];
-      let added = 0;
-      for (let r = 0; r < runs.length; r += 3) {
-        const [from, keep, add] = runs.slice(r, r + 3) as [number, number, number];
-        if (from + keep > before.length) throw bad(`keeps items ${from} to ${from} + ${keep} of slice "${name}", outside the ${before.length} of the snapshot before it`);
-        for (let j = from; j < from + keep; j++) out.push(before[j]);
-        if (added + add > items.length) throw bad(`adds more items to slice "${name}" than it holds (${items.length})`);
-        for (let j = added; j < added + add; j++) out.push(items[j]);
-        added += add;
-      }
-      if (added !== items.length) throw bad(`holds ${items.length - added} items of slice "${name}" that its runs do not place`);
-      slices[name] = { ...rest, items: out };
-    }
-    return { ...snapshot, slices };
-  }
 }
 
-/** A snapshot line's body as parsed: `base` (format version 2) makes it relative to the line before it. */
-interface SnapshotLine {
-  readonly seq: number;
-  readonly base?: number;
-  readonly snapshot: { readonly slices?: Readonly<Record<string, unknown>> | null; readonly [key: string]: unknown };
-}
 
 /** Whether two snapshots hold the same slices with the same items (compared as JSON). */
 function sameItems(a: Snapshot, b: Snapshot): boolean {

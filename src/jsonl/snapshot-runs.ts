@@ -1,0 +1,90 @@
+// The relative snapshot lines of a flight recording (format version 2): the writer's runs of the
+// previous snapshot's items (`keptRuns`, in `flightRecorder`) and the reader's fold of them back
+// into whole slices (`foldSnapshotLine`, in `readRecording`). A line with `"base": <seq>` is
+// relative to the snapshot line before it; a slice in it may hold `"runs": [from, keep, add, ...]`.
+
+/** @internal A snapshot line's body as parsed: `base` (format version 2) makes it relative to the line before it. */
+export interface SnapshotLine {
+  readonly seq: number;
+  readonly base?: number;
+  readonly snapshot: { readonly slices?: Readonly<Record<string, unknown>> | null; readonly [key: string]: unknown };
+}
+
+/**
+ * @internal How `items` is made of runs of `prev` (by identity) and new items, as the recording's `"runs"`:
+ * triples `from, keep, add` — `keep` items of `prev` from index `from`, then the next `add` new
+ * items — and `kept[i]` 1 for each item of `items` in a run. `undefined` when no item is kept
+ * (the slice is written whole). O(prev + items).
+ */
+export function keptRuns(prev: readonly unknown[], items: readonly unknown[]): { runs: number[]; kept: Uint8Array } | undefined {
+  const runs: number[] = [];
+  const kept = new Uint8Array(items.length);
+  let index: Map<unknown, number> | undefined;
+  let next = 0; // where the last run ended in `prev`
+  let any = false;
+  for (let i = 0; i < items.length; ) {
+    const item = items[i];
+    let from = next < prev.length && prev[next] === item ? next : -1;
+    if (from < 0) {
+      if (index === undefined) {
+        index = new Map();
+        for (let j = prev.length - 1; j >= 0; j--) index.set(prev[j], j);
+      }
+      from = index.get(item) ?? -1;
+    }
+    if (from < 0) {
+      if (runs.length === 0) runs.push(0, 0, 0);
+      runs[runs.length - 1] = (runs[runs.length - 1] as number) + 1;
+      i++;
+      continue;
+    }
+    let keep = 0;
+    while (i < items.length && from + keep < prev.length && prev[from + keep] === items[i]) {
+      kept[i++] = 1;
+      keep++;
+    }
+    runs.push(from, keep, 0);
+    next = from + keep;
+    any = true;
+  }
+  if (!any && items.length > 0) return undefined;
+  if (runs.length === 0) runs.push(0, 0, 0);
+  return { runs, kept };
+}
+
+/**
+ * @internal `line`'s snapshot with its relative slices (`runs`) resolved against `base`, the
+ * whole JSON of the snapshot line before it; a line without `base` is returned as it is.
+ * @throws what `bad(reason)` makes (the reader's `RECORDING_CORRUPT`) when the runs do not fit `base`.
+ */
+export function foldSnapshotLine(base: SnapshotLine['snapshot'] | undefined, line: SnapshotLine, bad: (what: string) => Error): SnapshotLine['snapshot'] {
+  const snapshot = line.snapshot;
+  if (line.base === undefined) return snapshot;
+  if (snapshot === null || typeof snapshot !== 'object' || snapshot.slices === null || typeof snapshot.slices !== 'object') throw bad('is not a snapshot');
+  const slices: Record<string, unknown> = {};
+  for (const [name, slice] of Object.entries(snapshot.slices)) {
+    if (slice === null || typeof slice !== 'object' || !('runs' in slice)) {
+      slices[name] = slice;
+      continue;
+    }
+    const { runs, items, ...rest } = slice as { runs: unknown; items: unknown };
+    const before = (base?.slices as Record<string, { items?: unknown } | undefined> | undefined)?.[name]?.items;
+    if (!Array.isArray(before)) throw bad(`keeps items of slice "${name}", which the snapshot before it does not hold`);
+    if (!Array.isArray(runs) || runs.length % 3 !== 0 || !runs.every((n) => Number.isInteger(n) && (n as number) >= 0) || !Array.isArray(items)) {
+      throw bad(`has runs of slice "${name}" that are not triples of counts (from, keep, add)`);
+    }
+    const out: unknown[] = [];
+    let added = 0;
+    for (let r = 0; r < runs.length; r += 3) {
+      const [from, keep, add] = runs.slice(r, r + 3) as [number, number, number];
+      if (from + keep > before.length) throw bad(`keeps items ${from} to ${from} + ${keep} of slice "${name}", outside the ${before.length} of the snapshot before it`);
+      for (let j = from; j < from + keep; j++) out.push(before[j]);
+      if (added + add > items.length) throw bad(`adds more items to slice "${name}" than it holds (${items.length})`);
+      for (let j = added; j < added + add; j++) out.push(items[j]);
+      added += add;
+    }
+    if (added !== items.length) throw bad(`holds ${items.length - added} items of slice "${name}" that its runs do not place`);
+    slices[name] = { ...rest, items: out };
+  }
+  return { ...snapshot, slices };
+}
