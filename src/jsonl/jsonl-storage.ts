@@ -380,7 +380,7 @@ export class JsonlJournal implements StorageJournal {
  * in-memory transaction underneath (reused: one per storage).
  */
 class JsonlTransaction<TItem> implements StorageTransaction<TItem> {
-  /** The memory stage the ops are applied to (the storage's `inner.begin()`). */
+  /** The memory stage the ops are applied to (the storage's `inner.beginStage()`). */
   inner!: MemoryStage<TItem>;
   ops: JournalOp[] = NO_OPS as JournalOp[];
   /** Set when the session's journal commit wrote this transaction's ops. */
@@ -548,7 +548,7 @@ export class JsonlSliceStorage<TItem> implements SliceStorage<TItem> {
   begin(): StorageTransaction<TItem> {
     const failure = this.journal.failure;
     if (failure !== undefined) throw failure;
-    this.tx.inner = this.inner.begin();
+    this.tx.inner = this.inner.beginStage();
     return this.tx;
   }
   snapshot(): StoredSlice<TItem> {

@@ -1,6 +1,6 @@
 import { arrayView } from '../internal/array-view';
 import type { SliceView } from '../slices/slice-view';
-import type { SliceStorage, StorageFactory, StoredSlice } from './slice-storage';
+import type { SliceStorage, StorageFactory, StorageTransaction, StoredSlice } from './slice-storage';
 import { TimeColumn } from './time-column';
 import { Content, handedOut, Window } from './memory-content';
 import { MemoryStage } from './memory-stage';
@@ -105,7 +105,11 @@ export class MemoryStorage<TItem> implements SliceStorage<TItem> {
   appendedOnlySince(version: number): boolean {
     return version >= this.rewrittenAt && version <= this.version;
   }
-  begin(): MemoryStage<TItem> {
+  begin(): StorageTransaction<TItem> {
+    return this.beginStage();
+  }
+  /** @internal {@link MemoryStorage.begin}, typed as the memory stage it hands out (for a backend that wraps this one). */
+  beginStage(): MemoryStage<TItem> {
     if (this.stage.open) throw new Error('MemoryStorage: a transaction is already open on this slice.');
     this.stage.arm();
     return this.stage;
