@@ -81,6 +81,8 @@ interface ReplayOutcome {
   readonly toolCalls: number;
   readonly tokenCalls: number;
   readonly planCalls: number;
+  /** The session replayed into (kept alive through the timed run, see `measure`). */
+  readonly store?: unknown;
 }
 
 function rxsliceReplay(events: readonly Event[], ops: number, validation: 'always' | 'off'): ReplayOutcome {
@@ -119,6 +121,7 @@ function rxsliceReplay(events: readonly Event[], ops: number, validation: 'alway
     toolCalls: totals.latest().total,
     tokenCalls,
     planCalls,
+    store: session,
   };
   session.dispose();
   return outcome;
@@ -193,7 +196,7 @@ function checked(outcome: ReplayOutcome, events: readonly Event[], ops: number):
   checkEqual(outcome.toolCalls, expected.toolCalls, 'tool calls made');
   checkEqual(outcome.tokenCalls, expected.tokenCalls, 'calls of the total-tokens subscriber');
   checkEqual(outcome.planCalls, expected.planCalls, 'calls of the plan-progress subscriber');
-  return { ms: outcome.ms, extra: { eventsPerSecond: (ops / outcome.ms) * 1000, corpusEvents: events.length } };
+  return { ms: outcome.ms, extra: { eventsPerSecond: (ops / outcome.ms) * 1000, corpusEvents: events.length }, store: outcome.store };
 }
 
 const impl =
