@@ -24,9 +24,20 @@ export class KnownEvents {
     if (!this.prefixes.includes(descriptor)) this.prefixes.push(descriptor);
   }
 
-  /** True when `type` was declared (exactly, or under a machine's descriptor). */
+  /** The last type {@link has} answered true for (the set only grows, so it stays true). */
+  private lastKnown: string | undefined = undefined;
+
+  /**
+   * True when `type` was declared (exactly, or under a machine's descriptor). The type of the
+   * previous call that answered true is answered by one string comparison (a stream of events
+   * of one type, the common case, makes no hash lookup).
+   */
   has(type: string): boolean {
-    if (this.types.has(type)) return true;
+    if (type === this.lastKnown) return true;
+    if (this.types.has(type)) {
+      this.lastKnown = type;
+      return true;
+    }
     for (const prefix of this.prefixes) {
       if (type.startsWith(prefix) && type.charCodeAt(prefix.length) === 46 /* . */) {
         this.types.add(type);

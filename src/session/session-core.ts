@@ -266,7 +266,7 @@ export class SessionCore extends SessionQueue {
     try {
       const system = isLibraryType(type);
       if (system) this.reduceSystem(env);
-      const list = registry.routes.get(type);
+      const list = registry.routesOf(type);
       const n = list === undefined ? 0 : list.length;
       const catchAll = registry.catchAll;
       const all = system ? 0 : catchAll.length;

@@ -66,8 +66,14 @@ class RouteContext {
  */
 export class SessionRegistry {
   readonly records = new Map<string, SliceRecord<any>>();
-  /** Routes by event type, in registration order. */
+  /** Routes by event type, in registration order (read through {@link routesOf}). */
   readonly routes = new Map<string, Route[]>();
+  /**
+   * The type {@link routesOf} answered last, and its list (the lists are mutated in place, so
+   * the cached list stays current; a type's first route makes a new list and clears the cache).
+   */
+  private routedType: string | undefined = undefined;
+  private routedList: Route[] | undefined = undefined;
   /** Payload schemas by event type. */
   readonly schemas = new Map<string, z.ZodType>();
   /** The event types the session knows (declared by reducers, `events`, machines, sagas, effects, channels). */
@@ -125,9 +131,23 @@ export class SessionRegistry {
     }
     this.known.add(route.entry.eventType);
     const list = this.routes.get(route.entry.eventType);
-    if (list === undefined) this.routes.set(route.entry.eventType, [route]);
-    else list.push(route);
+    if (list === undefined) {
+      this.routes.set(route.entry.eventType, [route]);
+      this.routedType = undefined;
+    } else list.push(route);
     if (schema !== undefined) this.schemas.set(route.entry.eventType, schema);
+  }
+
+  /**
+   * The routes of event type `type` (undefined when none), in registration order: one string
+   * comparison when it is the type asked last (a stream of events of one type makes no lookup).
+   */
+  routesOf(type: string): Route[] | undefined {
+    if (type === this.routedType) return this.routedList;
+    const list = this.routes.get(type);
+    this.routedType = type;
+    this.routedList = list;
+    return list;
   }
 
   private removeRoute(route: Route): void {
