@@ -46,6 +46,11 @@ export class ComputedNode<TValue> {
   observers = 0;
   /** Dropped from its family's cache while observed: detach when the last observer leaves. */
   orphan = false;
+  /** The session's `freeze` option and the definition's functions, read once (fields of this class: monomorphic loads). */
+  private readonly freeze: boolean;
+  private readonly projectFn: (...values: any[]) => TValue;
+  private readonly equalsFn: (a: TValue, b: TValue) => boolean;
+  private readonly incremental: IncrementalFold<TValue> | undefined;
 
   constructor(
     readonly def: ComputedDef<string, TValue>,
@@ -57,6 +62,10 @@ export class ComputedNode<TValue> {
     for (const s of sources) if (s.node !== undefined) depth = Math.max(depth, s.node.depth);
     this.depth = depth + 1;
     this.spare = new Array<number>(sources.length);
+    this.freeze = internals.freeze;
+    this.projectFn = def.project as (...values: any[]) => TValue;
+    this.equalsFn = def.equals;
+    this.incremental = def.incremental;
   }
 
   private sourceVersion(s: NodeSource): number {
@@ -116,9 +125,9 @@ export class ComputedNode<TValue> {
     }
     let next: TValue;
     try {
-      const incremental = this.def.incremental;
+      const incremental = this.incremental;
       next = incremental === undefined ? this.project() : this.fold(incremental, versions[0] as number);
-      if (this.internals.freeze) freezeValue(next);
+      if (this.freeze) freezeValue(next);
     } catch (cause) {
       this.folded = undefined;
       const error = new ComputedError(this.def.name, cause);
@@ -127,7 +136,7 @@ export class ComputedNode<TValue> {
       return;
     }
     this.failure = undefined;
-    if (this.hasValue && this.def.equals(this.value as TValue, next)) return;
+    if (this.hasValue && this.equalsFn(this.value as TValue, next)) return;
     this.value = next;
     this.hasValue = true;
     this.version++;
@@ -161,7 +170,7 @@ export class ComputedNode<TValue> {
 
   /** Calls `project` with the sources' values (no argument array for up to three sources). */
   private project(): TValue {
-    const project = this.def.project;
+    const project = this.projectFn;
     switch (this.sources.length) {
       case 0:
         return project();

@@ -1,5 +1,6 @@
 import type { Observable } from 'rxjs';
 import { GuardedObservable } from '../internal/guarded-observable';
+import { withAccessors } from '../internal/fast-object';
 import type { Session } from '../session/session-types';
 import { SessionDisposedError } from '../session/errors';
 import { graphOf, type ComputedGraph } from './computed-graph';
@@ -69,7 +70,8 @@ export function handleOf<TValue>(graph: ComputedGraph, node: ComputedNode<TValue
       graph.release(node);
     };
   });
-  return {
+  const handle: Omit<ComputedHandle<TValue>, 'isStale' | 'version'> & { readonly [NODE]: ComputedNode<TValue> } = {
+    [NODE]: node,
     name: node.def.name,
     latest() {
       if (internals.disposed) throw new SessionDisposedError(`read computed slice "${node.def.name}"`);
@@ -79,14 +81,26 @@ export function handleOf<TValue>(graph: ComputedGraph, node: ComputedNode<TValue
     },
     value$,
     invalidate: () => graph.invalidate(node),
-    get isStale() {
-      return node.isStale;
-    },
-    get version() {
-      return node.version;
-    },
   };
+  return withAccessors<ComputedHandle<TValue>>(handle, HANDLE_ACCESSORS);
 }
+
+/** Where the handle's shared accessors find its node (see `withAccessors`: the handle stays fast). */
+const NODE = Symbol('rxslice.computedNode');
+const HANDLE_ACCESSORS: PropertyDescriptorMap = {
+  isStale: {
+    get(this: { readonly [NODE]: ComputedNode<unknown> }) {
+      return this[NODE].isStale;
+    },
+    enumerable: true,
+  },
+  version: {
+    get(this: { readonly [NODE]: ComputedNode<unknown> }) {
+      return this[NODE].version;
+    },
+    enumerable: true,
+  },
+};
 
 /**
  * Reads a computed slice in a session: returns its live handle (the same one on every call).

@@ -1,12 +1,14 @@
 import { distinctUntilChanged, map, type Observable, type Subscription } from 'rxjs';
 import { defineEventUnchecked } from '../events/define-event';
 import { isRxSliceError, RxSliceError } from '../internal/errors';
+import { withAccessors } from '../internal/fast-object';
 import type { Event } from '../events/event';
 import { defineSlice } from '../slices/define-slice';
 import type { Reducer, SliceDef } from '../slices/reducer';
 import { none, replace, withEffects } from '../slices/slice-op';
 import type { SliceView } from '../slices/slice-view';
 import { SESSION_INTERNALS, type EnvelopeDecider, type SessionInternals } from '../session/internals';
+import type { SliceHandle } from '../session/slice-handle';
 import type { Session } from '../session/session-types';
 import { availableTransitions, canTransition, type AvailableTransition, type AvailableTransitionsOptions } from './available-transitions.js';
 import { explainTransition } from './explain-transition.js';
@@ -97,6 +99,32 @@ function namedDescriptors(def: MachineDefinition<any, any, any>): string[] {
 }
 
 /** A read-only view of `session`'s slices for guards and actions (one view per slice, made on first read). */
+/** Where the slice views' shared accessors find their handle (see `withAccessors`: the views stay fast). */
+const HANDLE = Symbol('rxslice.sliceHandle');
+const VIEW_ACCESSORS: PropertyDescriptorMap = {
+  isEmpty: {
+    get(this: { readonly [HANDLE]: SliceHandle<unknown> }) {
+      return this[HANDLE].isEmpty;
+    },
+    enumerable: true,
+  },
+  size: {
+    get(this: { readonly [HANDLE]: SliceHandle<unknown> }) {
+      return this[HANDLE].size;
+    },
+    enumerable: true,
+  },
+};
+
+const MACHINE_ACCESSORS: PropertyDescriptorMap = {
+  current: {
+    get(this: { readonly [HANDLE]: SliceHandle<unknown> }) {
+      return this[HANDLE].latest();
+    },
+    enumerable: true,
+  },
+};
+
 function sessionSlices(session: Session): MachineSlices {
   const views = new Map<SliceDef<string, any>, SliceView<unknown>>();
   return {
@@ -104,18 +132,18 @@ function sessionSlices(session: Session): MachineSlices {
       let view = views.get(def);
       if (view === undefined) {
         const handle = session.slice(def);
-        view = Object.freeze({
-          get isEmpty() {
-            return handle.isEmpty;
-          },
-          get size() {
-            return handle.size;
-          },
-          latest: () => handle.latest(),
+        view = Object.freeze(
+          withAccessors<SliceView<unknown>>(
+            {
+              [HANDLE]: handle,
+              latest: () => handle.latest(),
           all: () => handle.all(),
-          where: (predicate: (item: TItem, index: number) => boolean) => handle.where(predicate),
-          at: (index: number) => handle.at(index),
-        }) as SliceView<unknown>;
+              where: (predicate: (item: TItem, index: number) => boolean) => handle.where(predicate),
+              at: (index: number) => handle.at(index),
+            },
+            VIEW_ACCESSORS,
+          ),
+        );
         views.set(def, view);
       }
       return view as SliceView<TItem>;
@@ -291,12 +319,10 @@ export function installMachine<TContext, TEventType extends string, TStateId ext
     armed?.unsubscribe();
   });
 
-  const machine: SessionMachine<TContext, TEventType, TStateId> = {
+  const machineData: Omit<SessionMachine<TContext, TEventType, TStateId>, 'current'> & { readonly [HANDLE]: SliceHandle<unknown> } = {
+    [HANDLE]: handle,
     definition: def,
     slice,
-    get current() {
-      return handle.latest() as Snap;
-    },
     current$: handle.latest$ as Observable<Snap>,
     matches: (stateId) => matches(handle.latest() as Snap, stateId),
     canTransition: (event) => canTransition(def, handle.latest() as Snap, event, { slices }),
@@ -304,6 +330,7 @@ export function installMachine<TContext, TEventType extends string, TStateId ext
     availableTransitions: (options = {}) => availableTransitions(def, handle.latest() as Snap, { ...options, slices }),
     toMermaid: () => toMermaid(def),
   };
+  const machine = withAccessors<SessionMachine<TContext, TEventType, TStateId>>(machineData, MACHINE_ACCESSORS);
   registry(internals).set(def.name, { machine, timer });
   return machine;
 }

@@ -1,4 +1,5 @@
 import { asyncScheduler, type Observable, type Subject } from 'rxjs';
+import { withAccessors } from '../internal/fast-object';
 import { GuardedObservable } from '../internal/guarded-observable';
 import type { SliceDef } from '../slices/reducer';
 import type { Snapshot } from '../snapshots/snapshot';
@@ -19,6 +20,98 @@ import { openChannel, type ChannelRuntime } from './channel';
 import { checkSnapshotStore, findSnapshots, snapshotLineage } from './snapshot-queries';
 import { SessionItemsReader, SessionListeners } from './session-read';
 import type { Session, SessionEvent, SessionOptions } from './session-types';
+
+/**
+ * Where the shared accessors below (see `withAccessors`: the public objects stay fast) find
+ * their session core and slice record.
+ */
+const CORE = Symbol('rxslice.core');
+const RECORD = Symbol('rxslice.record');
+interface WithCore {
+  readonly [CORE]: SessionCore;
+}
+interface WithRecord {
+  readonly [RECORD]: SliceRecord<any>;
+}
+const SESSION_ACCESSORS: PropertyDescriptorMap = {
+  lastSeq: {
+    get(this: WithCore) {
+      return this[CORE].lastSeq;
+    },
+    enumerable: true,
+  },
+};
+const INTERNALS_ACCESSORS: PropertyDescriptorMap = {
+  pendingRestores: {
+    get(this: WithCore) {
+      const core = this[CORE];
+      return core.restoring.size + (core.restoringNow === undefined ? 0 : 1);
+    },
+    enumerable: true,
+  },
+  disposed: {
+    get(this: WithCore) {
+      return this[CORE].disposed;
+    },
+    enumerable: true,
+  },
+};
+const HANDLE_ACCESSORS: PropertyDescriptorMap = {
+  version: {
+    get(this: WithRecord) {
+      return this[RECORD].storage.version;
+    },
+    enumerable: true,
+  },
+  isEmpty: {
+    get(this: WithRecord) {
+      return this[RECORD].storage.size === 0;
+    },
+    enumerable: true,
+  },
+  size: {
+    get(this: WithRecord) {
+      return this[RECORD].storage.size;
+    },
+    enumerable: true,
+  },
+  // The record makes each observable once.
+  all$: {
+    get(this: WithRecord) {
+      return this[RECORD].all$();
+    },
+    enumerable: true,
+  },
+  latest$: {
+    get(this: WithRecord) {
+      return this[RECORD].latest$();
+    },
+    enumerable: true,
+  },
+  changes$: {
+    get(this: WithRecord) {
+      return this[RECORD].changes$();
+    },
+    enumerable: true,
+  },
+};
+
+/**
+ * The properties `createSession` adds to the core session once effects, sagas and machines are
+ * installed over it (they need the session first). Declared in the literal, as `undefined`, so
+ * that filling them in writes existing properties: adding them would turn the object into a
+ * dictionary (see `withAccessors`).
+ */
+interface ExtensionSlots {
+  readonly runSaga: undefined;
+  readonly resumeSagas: undefined;
+  readonly run: undefined;
+  readonly handle: undefined;
+  readonly runEffect: undefined;
+  readonly effects$: undefined;
+  readonly install: undefined;
+  readonly machine: undefined;
+}
 
 const isProduction = (): boolean =>
   (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.['NODE_ENV'] === 'production';
@@ -98,7 +191,8 @@ export function createCoreSession(options: SessionOptions): Session {
     return handle;
   };
 
-  const internals: SessionInternals = {
+  const internalsData: Omit<SessionInternals, 'pendingRestores' | 'disposed'> & WithCore = {
+    [CORE]: core,
     addSlice(def) {
       if (core.disposed) throw new SessionDisposedError(`add slice "${def.name}"`);
       registry.addSliceWithRoutes(def);
@@ -138,9 +232,6 @@ export function createCoreSession(options: SessionOptions): Session {
     hasSlice: (name) => registry.records.has(name),
     reportError: (error) => core.errors$.next(error),
     reportSubscriberFailure: (source, error) => core.reportSubscriberFailure(source, error),
-    get pendingRestores() {
-      return core.restoring.size + (core.restoringNow === undefined ? 0 : 1);
-    },
     dispatchSystem: (event, meta) => core.dispatchEnvelope(core.accept(event, meta, true)),
     dispatchWithOwnMeta: (event, meta) => core.dispatchEnvelope(core.accept(event, meta, false, true)),
     forwardTo(forward) {
@@ -151,13 +242,21 @@ export function createCoreSession(options: SessionOptions): Session {
       core.checkNextSeq(seq, 'skipTo');
       core.seq = seq - 1;
     },
-    get disposed() {
-      return core.disposed;
-    },
     onDispose: (teardown) => core.subscriptions.add(teardown),
   };
+  const internals = withAccessors<SessionInternals>(internalsData, INTERNALS_ACCESSORS);
 
-  const session: Session = {
+  const sessionData: Omit<Session, 'lastSeq'> & WithCore & ExtensionSlots = {
+    [CORE]: core,
+    // Filled in by `createSession` (see ExtensionSlots).
+    runSaga: undefined,
+    resumeSagas: undefined,
+    run: undefined,
+    handle: undefined,
+    runEffect: undefined,
+    effects$: undefined,
+    install: undefined,
+    machine: undefined,
     dispatch: (event, meta) => core.dispatchEnvelope(core.accept(event, meta, false)),
     slice: <TItem>(def: SliceDef<string, TItem>) => handleOf(registry.recordOf(def) as SliceRecord<TItem>),
     computed: (def) => def[ATTACH](session),
@@ -212,9 +311,6 @@ export function createCoreSession(options: SessionOptions): Session {
     errors$: core.errors$.asObservable(),
     evicted$: guarded(core, core.evicted$, 'evicted$'),
     scheduler: core.scheduler,
-    get lastSeq() {
-      return core.lastSeq;
-    },
     dispose: () => core.dispose(),
     channel: (def) => openKnownChannel(def),
     getSnapshot: () => items.read(),
@@ -226,6 +322,7 @@ export function createCoreSession(options: SessionOptions): Session {
     snapshotLineage: (snapshot) => snapshotLineage(snapshotStore, snapshot),
     [SESSION_INTERNALS]: internals,
   };
+  const session = withAccessors<Session>(sessionData, SESSION_ACCESSORS);
   const channels = new Map<string, ChannelRuntime<any>>();
   // A channel declares its event types (publishing to it is dispatching them).
   const openKnownChannel = <TEvent extends { readonly type: string }>(def: ChannelDef<string, TEvent>): ChannelRuntime<TEvent> => {
@@ -274,31 +371,13 @@ function addListener<TListener>(list: TListener[], listener: TListener): () => v
 /** The public accessor of one slice (made once per slice, on first `session.slice(def)`). */
 function sliceHandle<TItem>(core: SessionCore, record: SliceRecord<TItem>): SliceHandle<TItem> {
   const storage = record.storage;
-  return {
+  const handle: Omit<SliceHandle<TItem>, 'version' | 'isEmpty' | 'size' | 'all$' | 'latest$' | 'changes$'> & WithRecord = {
+    [RECORD]: record,
     name: record.def.name,
-    get version() {
-      return storage.version;
-    },
-    get isEmpty() {
-      return storage.size === 0;
-    },
-    get size() {
-      return storage.size;
-    },
     latest: () => storage.latest(),
     all: () => storage.all(),
     where: (predicate) => storage.view().where(predicate),
     at: (index) => storage.view().at(index),
-    // The record makes each observable once.
-    get all$() {
-      return record.all$();
-    },
-    get latest$() {
-      return record.latest$();
-    },
-    get changes$() {
-      return record.changes$();
-    },
     use: (...middleware) => useMiddleware(core, record, middleware),
     seed(items) {
       if (!Array.isArray(items)) throw new InvalidSliceItemError(record.def.name, 0, [{ code: 'invalid_type', path: [], message: 'seed expects an array of items' }]);
@@ -325,4 +404,5 @@ function sliceHandle<TItem>(core: SessionCore, record: SliceRecord<TItem>): Slic
       record.window = window;
     },
   };
+  return withAccessors<SliceHandle<TItem>>(handle, HANDLE_ACCESSORS);
 }
