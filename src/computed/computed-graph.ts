@@ -113,9 +113,13 @@ export class ComputedGraph {
       this.run(this.lastPlan);
       return;
     }
-    const key = changed.size === 1 ? (changed.values().next().value as string) : [...changed].sort().join('\u0000');
+    // Keyed by the names in the set's order (the order the commit changed them, the same for
+    // every event of one type), not sorted: the same slices in another order make another key of
+    // the same plan, and the plans kept are bounded.
+    const key = changed.size === 1 ? (changed.values().next().value as string) : [...changed].join('\u0000');
     let plan = this.plans.get(key);
     if (plan === undefined) {
+      if (this.plans.size >= MAX_PLANS) this.plans.clear();
       const roots = new Set<ComputedNode<any>>();
       for (const name of changed) {
         const set = this.bySlice.get(name);
@@ -163,6 +167,9 @@ export class ComputedGraph {
 }
 
 /** Key of the graph in the session's extension registry. */
+/** Plans kept per graph (one per distinct sequence of changed slices; all are dropped beyond it). */
+const MAX_PLANS = 256;
+
 const NO_PLAN: readonly ComputedNode<any>[] = Object.freeze([]);
 
 const GRAPH = Symbol('rxslice.computed.graph');
