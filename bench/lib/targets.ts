@@ -4,6 +4,7 @@
  */
 import type { Results } from './results';
 import { fmt, fmtRatio } from './stats';
+import { CONTENDER_LABELS } from '../workloads/workload';
 
 /** One target's outcome. */
 export interface TargetOutcome {
@@ -53,6 +54,7 @@ export function evaluateTargets(results: Results): TargetOutcome[] {
     den: [string, string, string?],
     limit: number,
     also: readonly [string, string][] = [],
+    prototype?: [string, string],
   ): void => {
     const a = value(...num);
     const b = value(...den);
@@ -66,8 +68,11 @@ export function evaluateTargets(results: Results): TargetOutcome[] {
       .filter(([, v]) => Number.isFinite(v))
       .map(([c, v]) => `; ${fmtRatio(a / v)} ${c}`)
       .join('');
+    // The prototype of the alternative (same denominator): what the goal reads without the cost it removes.
+    const p = prototype === undefined ? Number.NaN : value(...prototype);
+    const proto = Number.isFinite(p) ? `; prototype ${CONTENDER_LABELS[prototype?.[1] ?? ''] ?? prototype?.[1]}: ${fmtRatio(p / b)}` : '';
     const outcome = against(a / b, limit, fmtRatio);
-    out.push({ workload, target, status: outcome.status, detail: `${outcome.detail}${extra}` });
+    out.push({ workload, target, status: outcome.status, detail: `${outcome.detail}${extra}${proto}` });
   };
   /** An extra number of one cell against an upper bound. */
   const bound = (workload: string, target: string, cell: [string, string, string?], limit: number, show: (v: number) => string): void => {
@@ -80,20 +85,29 @@ export function evaluateTargets(results: Results): TargetOutcome[] {
   ratio('1', 'issue 22: dispatch ≤ 1.0× raw RxJS (same routing)', ['dispatch', 'rxslice'], ['dispatch', 'rxjs'], 1);
   ratio('1', "issue 22: dispatch ≤ 1.7× Elf (its update function; Elf with the same routing also shown)", ['dispatch', 'rxslice'], ['dispatch', 'elf'], 1.7, [
     ['dispatch', 'elf-routed'],
-  ]);
+  ], ['dispatch', 'rxslice-noclock']);
   ratio('2', 'issue 22: fan-out to 100 subscribers ≤ 1.0× raw RxJS', ['fan-out', 'rxslice'], ['fan-out', 'rxjs'], 1);
-  ratio('3', 'issue 22: glitch-free diamond ≤ Elf', ['diamond', 'rxslice'], ['diamond', 'elf'], 1);
+  ratio('3', 'issue 22: glitch-free diamond ≤ Elf', ['diamond', 'rxslice'], ['diamond', 'elf'], 1, [], ['diamond', 'rxslice-noclock']);
   ratio('3', "issue 22: glitch-free diamond ≤ 2.0× Zustand (one selector; Zustand with A, B, C in the state also shown)", ['diamond', 'rxslice'], ['diamond', 'zustand'], 2, [
     ['diamond', 'zustand-derived'],
-  ]);
+  ], ['diamond', 'rxslice-noclock']);
   bound('3', "issue 22: C's subscriber fires 1.00 times per update", ['diamond', 'rxslice', 'firesPerUpdate'], 1, (v) => fmt(v, 2));
   bound('3', 'issue 22: 0 inconsistent values of C', ['diamond', 'rxslice', 'inconsistentPerUpdate'], 0, (v) => fmt(v, 2));
   bound('5', 'issue 22: event middleware ≤ 1.10× dispatch', ['middleware', 'rxslice-event', 'overhead'], 1.1, fmtRatio);
   bound('5', 'issue 22: operator middleware ≤ 1.30× dispatch', ['middleware', 'rxslice-operator', 'overhead'], 1.3, fmtRatio);
   ratio('6', 'issue 22: effect round trip, epic ≤ 2.5× Elf', ['effect', 'rxslice'], ['effect', 'elf'], 2.5);
-  ratio('6', 'issue 22: effect round trip, listener-style handler (`listen`) ≤ 1.6× Elf', ['effect', 'rxslice-listener'], ['effect', 'elf'], 1.6);
-  ratio('7m', 'issue 22: snapshot + restore, steady ≤ 6× Redux', ['snapshot', 'rxslice'], ['snapshot', 'redux'], 6);
+  ratio('6', 'issue 22: effect round trip, listener-style handler (`listen`) ≤ 1.6× Elf', ['effect', 'rxslice-listener'], ['effect', 'elf'], 1.6, [], ['effect', 'rxslice-listener-noclock']);
+  ratio('7m', 'issue 22: snapshot + restore, steady ≤ 6× Redux', ['snapshot', 'rxslice'], ['snapshot', 'redux'], 6, [], ['snapshot', 'rxslice-noclock']);
   ratio('7m', 'issue 22: snapshot + restore, the first 1,000 calls (cold) ≤ 3× steady', ['snapshot', 'rxslice', 'firstNs'], ['snapshot', 'rxslice'], 3);
+  {
+    // The same ratio for the other contenders of this run: how far any code is from its steady state in its first calls.
+    const last = out[out.length - 1] as TargetOutcome;
+    const others = ['plain', 'redux', 'zustand']
+      .map((c) => [c, value('snapshot', c, 'firstNs') / value('snapshot', c)] as const)
+      .filter(([, r]) => Number.isFinite(r))
+      .map(([c, r]) => `${CONTENDER_LABELS[c] ?? c} ${fmtRatio(r)}`);
+    if (last.status !== 'not measured' && others.length > 0) out[out.length - 1] = { ...last, detail: `${last.detail}; cold / steady of ${others.join(', ')}` };
+  }
   bound('8', "issue 22: transcript replay ≥ 250,000 events/s (≤ 4,000 ns/event), validation 'always', statechart installed", ['replay', 'rxslice'], 4000, (v) => `${fmt(v)} ns/event`);
   ratio('16m', 'issue 22: bytes per item of a 1M-item log ≤ 1.10× a plain array of the same frozen items', ['memory', 'rxslice'], ['memory', 'plain'], 1.1);
   ratio('23r', 'issue 23: reading a 10,000-item log by index ≤ 3× a plain frozen array', ['log-read', 'rxslice', 'indexNs'], ['log-read', 'plain', 'indexNs'], 3);

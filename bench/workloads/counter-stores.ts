@@ -17,9 +17,10 @@ import { configureStore, createAction, createSlice, type Middleware as RtkMiddle
 import { createStore as createElfStore, elfHooks, enableElfProdMode, select, setProp, withProps } from '@ngneat/elf';
 import { createStore as createZustandStore, type StateCreator, type StoreMutatorIdentifier } from 'zustand/vanilla';
 import { subscribeWithSelector } from 'zustand/middleware';
-import { BehaviorSubject, Subject, map, share, type Observable, type OperatorFunction } from 'rxjs';
+import { BehaviorSubject, Subject, map, share, type Observable, type OperatorFunction, type SchedulerLike } from 'rxjs';
 import { z } from 'zod';
 import { createSession, defineEvent, defineSlice, type Envelope, type EventMiddleware, type ReducerMiddleware } from '../../src/index';
+import { coarseClock } from './coarse-clock';
 
 /** Number of counter slices. */
 export const SLICES = 10;
@@ -88,12 +89,13 @@ const rxsliceSlices = names.map((name, i) =>
   }),
 );
 
-function rxslice(middleware: CounterMiddleware): CounterStore {
+function rxslice(middleware: CounterMiddleware, scheduler?: SchedulerLike): CounterStore {
   const passReducer: ReducerMiddleware = (_ctx, next) => next();
   const passOperator: OperatorFunction<Envelope, Envelope> = map((envelope) => envelope);
   const passEvent: EventMiddleware = (envelope, next) => next(envelope);
   const session = createSession({
     slices: rxsliceSlices,
+    ...(scheduler === undefined ? {} : { scheduler }),
     ...(middleware === 'reducer' ? { middleware: { reducers: [passReducer, passReducer, passReducer] } } : {}),
     ...(middleware === 'operator' ? { middleware: { operators: [passOperator, passOperator, passOperator] } } : {}),
     ...(middleware === 'event' ? { middleware: { events: [passEvent, passEvent, passEvent] } } : {}),
@@ -277,4 +279,7 @@ function zustand(middleware: CounterMiddleware): CounterStore {
 }
 
 /** Counter-store factories by contender name. */
-export const counterStores = { plain, rxslice, rxjs, redux, rtk, elf, 'elf-routed': elfRouted, zustand } as const;
+/** rxslice with the coarse clock (see `coarse-clock.ts`): the prototype without a clock read per envelope. */
+const rxsliceNoClock = (middleware: CounterMiddleware): CounterStore => rxslice(middleware, coarseClock());
+
+export const counterStores = { plain, rxslice, 'rxslice-noclock': rxsliceNoClock, rxjs, redux, rtk, elf, 'elf-routed': elfRouted, zustand } as const;

@@ -34,11 +34,13 @@ export const dispatchWorkload: Workload = {
   notes: [
     'rxslice, raw RxJS, Redux, RTK and the plain loop route the one event type to all 10 slice reducers (9 return their state unchanged): rxslice `onLatest`, RTK `createSlice` + `extraReducers` with immer, Redux `combineReducers`, raw RxJS a subscription per BehaviorSubject.',
     'Elf and Zustand have no events: their docs call an update function (an Elf repository function with `setProp`, a Zustand action with `set`) that touches only the store or key it changes, so they skip the routing the others do.',
+    '`rxslice (no clock read)` is the prototype of the alternative to the clock read per envelope: the same session with a scheduler whose `now()` returns a cached `Date.now()` refreshed by a 1 ms timer (bench/workloads/coarse-clock.ts).',
     '`Elf 2 (10-slice routing)` gives Elf the same routing: a `dispatch(event)` that calls `store.update((s) => reducer(s, event))` on all ten stores with the plain loop\'s reducers (Elf emits only for the store whose state changed).',
   ],
   contenders: {
     plain: impl('plain'),
     rxslice: impl('rxslice'),
+    'rxslice-noclock': impl('rxslice-noclock'),
     rxjs: impl('rxjs'),
     redux: impl('redux'),
     rtk: impl('rtk'),

@@ -5,7 +5,7 @@
  * and how many of those calls saw an inconsistent C (one that matches no committed S: the
  * glitch of `combineLatest`, which sees the new A with the old B first).
  */
-import { BehaviorSubject, Subject, combineLatest, distinctUntilChanged, map } from 'rxjs';
+import { BehaviorSubject, Subject, combineLatest, distinctUntilChanged, map, type SchedulerLike } from 'rxjs';
 import { combineReducers, legacy_createStore as createReduxStore } from 'redux';
 import { createSelector } from 'reselect';
 import { configureStore, createSelector as createRtkSelector, createSlice } from '@reduxjs/toolkit';
@@ -17,6 +17,7 @@ import { computed } from '../../src/computed/computed';
 import { defineComputed } from '../../src/computed/define-computed';
 import { check, checkEqual, measure, nowMs, type Impl, type Ready, type RunResult } from '../lib/measure';
 import type { Workload } from './workload';
+import { coarseClock } from './coarse-clock';
 
 /** Updates of S in the timed run. */
 export const UPDATES = 100_000;
@@ -103,8 +104,8 @@ const B = defineComputed('b', [SourceSlice], (items) => g(items[items.length - 1
 const C = defineComputed('c', [A, B], h);
 
 /** rxslice: a state slice S, computed slices A and B from S, C from A and B; subscriber on `value$`. */
-function rxslice(): Diamond {
-  const session = createSession({ slices: [SourceSlice] });
+function rxslice(scheduler?: SchedulerLike): Diamond {
+  const session = createSession({ slices: [SourceSlice], ...(scheduler === undefined ? {} : { scheduler }) });
   const s = session.slice(SourceSlice);
   const c = computed(session, C);
   return {
@@ -266,14 +267,15 @@ export const diamondWorkload: Workload = {
     { key: 'inconsistentPerUpdate', label: 'inconsistent C / update', digits: 2 },
   ],
   notes: [
-    'rxslice: `defineComputed` for A, B (from S) and C (from A and B), `computed(session, C).value$` subscribed.',
+    'rxslice: `defineComputed` for A, B (from S) and C (from A and B), `computed(session, C).value$` subscribed. `rxslice (no clock read)`: the same with a scheduler whose `now()` returns a cached `Date.now()` (bench/workloads/coarse-clock.ts), the prototype of the alternative to one clock read per envelope.',
     'Raw RxJS uses `combineLatest([a$, b$])`: it fires twice per update and the first value mixes the new A with the old B (the glitch); the check expects exactly that.',
     'Redux and RTK compute C with reselect `createSelector` in a store listener; Elf with `store.combine({ a: a$, b: b$ })`, which emits once per store update; Zustand with one selector computing C from S on `subscribeWithSelector` (A and B are not values anyone can subscribe to).',
     '`Zustand 5 (A, B, C in the state)` keeps the three derived values separately subscribable, as rxslice\'s computed slices are: the action recomputes A, B and C into the state it sets, and C\'s subscriber selects `s.c`.',
   ],
   contenders: {
     plain: impl(plain),
-    rxslice: impl(rxslice),
+    rxslice: impl(() => rxslice()),
+    'rxslice-noclock': impl(() => rxslice(coarseClock())),
     rxjs: impl(rxjs, 2),
     redux: impl(redux),
     rtk: impl(rtk),

@@ -4,7 +4,7 @@
  * 200,000 round trips; checks both counts and the last id answered. Each contender uses its
  * documented effect mechanism (see the functions below).
  */
-import { BehaviorSubject, Subject, filter, map, of, skip } from 'rxjs';
+import { BehaviorSubject, Subject, filter, map, of, skip, type SchedulerLike } from 'rxjs';
 import { applyMiddleware, combineReducers, legacy_createStore as createReduxStore, type Middleware } from 'redux';
 import { configureStore, createAction, createListenerMiddleware, createSlice } from '@reduxjs/toolkit';
 import { createStore as createElfStore, enableElfProdMode, select, withProps } from '@ngneat/elf';
@@ -17,6 +17,7 @@ import { runEpic, type Epic } from '../../src/effects/epic';
 import { handleEffect } from '../../src/effects/handle-effect';
 import { checkEqual, measure, nowMs, type Impl, type Ready, type RunResult } from '../lib/measure';
 import type { Workload } from './workload';
+import { coarseClock } from './coarse-clock';
 
 /** Round trips in the timed run. */
 export const ROUND_TRIPS = 200_000;
@@ -99,8 +100,8 @@ function rxslice(): RoundTrip {
  * follow-up after each committed ping (the session queues the dispatch and runs it after the
  * current commit, FIFO), what RTK's `startListening` and Elf's subscription do. No epic, no operators.
  */
-function rxsliceListener(): RoundTrip {
-  const session = createSession({ slices: [Pings, Pongs] });
+function rxsliceListener(scheduler?: SchedulerLike): RoundTrip {
+  const session = createSession({ slices: [Pings, Pongs], ...(scheduler === undefined ? {} : { scheduler }) });
   listen(session, Ping, (committed, api) => api.dispatch(Pong({ id: committed.event.payload.id })));
   const pings = session.slice(Pings);
   const pongs = session.slice(Pongs);
@@ -252,13 +253,14 @@ export const effectWorkload: Workload = {
   title: 'Effect round trip: an event whose effect dispatches a follow-up, 200,000 round trips',
   unit: 'ns/round trip',
   notes: [
-    'rxslice: an epic, `runEpic(session, (events$) => events$.pipe(ofType(Ping), map(...)))` (the session queues what it emits and runs it after the current commit). `rxslice (effect as data)`: the reducer returns `withEffects(op, [AnswerPing(...)])`, `handleEffect` runs a synchronous observable handler, and the effect\'s `onSuccess` event is the follow-up; this path also dispatches `rxslice.effect.started` and `rxslice.effect.succeeded` per round trip. `rxslice (listener)` is the listener-style handler: `listen(session, Ping, (committed, api) => api.dispatch(Pong(...)))` (the shape of RTK `startListening`; no epic, no operators).',
+    'rxslice: an epic, `runEpic(session, (events$) => events$.pipe(ofType(Ping), map(...)))` (the session queues what it emits and runs it after the current commit). `rxslice (effect as data)`: the reducer returns `withEffects(op, [AnswerPing(...)])`, `handleEffect` runs a synchronous observable handler, and the effect\'s `onSuccess` event is the follow-up; this path also dispatches `rxslice.effect.started` and `rxslice.effect.succeeded` per round trip. `rxslice (listener)` is the listener-style handler: `listen(session, Ping, (committed, api) => api.dispatch(Pong(...)))` (the shape of RTK `startListening`; no epic, no operators). `rxslice (listener, no clock read)`: the same with a scheduler whose `now()` returns a cached `Date.now()` (bench/workloads/coarse-clock.ts), the prototype of the alternative to one clock read per envelope.',
     'Redux: a custom effect middleware; RTK: `createListenerMiddleware` (its recommended effect API; each effect run allocates an AbortController and promises); raw RxJS: an effect stream fed back into the actions Subject; Elf (no effect layer in its core; `@ngneat/effects` is not installed) and Zustand: a subscription to the pings state calling the follow-up update.',
   ],
   contenders: {
     plain: impl(plain),
     rxslice: impl(rxslice),
-    'rxslice-listener': impl(rxsliceListener),
+    'rxslice-listener': impl(() => rxsliceListener()),
+    'rxslice-listener-noclock': impl(() => rxsliceListener(coarseClock())),
     'rxslice-effect': impl(rxsliceEffect),
     rxjs: impl(rxjs),
     redux: impl(redux),

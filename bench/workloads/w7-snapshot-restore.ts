@@ -10,7 +10,7 @@
  *   (peers restore the parsed object unchecked); `rxslice (no schema)` shows the cost without.
  *   Reports ns per round trip.
  */
-import { BehaviorSubject } from 'rxjs';
+import { BehaviorSubject, type SchedulerLike } from 'rxjs';
 import { combineReducers, legacy_createStore as createReduxStore, type Reducer } from 'redux';
 import { configureStore, createAction, createSlice, combineReducers as rtkCombineReducers, type PayloadAction } from '@reduxjs/toolkit';
 import { createStore as createElfStore, enableElfProdMode, getStoresSnapshot, setProp, withProps, type Store } from '@ngneat/elf';
@@ -19,6 +19,7 @@ import { z } from 'zod';
 import { createSession, defineEvent, defineSlice, append, snapshotFromJSON, type Snapshot } from '../../src/index';
 import { checkEqual, measure, nowMs, type Impl, type Ready, type RunResult } from '../lib/measure';
 import type { Workload } from './workload';
+import { coarseClock } from './coarse-clock';
 
 /** In-memory snapshot + restore iterations in the timed run. */
 export const SNAPSHOT_RESTORES = 10_000;
@@ -118,10 +119,10 @@ const rxsliceSlices = (withSchema: boolean) =>
     }),
   );
 
-function rxslice(withSchema: boolean): () => Snapshotting<Snapshot> {
+function rxslice(withSchema: boolean, scheduler?: () => SchedulerLike): () => Snapshotting<Snapshot> {
   return () => {
     const slices = rxsliceSlices(withSchema);
-    const session = createSession({ slices });
+    const session = createSession({ slices, ...(scheduler === undefined ? {} : { scheduler: scheduler() }) });
     const handles = slices.map((s) => session.slice(s));
     return {
       snapshot: () => session.snapshot(),
@@ -258,10 +259,12 @@ export const snapshotWorkload: Workload = {
   unit: 'ns/snapshot+restore',
   notes: [
     'Snapshots: rxslice `session.snapshot()` / `session.restore(s)` (an `rxslice.session.restored` event through the pipeline); Redux/RTK/Zustand `getState()` and a restore action handled by the root reducer (`setState(s, true)` for Zustand); Elf `getStoresSnapshot()` and `store.update(() => value)` per store; raw RxJS the subjects\' values; the plain loop copies its array of 10 references.',
+    '`rxslice (no clock read)`: the same session with a scheduler whose `now()` returns a cached `Date.now()` (bench/workloads/coarse-clock.ts): the prototype of the alternative to the two clock reads of each iteration (the snapshot\'s time and the restore envelope\'s).',
   ],
   contenders: {
     plain: inMemory(plain),
     rxslice: inMemory(rxslice(true)),
+    'rxslice-noclock': inMemory(rxslice(true, coarseClock)),
     rxjs: inMemory(rxjs),
     redux: inMemory(redux),
     rtk: inMemory(rtk),

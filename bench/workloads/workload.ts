@@ -27,6 +27,8 @@ export const CONTENDER_LABELS: Readonly<Record<string, string>> = {
   'elf-routed': 'Elf 2 (10-slice routing)',
   'zustand-derived': 'Zustand 5 (A, B, C in the state)',
   'rxslice-listener': 'rxslice (listener)',
+  'rxslice-noclock': 'rxslice (no clock read)',
+  'rxslice-listener-noclock': 'rxslice (listener, no clock read)',
   zustand: 'Zustand 5',
   emmett: 'Emmett (PostgreSQL)',
 };
