@@ -24,17 +24,19 @@ export class KnownEvents {
     if (!this.prefixes.includes(descriptor)) this.prefixes.push(descriptor);
   }
 
-  /** The last type {@link has} answered true for (the set only grows, so it stays true). */
+  /** The last two types {@link has} answered true for (the set only grows, so they stay true). */
   private lastKnown: string | undefined = undefined;
+  private priorKnown: string | undefined = undefined;
 
   /**
-   * True when `type` was declared (exactly, or under a machine's descriptor). The type of the
-   * previous call that answered true is answered by one string comparison (a stream of events
-   * of one type, the common case, makes no hash lookup).
+   * True when `type` was declared (exactly, or under a machine's descriptor). The types of the
+   * last two calls that answered true are answered by string comparisons (a stream of events of
+   * one type, or an event and its follow-up, make no hash lookup).
    */
   has(type: string): boolean {
-    if (type === this.lastKnown) return true;
+    if (type === this.lastKnown || type === this.priorKnown) return true;
     if (this.types.has(type)) {
+      this.priorKnown = this.lastKnown;
       this.lastKnown = type;
       return true;
     }

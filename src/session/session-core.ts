@@ -145,6 +145,25 @@ export class SessionCore extends SessionQueue {
       if (n > 0) this.listenedTypes.set(type, n);
       else this.listenedTypes.delete(type);
     }
+    this.askedType = this.priorAsked = undefined;
+  }
+
+  /** The last two types {@link isListened} answered, and its answers (cleared by {@link listenTo}). */
+  private askedType: string | undefined = undefined;
+  private askedAnswer = false;
+  private priorAsked: string | undefined = undefined;
+  private priorAnswer = false;
+
+  /** Whether a typed committed listener listens to `type` (string comparisons for the last two types asked). */
+  private isListened(type: string): boolean {
+    if (type === this.askedType) return this.askedAnswer;
+    if (type === this.priorAsked) return this.priorAnswer;
+    const answer = this.listenedTypes.has(type);
+    this.priorAsked = this.askedType;
+    this.priorAnswer = this.askedAnswer;
+    this.askedType = type;
+    this.askedAnswer = answer;
+    return answer;
   }
 
   /**
@@ -424,7 +443,7 @@ export class SessionCore extends SessionQueue {
       this.batchDepth > 0 ||
       this.committed$.observed ||
       this.fullCommittedListeners > 0 ||
-      (this.listenedTypes.size > 0 && this.listenedTypes.has(env.event.type)) ||
+      (this.listenedTypes.size > 0 && this.isListened(env.event.type)) ||
       (effects !== undefined && this.committedListeners.length > 0)
         ? { seq: env.seq, at: env.at, event: env.event, meta: env.meta, changed: names ?? NO_NAMES, effects: effects ?? NO_EFFECTS }
         : undefined;

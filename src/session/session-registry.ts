@@ -69,11 +69,13 @@ export class SessionRegistry {
   /** Routes by event type, in registration order (read through {@link routesOf}). */
   readonly routes = new Map<string, Route[]>();
   /**
-   * The type {@link routesOf} answered last, and its list (the lists are mutated in place, so
-   * the cached list stays current; a type's first route makes a new list and clears the cache).
+   * The last two types {@link routesOf} answered, and their lists (the lists are mutated in
+   * place, so a cached list stays current; a type's first route makes a new list and clears the cache).
    */
   private routedType: string | undefined = undefined;
   private routedList: Route[] | undefined = undefined;
+  private priorType: string | undefined = undefined;
+  private priorList: Route[] | undefined = undefined;
   /** Payload schemas by event type. */
   readonly schemas = new Map<string, z.ZodType>();
   /** The event types the session knows (declared by reducers, `events`, machines, sagas, effects, channels). */
@@ -133,18 +135,22 @@ export class SessionRegistry {
     const list = this.routes.get(route.entry.eventType);
     if (list === undefined) {
       this.routes.set(route.entry.eventType, [route]);
-      this.routedType = undefined;
+      this.routedType = this.priorType = undefined;
     } else list.push(route);
     if (schema !== undefined) this.schemas.set(route.entry.eventType, schema);
   }
 
   /**
-   * The routes of event type `type` (undefined when none), in registration order: one string
-   * comparison when it is the type asked last (a stream of events of one type makes no lookup).
+   * The routes of event type `type` (undefined when none), in registration order: string
+   * comparisons when it is one of the last two types asked (a stream of events of one type, or
+   * an event and its follow-up, make no lookup).
    */
   routesOf(type: string): Route[] | undefined {
     if (type === this.routedType) return this.routedList;
+    if (type === this.priorType) return this.priorList;
     const list = this.routes.get(type);
+    this.priorType = this.routedType;
+    this.priorList = this.routedList;
     this.routedType = type;
     this.routedList = list;
     return list;

@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { append, createSession, defineEvent, defineSlice } from '../../src/index';
+import { append, createSession, defineEvent, defineSlice, listen } from '../../src/index';
 
 // The dispatch path answers the event type of the previous dispatch from a one-entry cache
 // (KnownEvents.has, SessionRegistry.routesOf): these pin that the cache never answers stale.
 
 const Ping = defineEvent('test/ping', z.object({ n: z.number() }));
 const Pong = defineEvent('test/pong', z.object({ n: z.number() }));
+const Other = defineEvent('test/other');
 const Log = defineSlice('log', {
   policy: 'log',
   reducers: ({ on }) => [on(Pong, (_view, e) => append(`pong ${e.payload.n}`))],
@@ -29,6 +30,27 @@ describe('route cache', () => {
     remove();
     session.dispatch(Pong({ n: 3 }));
     expect(session.slice(Log).all()).toEqual(['pong 1', 'pong 2', 'again 2', 'pong 3']);
+  });
+
+  it('a reducer registered for the older of the two cached types runs on its next dispatch', () => {
+    const session = createSession({ slices: [Log], events: [Ping] });
+    session.dispatch(Ping({ n: 1 })); // cached: test/ping → no routes
+    session.dispatch(Pong({ n: 2 })); // cached: test/pong → its list; test/ping is the older entry
+    session.slice(Log).register(Ping, (_view, e) => append(`ping ${e.payload.n}`));
+    session.dispatch(Ping({ n: 3 }));
+    expect(session.slice(Log).all()).toEqual(['pong 2', 'ping 3']);
+  });
+
+  it('a listener added for a type already committed unheard is told of its next commit', () => {
+    const session = createSession({ slices: [Log], events: [Ping, Other] });
+    listen(session, Other, () => undefined); // some type is listened to: the others are asked about
+    session.dispatch(Ping({ n: 1 }));
+    session.dispatch(Pong({ n: 2 })); // neither type is listened to: both answers are cached
+    const heard: number[] = [];
+    listen(session, [Ping, Pong], (committed) => heard.push(committed.seq));
+    session.dispatch(Ping({ n: 3 }));
+    session.dispatch(Pong({ n: 4 }));
+    expect(heard).toEqual([3, 4]);
   });
 
   it('alternating types each reach their own reducers', () => {
