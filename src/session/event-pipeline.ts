@@ -63,7 +63,7 @@ export class EventPipeline extends MiddlewareFeed {
       this.lastOut = env;
       const operators = layer.operators;
       if (operators !== undefined) operators.feed(env);
-      else if (env === this.feeding && this.core.busy) this.core.reduce(env);
+      else if (this.feeding && env === this.lastFed && this.core.busy) this.core.reduce(env);
       else this.core.reduceEntered(env);
     };
     let chain = out;
@@ -77,14 +77,14 @@ export class EventPipeline extends MiddlewareFeed {
 
   /** Runs the middleware on `env`; a throw rejects it (reported by the core). */
   feed(env: Envelope): void {
-    this.feeding = env;
     this.lastFed = env;
+    this.feeding = true;
     try {
       this.chain(env);
     } catch (cause) {
       this.core.middlewareFailed(cause, 'event middleware', this);
     } finally {
-      this.feeding = undefined;
+      this.feeding = false;
     }
   }
 }

@@ -25,19 +25,22 @@ export interface PipelineCore {
  * envelope the failure belongs to. Both pipelines keep it the same way.
  */
 export abstract class MiddlewareFeed {
-  /** The envelope being fed in (a failure now is its failure). */
-  protected feeding: Envelope | undefined = undefined;
-  /** The last envelope fed in (a later, asynchronous failure is reported with it). */
+  /**
+   * The last envelope fed in: the one being fed while {@link feeding} is true (a failure now is
+   * its failure), else the one a later, asynchronous failure is reported with.
+   */
   protected lastFed: Envelope | undefined = undefined;
+  /** Whether {@link lastFed} is being fed in now (a flag, not a second reference: one store fewer of a new object into this long-lived one per envelope). */
+  protected feeding = false;
 
   /** The envelope an error now belongs to: the one being fed in, else the last one fed in. */
   get current(): Envelope | undefined {
-    return this.feeding ?? this.lastFed;
+    return this.lastFed;
   }
 
   /** Whether an error now belongs to the envelope being fed in (synchronous with a dispatch). */
   get isFeeding(): boolean {
-    return this.feeding !== undefined;
+    return this.feeding;
   }
 
   /** Feeds `env` into the middleware. */

@@ -44,12 +44,12 @@ export class OperatorPipeline extends MiddlewareFeed {
 
   /** Feeds `env` into the middleware, resubscribing it first if it errored or completed. */
   feed(env: Envelope): void {
-    this.feeding = env;
     this.lastFed = env;
+    this.feeding = true;
     try {
       if (this.connected || this.connect()) this.input.next(env);
     } finally {
-      this.feeding = undefined;
+      this.feeding = false;
     }
   }
 
