@@ -90,7 +90,16 @@ export type ToolCall = z.infer<typeof ToolCall>;
 
 const SUMMARY_FIELDS = ['command', 'file_path', 'path', 'pattern', 'url', 'query', 'description', 'skill', 'prompt'];
 
+/**
+ * `text` on one line (whitespace runs collapsed to a space, trimmed), cut to `max` characters with
+ * `…`. Only a prefix of a long text is collapsed (tool inputs and outputs run to tens of KB): one
+ * whose collapsed, trimmed form is longer than `max` decides the result as the whole text would.
+ */
 const oneLine = (text: string, max: number): string => {
+  for (let length = 4 * max; length < text.length; length *= 4) {
+    const head = text.slice(0, length).replace(/\s+/g, ' ').trim();
+    if (head.length > max) return `${head.slice(0, max - 1)}…`;
+  }
   const line = text.replace(/\s+/g, ' ').trim();
   return line.length <= max ? line : `${line.slice(0, max - 1)}…`;
 };
@@ -104,8 +113,17 @@ export function summarizeToolInput(input: Readonly<Record<string, unknown>>): st
   return '';
 }
 
-/** The first non-empty line of a tool's error result, on one line, at most 160 characters. */
-export const firstLine = (text: string): string => oneLine(text.split('\n').find((l) => l.trim() !== '') ?? '', 160);
+/** The first non-empty line of a tool's error result, on one line, at most 160 characters (lines are read up to that one, not split all). */
+export const firstLine = (text: string): string => {
+  for (let start = 0; start <= text.length; ) {
+    const end = text.indexOf('\n', start);
+    const line = end < 0 ? text.slice(start) : text.slice(start, end);
+    if (line.trim() !== '') return oneLine(line, 160);
+    if (end < 0) break;
+    start = end + 1;
+  }
+  return oneLine('', 160);
+};
 
 /**
  * Settles the newest call with the result's `toolUseId` (scanning from the newest item, where
