@@ -3,7 +3,7 @@ import type { Envelope } from '../events/envelope';
 import { MiddlewareFeed, type PipelineCore } from './middleware-feed';
 
 /**
- * @internal The session's operator middleware: an input subject piped through the operators,
+ * @internal The session's operator middleware: a multicast input (see {@link EnvelopeSource}) piped through the operators,
  * with the core's reduce step subscribed to the output.
  *
  * An RxJS chain that errors is finished for good, so a throwing middleware would otherwise
