@@ -79,7 +79,7 @@ export class SessionSnapshots {
       stored[i] = storage.snapshot();
       versions[i] = storage.version;
     }
-    return makeDeferredSnapshot(seq, at, tag, plan.names, { stored, versions, maker: plan }, plan, this.parents);
+    return makeDeferredSnapshot(seq, at, tag, plan.names, stored, versions, plan, this.parents);
   }
 
   /** Records `id` (of `snapshot`) as the parent of the snapshots taken from now on (a restore happened). */

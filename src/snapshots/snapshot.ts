@@ -114,16 +114,21 @@ class SnapshotBody {
   captures: readonly (StoredSlice<unknown> | undefined)[] | undefined = undefined;
   constructor(
     readonly names: readonly string[],
-    /** The entries; made on first read when the snapshot was taken with a {@link DeferredCapture}. */
+    /** The entries; made on first read when the snapshot was taken with a deferred capture (see {@link DeferredCapture}). */
     public entries: readonly SnapshotSlice[] | undefined,
-    readonly deferred: DeferredCapture | undefined,
+    /** The deferred capture's `stored` and `versions` (kept here, not in an object of their own: one allocation fewer per snapshot). */
+    readonly stored: readonly StoredSlice<unknown>[] | undefined,
+    readonly versions: readonly number[] | undefined,
+    /** The deferred capture's `maker`, which is also the `source` (see {@link snapshotSource}). */
     readonly source: unknown,
     public id: string | undefined,
   ) {}
   /** The entries (made once from the deferred capture, through its maker's cache). */
   entryList(): readonly SnapshotSlice[] {
     if (this.entries !== undefined) return this.entries;
-    const { stored, versions, maker } = this.deferred as DeferredCapture;
+    const stored = this.stored as readonly StoredSlice<unknown>[];
+    const versions = this.versions as readonly number[];
+    const maker = this.source as DeferredCapture['maker'];
     const entries = new Array<SnapshotSlice>(stored.length);
     for (let i = 0; i < stored.length; i++) entries[i] = maker.entry(i, stored[i] as StoredSlice<unknown>, versions[i] as number);
     this.entries = Object.freeze(entries);
@@ -216,7 +221,7 @@ export function makeSnapshot(
   parents: readonly string[] = NO_PARENTS,
   id?: string,
 ): Snapshot {
-  return Object.freeze(new FrozenSnapshot(seq, at, tag, parents, new SnapshotBody(names, entries, undefined, source, id)));
+  return Object.freeze(new FrozenSnapshot(seq, at, tag, parents, new SnapshotBody(names, entries, undefined, undefined, source, id)));
 }
 
 
@@ -234,7 +239,8 @@ export interface DeferredCapture {
 }
 
 /**
- * @internal Like {@link makeSnapshot}, with the entries deferred (see {@link DeferredCapture}).
+ * @internal Like {@link makeSnapshot}, with the entries deferred (see {@link DeferredCapture}):
+ * `stored`, `versions` and `maker` are the capture's, and `maker` is also the snapshot's `source`.
  * `names` and the capture's arrays are kept, never copied: the caller must not change them.
  */
 export function makeDeferredSnapshot(
@@ -242,11 +248,12 @@ export function makeDeferredSnapshot(
   at: number,
   tag: string | undefined,
   names: readonly string[],
-  capture: DeferredCapture,
-  source: unknown,
+  stored: DeferredCapture['stored'],
+  versions: DeferredCapture['versions'],
+  maker: DeferredCapture['maker'],
   parents: readonly string[],
 ): Snapshot {
-  return Object.freeze(new FrozenSnapshot(seq, at, tag, parents, new SnapshotBody(names, undefined, capture, source, undefined)));
+  return Object.freeze(new FrozenSnapshot(seq, at, tag, parents, new SnapshotBody(names, undefined, stored, versions, maker, undefined)));
 }
 
 /** @internal The `source` a snapshot was made with (`undefined` for any other value). */
@@ -279,7 +286,7 @@ export function checkedDefOf(snapshot: Snapshot, name: string): SliceDef<string,
  * small integer, a frozen `parents` array): another type would give it another hidden class.
  */
 function keepSnapshotClassAlive(): void {
-  FrozenSnapshot.keptAlive = makeDeferredSnapshot(0, 0.5, undefined, NO_PARENTS, { stored: [], versions: [], maker: { entry: () => undefined as never } }, undefined, Object.freeze(['']));
+  FrozenSnapshot.keptAlive = makeDeferredSnapshot(0, 0.5, undefined, NO_PARENTS, [], [], { entry: () => undefined as never }, Object.freeze(['']));
 }
 keepSnapshotClassAlive();
 
@@ -301,7 +308,6 @@ export function parentsAfterRestoring(snapshot: Snapshot, id: string): readonly 
 export function snapshotCaptures(snapshot: Snapshot): readonly (StoredSlice<unknown> | undefined)[] | undefined {
   const body = FrozenSnapshot.bodyOf(snapshot);
   if (body === undefined) return undefined;
-  const deferred = body.deferred;
-  return deferred !== undefined ? deferred.stored : (body.captures ??= body.entryList().map((entry) => entry.stored));
+  return body.stored !== undefined ? body.stored : (body.captures ??= body.entryList().map((entry) => entry.stored));
 }
 
