@@ -194,45 +194,53 @@ class Recorder implements FlightRecorder {
   private lastSnapshotSeq = -1;
   /** Snapshots written since the last whole one. */
   private sinceFull = 0;
-  /** Each slice's items as the last snapshot wrote them (the arrays are the snapshot's copies). */
-  private readonly lastItems = new Map<string, readonly unknown[]>();
+  /** Each slice's items as the last snapshot wrote them (the snapshot's copies) and their JSON texts, index for index. */
+  private readonly lastItems = new Map<string, { readonly items: readonly unknown[]; readonly texts: readonly string[] }>();
 
   /**
-   * `JSON.stringify` of a snapshot's JSON form, with each object item's text kept by identity:
-   * items are immutable, so a log slice's items are stringified once, not at every snapshot.
-   * Unless `full`, a slice that holds runs of the previous snapshot's items (the same objects, in
-   * order: a log that grew, whose window moved or evicted from its middle, or a slice that did not
-   * change) is written as those runs (`"runs"`, see {@link keptRuns}) and the items between them.
+   * `JSON.stringify` of a snapshot's JSON form, with each item's text taken from the previous
+   * snapshot when it holds the same item (items are immutable: a log's items are stringified
+   * once while they live). Unless `full`, a slice that holds runs of the previous snapshot's
+   * items (the same objects, in order: a log that grew, whose window moved or evicted from its
+   * middle, or a slice that did not change) is written as those runs (`"runs"`, see
+   * {@link keptRuns}) and the items between them.
    */
   private snapshotText(json: SnapshotJSON, full: boolean): string {
     const { slices, ...head } = json;
     const parts: string[] = [];
     for (const name of Object.keys(slices)) {
       const { items, ...rest } = slices[name] as SnapshotJSON['slices'][string];
-      const prev = full ? undefined : this.lastItems.get(name);
-      this.lastItems.set(name, items);
-      const runs = prev === undefined ? undefined : keptRuns(prev, items);
-      let list = '';
-      let first = true;
-      for (let i = 0; i < items.length; i++) {
-        if (runs !== undefined && runs.kept[i] === 1) continue;
-        list += `${first ? '' : ','}${this.itemText(items[i])}`;
-        first = false;
+      const last = this.lastItems.get(name);
+      const runs = last === undefined ? undefined : keptRuns(last.items, items);
+      const texts: string[] = [];
+      let list: string;
+      if (runs === undefined || last === undefined) {
+        for (let i = 0; i < items.length; i++) texts.push(itemText(items[i]));
+        list = texts.join(',');
+      } else {
+        // The runs place every item: kept ones take the previous text, new ones are stringified.
+        const added: string[] = [];
+        let i = 0;
+        for (let r = 0; r < runs.length; r += 3) {
+          const from = runs[r] as number;
+          const keep = runs[r + 1] as number;
+          const add = runs[r + 2] as number;
+          for (let j = from; j < from + keep; j++) texts.push(last.texts[j] as string);
+          i += keep;
+          for (let k = 0; k < add; k++) {
+            const text = itemText(items[i++]);
+            texts.push(text);
+            added.push(text);
+          }
+        }
+        list = full ? texts.join(',') : added.join(',');
       }
+      this.lastItems.set(name, { items, texts });
       const restText = JSON.stringify(rest);
-      const relative = runs === undefined ? '' : `"runs":[${runs.runs.join(',')}],`;
+      const relative = runs === undefined || full ? '' : `"runs":[${runs.join(',')}],`;
       parts.push(`${JSON.stringify(name)}:${restText === '{}' ? '{' : `${restText.slice(0, -1)},`}${relative}"items":[${list}]}`);
     }
     return `${JSON.stringify(head).slice(0, -1)},"slices":{${parts.join(',')}}}`;
-  }
-
-  private readonly itemTexts = new WeakMap<object, string>();
-
-  private itemText(item: unknown): string {
-    if (item === null || typeof item !== 'object') return JSON.stringify(item) ?? 'null';
-    let text = this.itemTexts.get(item);
-    if (text === undefined) this.itemTexts.set(item, (text = JSON.stringify(item)));
-    return text;
   }
 
   private push(body: string): void {
@@ -303,3 +311,5 @@ class Recorder implements FlightRecorder {
   }
 }
 
+/** An item's JSON text as it reads in a list (`undefined`: `null`). */
+const itemText = (item: unknown): string => JSON.stringify(item) ?? 'null';
