@@ -6,7 +6,7 @@ import type { CommittedEnvelope } from '../session/committed-envelope';
 import type { SnapshotJSON } from '../snapshots/snapshot';
 import { SESSION_INTERNALS } from '../session/internals';
 import { SessionRestored } from '../session/system-events';
-import { encodeLines, FULL_SNAPSHOT_EVERY, RECORDING_FORMAT, RECORDING_FORMAT_VERSION } from './recording-format';
+import { encodeLinesInto, FULL_SNAPSHOT_EVERY, linesRoom, RECORDING_FORMAT, RECORDING_FORMAT_VERSION } from './recording-format';
 import { fsyncDirectory } from './snapshot-file';
 import { keptRuns } from './snapshot-runs';
 
@@ -120,11 +120,19 @@ export function flightRecorder(session: Session, options: FlightRecorderOptions)
   return recorder;
 }
 
+/** The largest encoding buffer a recorder keeps for its next chunks (bytes). */
+const REUSED_OUT_MAX = 1024 * 1024;
+
 class Recorder implements FlightRecorder {
   recorded = 0;
   closed = false;
   private buffer: string[] = [];
   private buffered = 0;
+  /**
+   * The buffer chunks are encoded into, reused: a buffer per chunk is memory outside the
+   * JavaScript heap, and allocating it for every chunk makes the collector run more often.
+   */
+  private out = Buffer.allocUnsafeSlow(0);
   private sinceSnapshot = 0;
   /** A snapshot is owed (a restore, or `snapshotEvery` reached inside a batch). */
   private snapshotDue = false;
@@ -272,11 +280,18 @@ class Recorder implements FlightRecorder {
 
   /** Writes (and fsyncs unless `'never'`) the buffered lines in one call and empties the buffer. @throws the file system's error */
   private writeBuffer(): void {
-    const bytes = encodeLines(this.buffer);
+    const room = linesRoom(this.buffer);
+    let bytes = this.out;
+    if (room > bytes.length) {
+      bytes = Buffer.allocUnsafeSlow(room);
+      // A chunk holding a large snapshot has a buffer of its own.
+      if (room <= REUSED_OUT_MAX) this.out = bytes;
+    }
+    const length = encodeLinesInto(this.buffer, bytes);
     this.buffer = [];
     this.buffered = 0;
     let off = 0;
-    while (off < bytes.length) off += writeSync(this.fd, bytes, off, bytes.length - off);
+    while (off < length) off += writeSync(this.fd, bytes, off, length - off);
     if (this.fsync !== 'never') fsyncSync(this.fd);
   }
 

@@ -55,14 +55,27 @@ const HEX_DIGITS = Buffer.from('0123456789abcdef', 'latin1');
  * conversion several times slower for every body). Bodies are JSON text: they hold no newline.
  */
 export function encodeLines(bodies: readonly string[]): Buffer {
+  const out = Buffer.allocUnsafe(linesRoom(bodies));
+  return out.subarray(0, encodeLinesInto(bodies, out));
+}
+
+/** @internal The most bytes {@link encodeLinesInto} writes for `bodies`. */
+export function linesRoom(bodies: readonly string[]): number {
   // UTF-8 takes at most 3 bytes per UTF-16 unit; each line adds the prefix and `}\n`.
   let room = 0;
   for (let i = 0; i < bodies.length; i++) room += 3 * (bodies[i] as string).length + BODY_OFFSET + 2;
-  const out = Buffer.allocUnsafe(room);
+  return room;
+}
+
+/**
+ * @internal {@link encodeLines} into `out` (at least {@link linesRoom} bytes; a writer reuses
+ * it from chunk to chunk); returns the bytes written.
+ */
+export function encodeLinesInto(bodies: readonly string[], out: Buffer): number {
   let p = 0;
   for (let i = 0; i < bodies.length; i++) {
     const start = p;
-    LINE_START_BYTES.copy(out, p);
+    out.set(LINE_START_BYTES, p);
     p += BODY_OFFSET;
     p += out.write(bodies[i] as string, p, 'utf8');
     const crc = crc32Range(out, start + BODY_OFFSET, p);
@@ -70,7 +83,7 @@ export function encodeLines(bodies: readonly string[]): Buffer {
     out[p++] = 0x7d; // `}`
     out[p++] = 0x0a;
   }
-  return out.subarray(0, p);
+  return p;
 }
 
 const LINE_START_BYTES = Buffer.from(LINE_START, 'latin1');
