@@ -6,7 +6,7 @@ import type { CommittedEnvelope } from '../session/committed-envelope';
 import type { SnapshotJSON } from '../snapshots/snapshot';
 import { SESSION_INTERNALS } from '../session/internals';
 import { SessionRestored } from '../session/system-events';
-import { encodeLinesInto, FULL_SNAPSHOT_EVERY, linesRoom, RECORDING_FORMAT, RECORDING_FORMAT_VERSION } from './recording-format';
+import { bodyLength, encodeLinesInto, FULL_SNAPSHOT_EVERY, linesRoom, type LineBody, RECORDING_FORMAT, RECORDING_FORMAT_VERSION } from './recording-format';
 import { fsyncDirectory } from './snapshot-file';
 import { keptRuns } from './snapshot-runs';
 
@@ -126,7 +126,7 @@ const REUSED_OUT_MAX = 1024 * 1024;
 class Recorder implements FlightRecorder {
   recorded = 0;
   closed = false;
-  private buffer: string[] = [];
+  private buffer: LineBody[] = [];
   private buffered = 0;
   /**
    * The buffer chunks are encoded into, reused: a buffer per chunk is memory outside the
@@ -190,8 +190,7 @@ class Recorder implements FlightRecorder {
     // Every FULL_SNAPSHOT_EVERY-th snapshot (the first included) is whole; the others write each
     // slice relative to the previous snapshot, which bounds the chain a reader folds.
     const full = this.lastSnapshotSeq < 0 || this.sinceFull >= FULL_SNAPSHOT_EVERY - 1;
-    const text = this.snapshotText(snapshot.toJSON(), full);
-    this.push(`{"k":"s","seq":${snapshot.seq}${full ? '' : `,"base":${this.lastSnapshotSeq}`},"snapshot":${text}}`);
+    this.push(this.snapshotBody(`{"k":"s","seq":${snapshot.seq}${full ? '' : `,"base":${this.lastSnapshotSeq}`},"snapshot":`, snapshot.toJSON(), full));
     this.sinceFull = full ? 0 : this.sinceFull + 1;
     this.lastSnapshotSeq = snapshot.seq;
     this.sinceSnapshot = 0;
@@ -206,25 +205,28 @@ class Recorder implements FlightRecorder {
   private readonly lastItems = new Map<string, { readonly items: readonly unknown[]; readonly texts: readonly string[] }>();
 
   /**
-   * `JSON.stringify` of a snapshot's JSON form, with each item's text taken from the previous
-   * snapshot when it holds the same item (items are immutable: a log's items are stringified
-   * once while they live). Unless `full`, a slice that holds runs of the previous snapshot's
-   * items (the same objects, in order: a log that grew, whose window moved or evicted from its
-   * middle, or a slice that did not change) is written as those runs (`"runs"`, see
-   * {@link keptRuns}) and the items between them.
+   * The body of a snapshot line: `start`, then `JSON.stringify` of the snapshot's JSON form, then
+   * `}`, in parts: each slice's item texts stay a list (see {@link LineBody}), written one by one
+   * into the chunk, never joined. An item's text is taken from the previous snapshot when it
+   * holds the same item (items are immutable: a log's items are stringified once while they
+   * live). Unless `full`, a slice that holds runs of the previous snapshot's items (the same
+   * objects, in order: a log that grew, whose window moved or evicted from its middle, or a
+   * slice that did not change) is written as those runs (`"runs"`, see {@link keptRuns}) and the
+   * items between them.
    */
-  private snapshotText(json: SnapshotJSON, full: boolean): string {
+  private snapshotBody(start: string, json: SnapshotJSON, full: boolean): LineBody {
     const { slices, ...head } = json;
-    const parts: string[] = [];
+    const body: (string | readonly string[])[] = [];
+    let text = `${start}${JSON.stringify(head).slice(0, -1)},"slices":{`;
+    let first = true;
     for (const name of Object.keys(slices)) {
       const { items, ...rest } = slices[name] as SnapshotJSON['slices'][string];
       const last = this.lastItems.get(name);
       const runs = last === undefined ? undefined : keptRuns(last.items, items);
       const texts: string[] = [];
-      let list: string;
+      let list: readonly string[] = texts;
       if (runs === undefined || last === undefined) {
         for (let i = 0; i < items.length; i++) texts.push(itemText(items[i]));
-        list = texts.join(',');
       } else {
         // The runs place every item: kept ones take the previous text, new ones are stringified.
         const added: string[] = [];
@@ -236,25 +238,32 @@ class Recorder implements FlightRecorder {
           for (let j = from; j < from + keep; j++) texts.push(last.texts[j] as string);
           i += keep;
           for (let k = 0; k < add; k++) {
-            const text = itemText(items[i++]);
-            texts.push(text);
-            added.push(text);
+            const itemJson = itemText(items[i++]);
+            texts.push(itemJson);
+            added.push(itemJson);
           }
         }
-        list = full ? texts.join(',') : added.join(',');
+        if (!full) list = added;
       }
       this.lastItems.set(name, { items, texts });
       const restText = JSON.stringify(rest);
       const relative = runs === undefined || full ? '' : `"runs":[${runs.join(',')}],`;
-      parts.push(`${JSON.stringify(name)}:${restText === '{}' ? '{' : `${restText.slice(0, -1)},`}${relative}"items":[${list}]}`);
+      text += `${first ? '' : ','}${JSON.stringify(name)}:${restText === '{}' ? '{' : `${restText.slice(0, -1)},`}${relative}"items":[`;
+      first = false;
+      if (list.length > 0) {
+        body.push(text, list);
+        text = '';
+      }
+      text += ']}';
     }
-    return `${JSON.stringify(head).slice(0, -1)},"slices":{${parts.join(',')}}}`;
+    body.push(`${text}}}}`);
+    return body;
   }
 
-  private push(body: string): void {
+  private push(body: LineBody): void {
     this.buffer.push(body);
     // Characters, not bytes: the threshold is a size hint (each line adds 27 characters).
-    this.buffered += body.length + 27;
+    this.buffered += (typeof body === 'string' ? body.length : bodyLength(body)) + 27;
     if (this.buffered >= this.bufferBytes) this.flush();
     else if (this.timer === undefined && this.fsync !== 'always') {
       this.timer = setTimeout(() => {
