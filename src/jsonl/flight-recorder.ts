@@ -127,6 +127,15 @@ class Recorder implements FlightRecorder {
   recorded = 0;
   closed = false;
   private buffer: LineBody[] = [];
+  /** The last envelope's `meta`, `changed` and `effects` and their JSON texts. */
+  private readonly texts = {
+    meta: undefined as unknown,
+    metaText: undefined as string | undefined,
+    changed: undefined as unknown,
+    changedText: undefined as string | undefined,
+    effects: undefined as unknown,
+    effectsText: undefined as string | undefined,
+  };
   private buffered = 0;
   /**
    * The buffer chunks are encoded into, reused: a buffer per chunk is memory outside the
@@ -176,13 +185,31 @@ class Recorder implements FlightRecorder {
 
   private onCommitted(c: CommittedEnvelope): void {
     if (this.closed) return;
-    // One stringify call; `k` and `seq` come first, as the reader's index expects.
-    this.push(JSON.stringify({ k: 'e', seq: c.seq, at: c.at, event: c.event, meta: c.meta, changed: c.changed, effects: c.effects }));
+    this.push(this.envelopeText(c));
     this.recorded++;
     if (++this.sinceSnapshot >= this.snapshotEvery || SessionRestored.match(c.event)) this.snapshotDue = true;
     // Inside a batch the session is already past `c`: the snapshot waits for the batch's last envelope.
     if (this.snapshotDue && c.seq === this.session.lastSeq) this.pushSnapshot();
     if (this.fsync === 'always') this.flush();
+  }
+
+  /**
+   * `JSON.stringify({ k: 'e', seq, at, event, meta, changed, effects })` of `c` (`k` and `seq`
+   * first, as the reader's index expects). `meta`, `changed` and `effects` are mostly the objects
+   * the envelope before had (immutable): their texts are kept from it. (Events are JSON data; one
+   * with a `toJSON` of its own would be asked with the key `""`, not `"event"`.)
+   */
+  private envelopeText(c: CommittedEnvelope): string {
+    const texts = this.texts;
+    if (c.meta !== texts.meta) texts.metaText = JSON.stringify((texts.meta = c.meta));
+    if (c.changed !== texts.changed) texts.changedText = JSON.stringify((texts.changed = c.changed));
+    if (c.effects !== texts.effects) texts.effectsText = JSON.stringify((texts.effects = c.effects));
+    const event = JSON.stringify(c.event) as string | undefined;
+    // (A field JSON leaves out: the whole envelope's text, as before.)
+    if (event === undefined || texts.metaText === undefined || texts.changedText === undefined || texts.effectsText === undefined || !Number.isFinite(c.at)) {
+      return JSON.stringify({ k: 'e', seq: c.seq, at: c.at, event: c.event, meta: c.meta, changed: c.changed, effects: c.effects });
+    }
+    return `{"k":"e","seq":${c.seq},"at":${c.at},"event":${event},"meta":${texts.metaText},"changed":${texts.changedText},"effects":${texts.effectsText}}`;
   }
 
   private pushSnapshot(): void {
