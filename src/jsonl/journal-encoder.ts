@@ -31,6 +31,8 @@ const OP_U = latin1('["u",');
 const OP_F = latin1('["f",');
 const OP_B = latin1('["b",');
 const CLEAR = latin1('["c"]');
+/** Bytes every room check leaves free for the fixed parts and numbers written before the next one (see `JournalEncoder.room`). */
+const SLACK = 64;
 const COMMA = 0x2c;
 const OPEN = 0x5b; // [
 const CLOSE = 0x5d; // ]
@@ -55,6 +57,7 @@ export class JournalEncoder {
 
   /** Starts the line of record `seq` (after `prev`, at time `at`): everything up to its first slice. */
   start(seq: number, prev: number, at: number): void {
+    // The kept buffer holds far more than this part of a line (~100 bytes): no room to make.
     this.bytes = this.kept;
     this.pos = BODY_OFFSET;
     this.raw(SEQ);
@@ -70,11 +73,13 @@ export class JournalEncoder {
 
   /** One slice of the record: `head` is `"<name>":{"v":<schema version>,"ops":` as UTF-8; `ops` its ops (at least one). */
   slice(head: Uint8Array, first: boolean, ops: OpLog): void {
+    this.room(head.length + SLACK);
     if (!first) this.byte(COMMA);
     this.raw(head);
     this.byte(OPEN);
     const entries = ops.entries;
     for (let k = 0; k < ops.length; ) {
+      this.room(SLACK);
       if (k > 0) this.byte(COMMA);
       const kind = entries[k];
       if (kind === APPEND) {
@@ -177,7 +182,11 @@ export class JournalEncoder {
     }
   }
 
-  /** Makes room for `n` more bytes: a larger buffer holding what is written so far. */
+  /**
+   * Makes room for `n` more bytes: a larger buffer holding what is written so far. Called before
+   * each slice (its head and {@link SLACK}), each op ({@link SLACK}) and each text (its bytes and
+   * {@link SLACK}): the fixed parts and numbers written between two calls fit in {@link SLACK}.
+   */
   private room(n: number): void {
     const need = this.pos + n;
     if (need <= this.bytes.length) return;
@@ -187,37 +196,34 @@ export class JournalEncoder {
     this.bytes = next;
   }
 
+  /** One byte (no room check: see {@link room}). */
   private byte(b: number): void {
-    this.room(1);
     this.bytes[this.pos++] = b;
   }
 
+  /** Fixed bytes (no room check: see {@link room}). */
   private raw(part: Uint8Array): void {
     const n = part.length;
-    this.room(n);
     const out = this.bytes;
     const p = this.pos;
     for (let i = 0; i < n; i++) out[p + i] = part[i] as number;
     this.pos = p + n;
   }
 
-  /** The digits of `n` (a safe integer ≥ 0), as `${n}` writes them. */
+  /** The digits of `n` (a safe integer ≥ 0: at most 16), as `${n}` writes them (no room check: see {@link room}). */
   private integer(n: number): void {
     if (n < 100_000_000) {
-      let width = 1;
-      for (let m = n; m >= 10; m = (m / 10) | 0) width++;
-      this.digits(n, width);
+      this.digits(n, width(n));
       return;
     }
-    // Times in ms and other large numbers: the top part, then 8 digits at a time (int32 arithmetic).
+    // Times in ms and other large numbers: the top part, then 8 digits (int32 arithmetic for each).
     const high = Math.floor(n / 100_000_000);
-    this.integer(high);
+    this.digits(high, width(high));
     this.digits(n - high * 100_000_000, 8);
   }
 
   /** `m` (an integer in [0, 10^8)) as exactly `width` digits (zero-padded). */
   private digits(m: number, width: number): void {
-    this.room(width);
     const out = this.bytes;
     let p = this.pos + width;
     this.pos = p;
@@ -231,9 +237,16 @@ export class JournalEncoder {
 
   /** `text` as UTF-8 (JSON text: lone surrogates are escaped, so the conversion is exact). */
   private text(text: string): void {
-    this.room(3 * text.length);
+    this.room(3 * text.length + SLACK);
     this.pos += this.bytes.write(text, this.pos, 'utf8');
   }
+}
+
+/** The digits of `n` (an integer in [0, 10^8)). */
+function width(n: number): number {
+  let w = 1;
+  for (let m = n; m >= 10; m = (m / 10) | 0) w++;
+  return w;
 }
 
 /** A buffer of `size` bytes starting with the line's start (its CRC digits are filled per line). */
