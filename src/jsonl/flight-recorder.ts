@@ -6,7 +6,7 @@ import type { CommittedEnvelope } from '../session/committed-envelope';
 import type { SnapshotJSON } from '../snapshots/snapshot';
 import { SESSION_INTERNALS } from '../session/internals';
 import { SessionRestored } from '../session/system-events';
-import { encodeLines, FULL_SNAPSHOT_EVERY, RECORDING_FORMAT, RECORDING_FORMAT_VERSION } from './recording-format';
+import { bodyLength, encodeLinesInto, FULL_SNAPSHOT_EVERY, linesRoom, type LineBody, RECORDING_FORMAT, RECORDING_FORMAT_VERSION } from './recording-format';
 import { fsyncDirectory } from './snapshot-file';
 import { keptRuns } from './snapshot-runs';
 
@@ -120,11 +120,28 @@ export function flightRecorder(session: Session, options: FlightRecorderOptions)
   return recorder;
 }
 
+/** The largest encoding buffer a recorder keeps for its next chunks (bytes). */
+const REUSED_OUT_MAX = 1024 * 1024;
+
 class Recorder implements FlightRecorder {
   recorded = 0;
   closed = false;
-  private buffer: string[] = [];
+  private buffer: LineBody[] = [];
+  /** The last envelope's `meta`, `changed` and `effects` and their JSON texts. */
+  private readonly texts = {
+    meta: undefined as unknown,
+    metaText: undefined as string | undefined,
+    changed: undefined as unknown,
+    changedText: undefined as string | undefined,
+    effects: undefined as unknown,
+    effectsText: undefined as string | undefined,
+  };
   private buffered = 0;
+  /**
+   * The buffer chunks are encoded into, reused: a buffer per chunk is memory outside the
+   * JavaScript heap, and allocating it for every chunk makes the collector run more often.
+   */
+  private out = Buffer.allocUnsafeSlow(0);
   private sinceSnapshot = 0;
   /** A snapshot is owed (a restore, or `snapshotEvery` reached inside a batch). */
   private snapshotDue = false;
@@ -168,8 +185,7 @@ class Recorder implements FlightRecorder {
 
   private onCommitted(c: CommittedEnvelope): void {
     if (this.closed) return;
-    // One stringify call; `k` and `seq` come first, as the reader's index expects.
-    this.push(JSON.stringify({ k: 'e', seq: c.seq, at: c.at, event: c.event, meta: c.meta, changed: c.changed, effects: c.effects }));
+    this.push(this.envelopeText(c));
     this.recorded++;
     if (++this.sinceSnapshot >= this.snapshotEvery || SessionRestored.match(c.event)) this.snapshotDue = true;
     // Inside a batch the session is already past `c`: the snapshot waits for the batch's last envelope.
@@ -177,13 +193,31 @@ class Recorder implements FlightRecorder {
     if (this.fsync === 'always') this.flush();
   }
 
+  /**
+   * `JSON.stringify({ k: 'e', seq, at, event, meta, changed, effects })` of `c` (`k` and `seq`
+   * first, as the reader's index expects). `meta`, `changed` and `effects` are mostly the objects
+   * the envelope before had (immutable): their texts are kept from it. (Events are JSON data; one
+   * with a `toJSON` of its own would be asked with the key `""`, not `"event"`.)
+   */
+  private envelopeText(c: CommittedEnvelope): string {
+    const texts = this.texts;
+    if (c.meta !== texts.meta) texts.metaText = JSON.stringify((texts.meta = c.meta));
+    if (c.changed !== texts.changed) texts.changedText = JSON.stringify((texts.changed = c.changed));
+    if (c.effects !== texts.effects) texts.effectsText = JSON.stringify((texts.effects = c.effects));
+    const event = JSON.stringify(c.event) as string | undefined;
+    // (A field JSON leaves out: the whole envelope's text, as before.)
+    if (event === undefined || texts.metaText === undefined || texts.changedText === undefined || texts.effectsText === undefined || !Number.isFinite(c.at)) {
+      return JSON.stringify({ k: 'e', seq: c.seq, at: c.at, event: c.event, meta: c.meta, changed: c.changed, effects: c.effects });
+    }
+    return `{"k":"e","seq":${c.seq},"at":${c.at},"event":${event},"meta":${texts.metaText},"changed":${texts.changedText},"effects":${texts.effectsText}}`;
+  }
+
   private pushSnapshot(): void {
     const snapshot = this.session.snapshot({ includeLogs: true });
     // Every FULL_SNAPSHOT_EVERY-th snapshot (the first included) is whole; the others write each
     // slice relative to the previous snapshot, which bounds the chain a reader folds.
     const full = this.lastSnapshotSeq < 0 || this.sinceFull >= FULL_SNAPSHOT_EVERY - 1;
-    const text = this.snapshotText(snapshot.toJSON(), full);
-    this.push(`{"k":"s","seq":${snapshot.seq}${full ? '' : `,"base":${this.lastSnapshotSeq}`},"snapshot":${text}}`);
+    this.push(this.snapshotBody(`{"k":"s","seq":${snapshot.seq}${full ? '' : `,"base":${this.lastSnapshotSeq}`},"snapshot":`, snapshot.toJSON(), full));
     this.sinceFull = full ? 0 : this.sinceFull + 1;
     this.lastSnapshotSeq = snapshot.seq;
     this.sinceSnapshot = 0;
@@ -194,51 +228,69 @@ class Recorder implements FlightRecorder {
   private lastSnapshotSeq = -1;
   /** Snapshots written since the last whole one. */
   private sinceFull = 0;
-  /** Each slice's items as the last snapshot wrote them (the arrays are the snapshot's copies). */
-  private readonly lastItems = new Map<string, readonly unknown[]>();
+  /** Each slice's items as the last snapshot wrote them (the snapshot's copies) and their JSON texts, index for index. */
+  private readonly lastItems = new Map<string, { readonly items: readonly unknown[]; readonly texts: readonly string[] }>();
 
   /**
-   * `JSON.stringify` of a snapshot's JSON form, with each object item's text kept by identity:
-   * items are immutable, so a log slice's items are stringified once, not at every snapshot.
-   * Unless `full`, a slice that holds runs of the previous snapshot's items (the same objects, in
-   * order: a log that grew, whose window moved or evicted from its middle, or a slice that did not
-   * change) is written as those runs (`"runs"`, see {@link keptRuns}) and the items between them.
+   * The body of a snapshot line: `start`, then `JSON.stringify` of the snapshot's JSON form, then
+   * `}`, in parts: each slice's item texts stay a list (see {@link LineBody}), written one by one
+   * into the chunk, never joined. An item's text is taken from the previous snapshot when it
+   * holds the same item (items are immutable: a log's items are stringified once while they
+   * live). Unless `full`, a slice that holds runs of the previous snapshot's items (the same
+   * objects, in order: a log that grew, whose window moved or evicted from its middle, or a
+   * slice that did not change) is written as those runs (`"runs"`, see {@link keptRuns}) and the
+   * items between them.
    */
-  private snapshotText(json: SnapshotJSON, full: boolean): string {
+  private snapshotBody(start: string, json: SnapshotJSON, full: boolean): LineBody {
     const { slices, ...head } = json;
-    const parts: string[] = [];
+    const body: (string | readonly string[])[] = [];
+    let text = `${start}${JSON.stringify(head).slice(0, -1)},"slices":{`;
+    let first = true;
     for (const name of Object.keys(slices)) {
       const { items, ...rest } = slices[name] as SnapshotJSON['slices'][string];
-      const prev = full ? undefined : this.lastItems.get(name);
-      this.lastItems.set(name, items);
-      const runs = prev === undefined ? undefined : keptRuns(prev, items);
-      let list = '';
-      let first = true;
-      for (let i = 0; i < items.length; i++) {
-        if (runs !== undefined && runs.kept[i] === 1) continue;
-        list += `${first ? '' : ','}${this.itemText(items[i])}`;
-        first = false;
+      const last = this.lastItems.get(name);
+      const runs = last === undefined ? undefined : keptRuns(last.items, items);
+      const texts: string[] = [];
+      let list: readonly string[] = texts;
+      if (runs === undefined || last === undefined) {
+        for (let i = 0; i < items.length; i++) texts.push(itemText(items[i]));
+      } else {
+        // The runs place every item: kept ones take the previous text, new ones are stringified.
+        const added: string[] = [];
+        let i = 0;
+        for (let r = 0; r < runs.length; r += 3) {
+          const from = runs[r] as number;
+          const keep = runs[r + 1] as number;
+          const add = runs[r + 2] as number;
+          for (let j = from; j < from + keep; j++) texts.push(last.texts[j] as string);
+          i += keep;
+          for (let k = 0; k < add; k++) {
+            const itemJson = itemText(items[i++]);
+            texts.push(itemJson);
+            added.push(itemJson);
+          }
+        }
+        if (!full) list = added;
       }
+      this.lastItems.set(name, { items, texts });
       const restText = JSON.stringify(rest);
-      const relative = runs === undefined ? '' : `"runs":[${runs.runs.join(',')}],`;
-      parts.push(`${JSON.stringify(name)}:${restText === '{}' ? '{' : `${restText.slice(0, -1)},`}${relative}"items":[${list}]}`);
+      const relative = runs === undefined || full ? '' : `"runs":[${runs.join(',')}],`;
+      text += `${first ? '' : ','}${JSON.stringify(name)}:${restText === '{}' ? '{' : `${restText.slice(0, -1)},`}${relative}"items":[`;
+      first = false;
+      if (list.length > 0) {
+        body.push(text, list);
+        text = '';
+      }
+      text += ']}';
     }
-    return `${JSON.stringify(head).slice(0, -1)},"slices":{${parts.join(',')}}}`;
+    body.push(`${text}}}}`);
+    return body;
   }
 
-  private readonly itemTexts = new WeakMap<object, string>();
-
-  private itemText(item: unknown): string {
-    if (item === null || typeof item !== 'object') return JSON.stringify(item) ?? 'null';
-    let text = this.itemTexts.get(item);
-    if (text === undefined) this.itemTexts.set(item, (text = JSON.stringify(item)));
-    return text;
-  }
-
-  private push(body: string): void {
+  private push(body: LineBody): void {
     this.buffer.push(body);
     // Characters, not bytes: the threshold is a size hint (each line adds 27 characters).
-    this.buffered += body.length + 27;
+    this.buffered += (typeof body === 'string' ? body.length : bodyLength(body)) + 27;
     if (this.buffered >= this.bufferBytes) this.flush();
     else if (this.timer === undefined && this.fsync !== 'always') {
       this.timer = setTimeout(() => {
@@ -264,11 +316,18 @@ class Recorder implements FlightRecorder {
 
   /** Writes (and fsyncs unless `'never'`) the buffered lines in one call and empties the buffer. @throws the file system's error */
   private writeBuffer(): void {
-    const bytes = encodeLines(this.buffer);
+    const room = linesRoom(this.buffer);
+    let bytes = this.out;
+    if (room > bytes.length) {
+      bytes = Buffer.allocUnsafeSlow(room);
+      // A chunk holding a large snapshot has a buffer of its own.
+      if (room <= REUSED_OUT_MAX) this.out = bytes;
+    }
+    const length = encodeLinesInto(this.buffer, bytes);
     this.buffer = [];
     this.buffered = 0;
     let off = 0;
-    while (off < bytes.length) off += writeSync(this.fd, bytes, off, bytes.length - off);
+    while (off < length) off += writeSync(this.fd, bytes, off, length - off);
     if (this.fsync !== 'never') fsyncSync(this.fd);
   }
 
@@ -303,3 +362,5 @@ class Recorder implements FlightRecorder {
   }
 }
 
+/** An item's JSON text as it reads in a list (`undefined`: `null`). */
+const itemText = (item: unknown): string => JSON.stringify(item) ?? 'null';

@@ -71,51 +71,6 @@ export class CorruptStorageError extends RxSliceError {
   }
 }
 
-/**
- * @internal `JSON.stringify(ops)`, written by hand around each op's item list: the op tuples
- * and the one-number lists of a state slice (`["r",[5]]`) are not walked by `JSON.stringify`,
- * whose per-call cost is most of a small record's. Item lists still go through
- * `JSON.stringify`, so items (`toJSON`, `undefined`, non-finite numbers) read as before.
- */
-export function opsJson(ops: readonly JournalOp[]): string {
-  if (ops.length === 1) return `[${opJson(ops[0] as JournalOp)}]`;
-  let text = '[';
-  for (let i = 0; i < ops.length; i++) text += `${i === 0 ? '' : ','}${opJson(ops[i] as JournalOp)}`;
-  return `${text}]`;
-}
-
-function opJson(op: JournalOp): string {
-  switch (op[0]) {
-    case 'a':
-    case 'r':
-    case 'i':
-      return `["${op[0]}",${listJson(op[1])}]`;
-    case 's':
-      return `["s",${listJson(op[1])},${JSON.stringify(op[2])}]`;
-    case 'u':
-      return `["u",${JSON.stringify(op[1])},${listJson(op[2])}]`;
-    case 'c':
-      return '["c"]';
-    default:
-      return `["${op[0]}",${JSON.stringify(op[1])}]`;
-  }
-}
-
-/**
- * `JSON.stringify(list)`; a list of one item is written around that item's own text (same
- * text: a finite number directly, an object without `toJSON` by `JSON.stringify`, whose array
- * wrapper costs a sixth of a small item's call).
- */
-function listJson(list: readonly unknown[]): string {
-  if (list.length === 1) {
-    const only = list[0];
-    if (typeof only === 'number' && Number.isFinite(only)) return `[${only}]`;
-    // `toJSON` would be called with key "0" inside the list and "" alone: such items take the list's call.
-    if (typeof only === 'object' && only !== null && typeof (only as { toJSON?: unknown }).toJSON !== 'function') return `[${JSON.stringify(only)}]`;
-  }
-  return JSON.stringify(list);
-}
-
 /** @internal Encodes one record (newline included). */
 export function encodeRecord(seq: number, prev: number, at: number, slicesJson: string): string {
   return encodeLine(`{"seq":${seq},"prev":${prev},"at":${at},"slices":${slicesJson}}`);

@@ -12,11 +12,11 @@ import { MemoryStorage } from '../storage/memory-storage';
 import { TimeColumn } from '../storage/time-column';
 import type { SliceStorage, StorageFactory, StorageJournal, StorageTransaction, StoredSlice } from '../storage/slice-storage';
 import { lockDirectory, StorageLockedError, type DirectoryLock, type StorageLockCompromisedError } from './directory-lock';
-import { crc32Range } from './crc32';
-import { encodeBase, opsJson, type CorruptStorageError, type JournalOp } from './journal-format';
+import { JournalEncoder } from './journal-encoder';
+import { OpLog } from './op-log';
+import { encodeBase, type CorruptStorageError, type JournalOp } from './journal-format';
 import { journalFileOf, recoverJournal, type JsonlRecovery, type JsonlRecoveryMode, type RawSlice } from './journal-recovery';
 import { replayJournalOp } from './journal-replay';
-import { BODY_OFFSET } from './recording-format';
 import { fsyncDirectory } from './snapshot-file';
 
 /**
@@ -75,13 +75,6 @@ export class StorageIOError extends RxSliceError {
   }
 }
 
-const NO_OPS: readonly JournalOp[] = Object.freeze([]);
-/** `{"crc":"` + 8 placeholder digits + `","rec":` (BODY_OFFSET bytes). */
-const LINE_PREFIX = '{"crc":"00000000","rec":';
-const HEX_DIGITS = Buffer.from('0123456789abcdef', 'latin1');
-/** Records longer than this are encoded into a buffer of their own, not kept. */
-const REUSED_BUFFER_MAX = 64 * 1024;
-
 const listOf = (items: readonly unknown[]): readonly unknown[] => (isArrayView(items) ? Array.from(items) : items);
 
 /**
@@ -103,10 +96,8 @@ export class JsonlJournal implements StorageJournal {
   private lock: DirectoryLock | undefined = undefined;
   private report: ((error: RxSliceError) => void) | undefined = undefined;
   private timer: ReturnType<typeof setTimeout> | undefined = undefined;
-  /** The buffer {@link encode} reuses (records up to {@link REUSED_BUFFER_MAX} bytes). */
-  private out = Buffer.allocUnsafe(4096);
-  /** The buffer the last {@link encode} wrote to ({@link out}, or one of its own for a large record). */
-  private encoded = this.out;
+  /** Encodes each record's line into a reused buffer. */
+  private readonly encoder = new JournalEncoder();
   private compactDue = false;
   private live = 0;
   readonly fsync: JsonlFsync;
@@ -199,34 +190,42 @@ export class JsonlJournal implements StorageJournal {
     this.report = report;
   }
 
+  /**
+   * Writes the record of event `seq`: one line holding the ops of every transaction of `txs`
+   * that belongs to this journal and changed something (none: nothing is written), then marks
+   * them journaled. Fatal on a failed write; compacts first when due.
+   */
   commit(seq: number, at: number, txs: readonly StorageTransaction<any>[]): void {
-    let body = '';
-    for (let i = 0; i < txs.length; i++) {
-      const tx = txs[i];
-      if (!(tx instanceof JsonlTransaction) || tx.owner.journal !== this || tx.ops.length === 0) continue;
-      body += `${body === '' ? '' : ','}${tx.owner.opsPrefix}${opsJson(tx.ops)}}`;
-    }
-    if (body === '') return;
+    let first = 0;
+    while (first < txs.length && !this.records(txs[first])) first++;
+    if (first === txs.length) return;
     if (seq <= this.lastSeq) throw new RangeError(`JSONL storage "${this.dir}": event seq ${seq} is not above the stored seq ${this.lastSeq}.`);
-    this.append(seq, at, body);
-    for (let i = 0; i < txs.length; i++) {
+    if (this.failure !== undefined) throw this.failure;
+    if (this.closed) throw new StorageIOError(this.journalFile, 'write', new Error('the storage is closed'));
+    if (this.compactDue) this.compact();
+    const encoder = this.encoder;
+    encoder.start(seq, this.lastSeq, at);
+    for (let i = first; i < txs.length; i++) {
+      const tx = txs[i];
+      if (this.records(tx)) encoder.slice(tx.owner.opsHead, i === first, tx.ops);
+    }
+    this.write(seq, encoder.finish());
+    for (let i = first; i < txs.length; i++) {
       const tx = txs[i];
       if (tx instanceof JsonlTransaction && tx.owner.journal === this) tx.journaled = true;
     }
   }
 
-  /**
-   * Writes one record (fatal on failure); compacts first when due. `slices` is the text inside
-   * the record's `"slices":{…}` (each changed slice's `"<name>":{"v":…,"ops":…}`, comma-separated).
-   */
-  append(seq: number, at: number, slices: string): void {
-    if (this.failure !== undefined) throw this.failure;
-    if (this.closed) throw new StorageIOError(this.journalFile, 'write', new Error('the storage is closed'));
-    if (this.compactDue) this.compact();
-    const length = this.encode(seq, at, slices);
+  /** Whether `tx` is a transaction of this journal with ops to record. */
+  private records(tx: StorageTransaction<any> | undefined): tx is JsonlTransaction<unknown> {
+    return tx instanceof JsonlTransaction && tx.owner.journal === this && tx.ops.length !== 0;
+  }
+
+  /** Writes the line the encoder holds (`length` bytes) as record `seq` (fatal on failure). */
+  private write(seq: number, length: number): void {
     try {
       let off = 0;
-      const bytes = this.encoded;
+      const bytes = this.encoder.bytes;
       while (off < length) off += writeSync(this.fd, bytes, off, length - off);
       if (this.fsync === 'always') fdatasyncSync(this.fd);
     } catch (e) {
@@ -239,33 +238,6 @@ export class JsonlJournal implements StorageJournal {
       this.timer.unref?.();
     }
     if (this.journalBytes > this.compactBytes && this.journalBytes > 2 * this.baseBytes) this.compactDue = true;
-  }
-
-  /**
-   * Encodes the line of record `seq` (what `encodeRecord` returns, as UTF-8 bytes) into
-   * {@link out} and returns its length: the whole line is one string converted to UTF-8 once,
-   * then the CRC32 of the body is computed over those bytes and its hex digits put into the
-   * prefix's placeholder. Valid until the next call.
-   */
-  private encode(seq: number, at: number, slices: string): number {
-    const line = `${LINE_PREFIX}{"seq":${seq},"prev":${this.lastSeq},"at":${at},"slices":{${slices}}}}\n`;
-    // UTF-8 takes at most 3 bytes per UTF-16 unit.
-    const room = 3 * line.length;
-    let out = this.out;
-    if (room > out.length) {
-      out = Buffer.allocUnsafe(room);
-      if (room <= REUSED_BUFFER_MAX) this.out = out;
-    }
-    this.encoded = out;
-    return this.encodeInto(out, line);
-  }
-
-  private encodeInto(out: Buffer, line: string): number {
-    const length = out.write(line, 0, 'utf8');
-    // The body is everything between the prefix and the line's closing `}` and newline.
-    const crc = crc32Range(out, BODY_OFFSET, length - 2);
-    for (let i = 0; i < 8; i++) out[8 + i] = HEX_DIGITS[(crc >>> (28 - 4 * i)) & 15] as number;
-    return length;
   }
 
   /** The background fdatasync of `'batch'`. */
@@ -382,16 +354,15 @@ export class JsonlJournal implements StorageJournal {
 class JsonlTransaction<TItem> implements StorageTransaction<TItem> {
   /** The memory stage the ops are applied to (the storage's `inner.beginStage()`). */
   inner!: MemoryStage<TItem>;
-  ops: JournalOp[] = NO_OPS as JournalOp[];
+  /** The ops recorded for the event being reduced (none: nothing to journal). */
+  readonly ops = new OpLog();
   /** Set when the session's journal commit wrote this transaction's ops. */
   journaled = false;
   lastAt = 0;
+  /** This transaction as the list a journal commits (a commit without a session). */
+  readonly alone: readonly StorageTransaction<TItem>[] = [this];
   constructor(readonly owner: JsonlSliceStorage<TItem>) {}
 
-  private push(op: JournalOp): void {
-    if (this.ops === NO_OPS) this.ops = [];
-    this.ops.push(op);
-  }
   view(): SliceView<TItem> {
     return this.inner.view();
   }
@@ -413,14 +384,12 @@ class JsonlTransaction<TItem> implements StorageTransaction<TItem> {
   append(item: TItem, at: number): void {
     this.inner.append(item, at);
     this.lastAt = at;
-    const last = this.ops[this.ops.length - 1];
-    if (last !== undefined && last[0] === 'a') (last[1] as unknown[]).push(item);
-    else this.push(['a', [item]]);
+    this.ops.append(item);
   }
   replace(items: readonly TItem[], at: number): void {
     this.inner.replace(items, at);
     this.lastAt = at;
-    this.push(['r', listOf(items)]);
+    this.ops.op(['r', listOf(items)]);
   }
   /**
    * The last item replaced by `item` (an empty slice: appended), through the memory stage's own
@@ -437,25 +406,26 @@ class JsonlTransaction<TItem> implements StorageTransaction<TItem> {
     }
     inner.replaceLast(item, at);
     this.lastAt = at;
-    this.push(['r', size === 1 ? [item] : Array.from(inner.view().all())]);
+    if (size === 1) this.ops.replaceOne(item);
+    else this.ops.op(['r', Array.from(inner.view().all())]);
   }
   updateAt(index: number, item: TItem, at: number): void {
     // The same item changes nothing: no op is recorded. (A bad index: the stage throws, nothing recorded.)
     if (Number.isInteger(index) && index >= 0 && this.inner.view().at(index) === item) return;
     this.inner.updateAt(index, item, at);
     this.lastAt = at;
-    this.push(['u', index, [item]]);
+    this.ops.op(['u', index, [item]]);
   }
   restore(stored: StoredSlice<TItem>, at: number): void {
     this.inner.restore(stored, at);
     this.lastAt = at;
-    this.push(['s', listOf(stored.items), stored.appended]);
+    this.ops.op(['s', listOf(stored.items), stored.appended]);
   }
   clear(predicate?: (item: TItem) => boolean): void {
     if (this.inner.view().size === 0) return;
     if (predicate === undefined) {
       this.inner.clear();
-      this.push(['c']);
+      this.ops.op(['c']);
       return;
     }
     // The backend asks `predicate` once per item, in order: the indices it drops are recorded.
@@ -467,21 +437,21 @@ class JsonlTransaction<TItem> implements StorageTransaction<TItem> {
       i++;
       return drop;
     });
-    if (indices.length > 0) this.push(['i', indices]);
+    if (indices.length > 0) this.ops.op(['i', indices]);
   }
   dropFront(count: number): readonly TItem[] {
     const dropped = this.inner.dropFront(count);
-    if (dropped.length > 0) this.push(['f', dropped.length]);
+    if (dropped.length > 0) this.ops.op(['f', dropped.length]);
     return dropped;
   }
   dropBack(count: number): readonly TItem[] {
     const dropped = this.inner.dropBack(count);
-    if (dropped.length > 0) this.push(['b', dropped.length]);
+    if (dropped.length > 0) this.ops.op(['b', dropped.length]);
     return dropped;
   }
   dropIndices(indices: readonly number[]): readonly TItem[] {
     const dropped = this.inner.dropIndices(indices);
-    if (dropped.length > 0) this.push(['i', [...indices]]);
+    if (dropped.length > 0) this.ops.op(['i', [...indices]]);
     return dropped;
   }
   commit(): void {
@@ -490,7 +460,7 @@ class JsonlTransaction<TItem> implements StorageTransaction<TItem> {
       if (!this.journaled && this.ops.length > 0) {
         const journal = this.owner.journal;
         try {
-          journal.append(journal.lastSeq + 1, this.lastAt, `${this.owner.opsPrefix}${opsJson(this.ops)}}`);
+          journal.commit(journal.lastSeq + 1, this.lastAt, this.alone);
         } catch (e) {
           this.inner.rollback();
           throw e;
@@ -498,12 +468,12 @@ class JsonlTransaction<TItem> implements StorageTransaction<TItem> {
       }
       this.inner.commit();
     } finally {
-      this.ops = NO_OPS as JournalOp[];
+      this.ops.clear();
       this.journaled = false;
     }
   }
   rollback(): void {
-    this.ops = NO_OPS as JournalOp[];
+    this.ops.clear();
     this.journaled = false;
     this.inner.rollback();
   }
@@ -516,8 +486,8 @@ class JsonlTransaction<TItem> implements StorageTransaction<TItem> {
  */
 export class JsonlSliceStorage<TItem> implements SliceStorage<TItem> {
   private readonly tx: JsonlTransaction<TItem>;
-  /** @internal `"<name>":{"v":<schemaVersion>,"ops":` — what a record holds before this slice's ops. */
-  readonly opsPrefix: string;
+  /** @internal `"<name>":{"v":<schemaVersion>,"ops":` as UTF-8 — what a record holds before this slice's ops. */
+  readonly opsHead: Uint8Array;
   /** @internal Made by {@link jsonl}: the journal that owns the slice constructs it. */
   constructor(
     /** @internal The open journal of the directory this slice writes to. */
@@ -528,7 +498,7 @@ export class JsonlSliceStorage<TItem> implements SliceStorage<TItem> {
     readonly inner: MemoryStorage<TItem>,
   ) {
     this.tx = new JsonlTransaction(this);
-    this.opsPrefix = `${JSON.stringify(name)}:{"v":${schemaVersion},"ops":`;
+    this.opsHead = Uint8Array.from(Buffer.from(`${JSON.stringify(name)}:{"v":${schemaVersion},"ops":`, 'utf8'));
   }
   get version(): number {
     return this.inner.version;

@@ -54,23 +54,72 @@ const HEX_DIGITS = Buffer.from('0123456789abcdef', 'latin1');
  * (one body with a character beyond Latin-1 would make the joined string two-byte, and its
  * conversion several times slower for every body). Bodies are JSON text: they hold no newline.
  */
-export function encodeLines(bodies: readonly string[]): Buffer {
+export function encodeLines(bodies: readonly LineBody[]): Buffer {
+  const out = Buffer.allocUnsafe(linesRoom(bodies));
+  return out.subarray(0, encodeLinesInto(bodies, out));
+}
+
+/**
+ * @internal A line's body for {@link encodeLines}: its JSON text, or the text's parts in order,
+ * where a nested list stands for its strings separated by commas (a snapshot's item texts: the
+ * line is written from them without joining them into one string first).
+ */
+export type LineBody = string | readonly (string | readonly string[])[];
+
+/** @internal The characters of `body` (what it stands for, commas included). */
+export function bodyLength(body: LineBody): number {
+  if (typeof body === 'string') return body.length;
+  let n = 0;
+  for (let i = 0; i < body.length; i++) {
+    const part = body[i] as string | readonly string[];
+    if (typeof part === 'string') n += part.length;
+    else {
+      n += Math.max(0, part.length - 1);
+      for (let j = 0; j < part.length; j++) n += (part[j] as string).length;
+    }
+  }
+  return n;
+}
+
+/** @internal The most bytes {@link encodeLinesInto} writes for `bodies`. */
+export function linesRoom(bodies: readonly LineBody[]): number {
   // UTF-8 takes at most 3 bytes per UTF-16 unit; each line adds the prefix and `}\n`.
   let room = 0;
-  for (let i = 0; i < bodies.length; i++) room += 3 * (bodies[i] as string).length + BODY_OFFSET + 2;
-  const out = Buffer.allocUnsafe(room);
+  for (let i = 0; i < bodies.length; i++) room += 3 * bodyLength(bodies[i] as LineBody) + BODY_OFFSET + 2;
+  return room;
+}
+
+/**
+ * @internal {@link encodeLines} into `out` (at least {@link linesRoom} bytes; a writer reuses
+ * it from chunk to chunk); returns the bytes written.
+ */
+export function encodeLinesInto(bodies: readonly LineBody[], out: Buffer): number {
   let p = 0;
   for (let i = 0; i < bodies.length; i++) {
     const start = p;
-    LINE_START_BYTES.copy(out, p);
+    out.set(LINE_START_BYTES, p);
     p += BODY_OFFSET;
-    p += out.write(bodies[i] as string, p, 'utf8');
+    const body = bodies[i] as LineBody;
+    if (typeof body === 'string') p += out.write(body, p, 'utf8');
+    else {
+      for (let k = 0; k < body.length; k++) {
+        const part = body[k] as string | readonly string[];
+        if (typeof part === 'string') {
+          p += out.write(part, p, 'utf8');
+          continue;
+        }
+        for (let j = 0; j < part.length; j++) {
+          if (j > 0) out[p++] = 0x2c; // `,`
+          p += out.write(part[j] as string, p, 'utf8');
+        }
+      }
+    }
     const crc = crc32Range(out, start + BODY_OFFSET, p);
     for (let d = 0; d < 8; d++) out[start + 8 + d] = HEX_DIGITS[(crc >>> (28 - 4 * d)) & 15] as number;
     out[p++] = 0x7d; // `}`
     out[p++] = 0x0a;
   }
-  return out.subarray(0, p);
+  return p;
 }
 
 const LINE_START_BYTES = Buffer.from(LINE_START, 'latin1');

@@ -13,24 +13,28 @@ export interface SnapshotLine {
 /**
  * @internal How `items` is made of runs of `prev` (by identity) and new items, as the recording's `"runs"`:
  * triples `from, keep, add` — `keep` items of `prev` from index `from`, then the next `add` new
- * items — and `kept[i]` 1 for each item of `items` in a run. `undefined` when no item is kept
- * (the slice is written whole). O(prev + items).
+ * items. `undefined` when no item is kept (the slice is written whole). O(prev + items): an item
+ * that does not continue the current run is looked for further on in `prev` (a log that grew,
+ * whose window moved or evicted from its middle), in at most `prev.length + items.length` steps
+ * in all; an item not found so is written as new (the runs are a compression: any split reads
+ * back as the same items).
  */
-export function keptRuns(prev: readonly unknown[], items: readonly unknown[]): { runs: number[]; kept: Uint8Array } | undefined {
+export function keptRuns(prev: readonly unknown[], items: readonly unknown[]): number[] | undefined {
   const runs: number[] = [];
-  const kept = new Uint8Array(items.length);
-  let index: Map<unknown, number> | undefined;
+  let budget = prev.length + items.length;
   let next = 0; // where the last run ended in `prev`
   let any = false;
   for (let i = 0; i < items.length; ) {
     const item = items[i];
-    let from = next < prev.length && prev[next] === item ? next : -1;
-    if (from < 0) {
-      if (index === undefined) {
-        index = new Map();
-        for (let j = prev.length - 1; j >= 0; j--) index.set(prev[j], j);
+    let from = -1;
+    if (next < prev.length && prev[next] === item) from = next;
+    else {
+      for (let j = next + 1; j < prev.length && budget > 0; j++, budget--) {
+        if (prev[j] === item) {
+          from = j;
+          break;
+        }
       }
-      from = index.get(item) ?? -1;
     }
     if (from < 0) {
       if (runs.length === 0) runs.push(0, 0, 0);
@@ -40,7 +44,7 @@ export function keptRuns(prev: readonly unknown[], items: readonly unknown[]): {
     }
     let keep = 0;
     while (i < items.length && from + keep < prev.length && prev[from + keep] === items[i]) {
-      kept[i++] = 1;
+      i++;
       keep++;
     }
     runs.push(from, keep, 0);
@@ -49,7 +53,7 @@ export function keptRuns(prev: readonly unknown[], items: readonly unknown[]): {
   }
   if (!any && items.length > 0) return undefined;
   if (runs.length === 0) runs.push(0, 0, 0);
-  return { runs, kept };
+  return runs;
 }
 
 /**

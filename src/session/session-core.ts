@@ -365,7 +365,7 @@ export class SessionCore extends SessionQueue {
   private writeJournals(env: Envelope): boolean {
     // One list per session, refilled per event (the journals read it during `commit` only).
     const txs = this.journalTxs;
-    txs.length = this.pendingCount;
+    if (txs.length !== this.pendingCount) txs.length = this.pendingCount;
     for (let i = 0; i < this.pendingCount; i++) txs[i] = (this.pending[i] as SliceRecord<any>).tx as StorageTransaction<any>;
     try {
       if (this.storageFailure !== undefined) throw this.storageFailure;

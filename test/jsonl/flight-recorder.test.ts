@@ -17,7 +17,7 @@ vi.mock('node:fs', async (importOriginal) => {
   };
 });
 import { z } from 'zod';
-import { append, createSession, defineEvent, defineSlice, isRxSliceError, type RxSliceError } from '../../src/index';
+import { append, createSession, defineEffect, defineEvent, defineSlice, isRxSliceError, withEffects, type RxSliceError } from '../../src/index';
 import { flightRecorder, FlightRecorderError } from '../../src/jsonl/index';
 
 const Noted = defineEvent('notes/noted', z.object({ text: z.string() }));
@@ -72,6 +72,33 @@ describe('flightRecorder', () => {
     expect(recs[3]).toMatchObject({ seq: 3, changed: [] });
     expect(recorder.recorded).toBe(2);
     recorder.close();
+  });
+
+  it("writes each envelope's body as JSON.stringify of its fields, whatever meta, changed slices and effects it carries", () => {
+    const file = join(dir, 'run.jsonl');
+    const Notify = defineEffect('notes/notify', z.object({ text: z.string() }));
+    const Shouted = defineEvent('notes/shouted', z.object({ text: z.string() }));
+    const Loud = defineSlice('loud', {
+      policy: 'log',
+      schema: z.object({ text: z.string() }),
+      reducers: ({ on }) => [on(Shouted, (_v, e) => withEffects(append(e.payload), [Notify({ text: e.payload.text })]))],
+    });
+    const session = createSession({ slices: [Notes, Count, Loud], events: [defineEvent('nobody/listens', z.number())] });
+    const committed: unknown[] = [];
+    session.committed$.subscribe((c) => committed.push({ k: 'e', seq: c.seq, at: c.at, event: c.event, meta: c.meta, changed: c.changed, effects: c.effects }));
+    const recorder = flightRecorder(session, { file, snapshotEvery: 1000 });
+    session.dispatch(Noted({ text: 'a' }));
+    session.dispatch(Noted({ text: 'b "quoted" \u2028 é' }), { correlationId: 'c1' });
+    session.dispatch(Noted({ text: 'c' }), { correlationId: 'c1' });
+    session.dispatch(Shouted({ text: 'x' }));
+    session.dispatch(Shouted({ text: 'y' }), { causationId: 4, source: 's' });
+    session.dispatch({ type: 'nobody/listens', payload: 1 });
+    session.dispatch(Noted({ text: 'd' }));
+    recorder.close();
+    const lines = readFileSync(file, 'utf8').trimEnd().split('\n');
+    const bodies = lines.map((line) => line.slice('{"crc":"00000000","rec":'.length, -1)).filter((body) => body.startsWith('{"k":"e"'));
+    expect(bodies).toEqual(committed.map((c) => JSON.stringify(c)));
+    expect(bodies).toHaveLength(7);
   });
 
   it('writes a snapshot every N envelopes', () => {
