@@ -574,7 +574,8 @@ export class JsonlSliceStorage<TItem> implements SliceStorage<TItem> {
  * content, `updateAt` only the item it swaps; when the journal grows past `compactBytes` and twice the last base, the next
  * commit first compacts (writes the live state, O(items)). After a reopen, items brought in by
  * `replace` or `restore` carry that record's time (a time window sees them as of then), not
- * the times they had before. `dispose()` of the session
+ * the times they had before; as in a live `replace`, an item identical (`===`, so a primitive)
+ * to the one at its index keeps that one's time. `dispose()` of the session
  * flushes, closes and unlocks.
  * @example
  * ```ts

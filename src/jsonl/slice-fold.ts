@@ -94,9 +94,14 @@ export class SliceFold {
   private foldable(ops: readonly JournalOp[]): boolean {
     let known = this.mode === 'known';
     for (let i = 0; i < ops.length; i++) {
-      const kind = (ops[i] as JournalOp)[0];
-      if (kind === 's') known = true;
-      else if (kind === 'a') continue;
+      const op = ops[i] as JournalOp;
+      const kind = op[0];
+      if (kind === 's') {
+        // Replayed onto the initial items, a restore keeps the time of an item identical to the one
+        // at its index (a primitive can be; parsed objects never are): unknown until the slice opens.
+        if (!known && (op[1] as readonly unknown[]).some(isPrimitive)) return false;
+        known = true;
+      } else if (kind === 'a') continue;
       else if (!known || !FOLDED_KINDS.has(kind)) return false;
     }
     return true;
@@ -135,3 +140,5 @@ export class SliceFold {
 const FOLDED_KINDS = new Set<string>(['a', 'r', 's', 'u', 'c', 'f', 'b', 'i']);
 
 const identity = (stored: readonly unknown[]): unknown[] => stored as unknown[];
+
+const isPrimitive = (item: unknown): boolean => item === null || typeof item !== 'object';

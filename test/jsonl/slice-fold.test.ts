@@ -116,4 +116,18 @@ describe('folding records while a journal is opened', () => {
       { numRuns: 300 },
     );
   });
+
+  it('a restore op at the start of a journal keeps the time of a primitive item equal to the initial item at its index (seed -1658189578)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rxslice-fold-'));
+    try {
+      const rs = [{ at: 1, v: 2, ops: [['s', [3, 4], 0]] as JournalOp[] }];
+      writeDirectory(dir, undefined, rs);
+      const s = jsonl({ dir, fsync: 'never', freeze: false, recovery: 'absolute' })(defOf('s', [3])) as JsonlSliceStorage<number>;
+      expect(stateOf(s)).toEqual(expected([3], undefined, rs));
+      expect(stateOf(s).times).toEqual([0, 1]);
+      s.dispose();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
