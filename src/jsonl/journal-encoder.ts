@@ -23,13 +23,10 @@ const AT = latin1(',"at":');
 const SLICES = latin1(',"slices":{');
 const OPS_END = latin1(']}');
 const LINE_END = latin1('}}}\n');
-const OP_A = latin1('["a",');
-const OP_R = latin1('["r",');
-const OP_I = latin1('["i",');
-const OP_S = latin1('["s",');
-const OP_U = latin1('["u",');
-const OP_F = latin1('["f",');
-const OP_B = latin1('["b",');
+/** What each op kind's JSON starts with (`["<kind>",`). */
+const OP_HEADS: Readonly<Record<string, Uint8Array>> = Object.fromEntries(['a', 'r', 'i', 's', 'u', 'f', 'b'].map((kind) => [kind, latin1(`["${kind}",`)]));
+const OP_A = OP_HEADS['a'] as Uint8Array;
+const OP_R = OP_HEADS['r'] as Uint8Array;
 const CLEAR = latin1('["c"]');
 /** Bytes every room check leaves free for the fixed parts and numbers written before the next one (see `JournalEncoder.room`). */
 const SLACK = 64;
@@ -115,42 +112,31 @@ export class JournalEncoder {
 
   /** `JSON.stringify(op)`. */
   private op(op: JournalOp): void {
-    switch (op[0]) {
+    const kind = op[0];
+    if (kind === 'c') {
+      this.raw(CLEAR);
+      return;
+    }
+    this.raw(OP_HEADS[kind] as Uint8Array);
+    switch (kind) {
       case 'a':
-        this.raw(OP_A);
-        this.list(op[1]);
-        break;
       case 'r':
-        this.raw(OP_R);
-        this.list(op[1]);
-        break;
       case 'i':
-        this.raw(OP_I);
         this.list(op[1]);
         break;
       case 's':
-        this.raw(OP_S);
         this.list(op[1]);
         this.byte(COMMA);
         this.text(JSON.stringify(op[2]));
         break;
       case 'u':
-        this.raw(OP_U);
         this.text(JSON.stringify(op[1]));
         this.byte(COMMA);
         this.list(op[2]);
         break;
-      case 'c':
-        this.raw(CLEAR);
-        return;
-      case 'f':
-        this.raw(OP_F);
+      default:
+        // 'f', 'b': a count.
         this.text(JSON.stringify(op[1]));
-        break;
-      case 'b':
-        this.raw(OP_B);
-        this.text(JSON.stringify(op[1]));
-        break;
     }
     this.byte(CLOSE);
   }
