@@ -1,3 +1,5 @@
+import { RecentAnswers } from '../internal/recent-answers';
+
 /**
  * @internal The event types one session knows: those its slices' reducers, machines, sagas,
  * effects, channels and `events` option declare (docs/ARCHITECTURE.md, "Known events").
@@ -15,6 +17,7 @@ export class KnownEvents {
   /** Declares an exact event type. */
   add(type: string): void {
     this.types.add(type);
+    this.recent.clear();
   }
 
   /** Declares a machine's event descriptor: the type itself and every `<descriptor>.…` type. `'*'` declares nothing. */
@@ -22,24 +25,22 @@ export class KnownEvents {
     if (descriptor === '*' || descriptor.length === 0) return;
     this.types.add(descriptor);
     if (!this.prefixes.includes(descriptor)) this.prefixes.push(descriptor);
+    this.recent.clear();
   }
 
-  /** The last two types {@link has} answered true for (the set only grows, so they stay true). */
-  private lastKnown: string | undefined = undefined;
-  private priorKnown: string | undefined = undefined;
+  /** {@link lookup}'s answers for the last two types (the set only grows, so a true answer stays true). */
+  private readonly recent = new RecentAnswers<boolean>((type) => this.lookup(type));
 
   /**
-   * True when `type` was declared (exactly, or under a machine's descriptor). The types of the
-   * last two calls that answered true are answered by string comparisons (a stream of events of
-   * one type, or an event and its follow-up, make no hash lookup).
+   * True when `type` was declared (exactly, or under a machine's descriptor). The last two types
+   * asked are answered without a lookup (see `RecentAnswers`).
    */
   has(type: string): boolean {
-    if (type === this.lastKnown || type === this.priorKnown) return true;
-    if (this.types.has(type)) {
-      this.priorKnown = this.lastKnown;
-      this.lastKnown = type;
-      return true;
-    }
+    return this.recent.get(type);
+  }
+
+  private lookup(type: string): boolean {
+    if (this.types.has(type)) return true;
     for (const prefix of this.prefixes) {
       if (type.startsWith(prefix) && type.charCodeAt(prefix.length) === 46 /* . */) {
         this.types.add(type);

@@ -5,6 +5,7 @@ import type { Snapshot } from '../snapshots/snapshot';
 import type { Envelope, EnvelopeMeta } from '../events/envelope';
 import { SubscriberError, toIssues, type RxSliceError } from '../internal/errors';
 import { reportUnhandled } from '../internal/guarded-observable';
+import { RecentAnswers } from '../internal/recent-answers';
 import type { ReducerMiddleware, SliceDef } from '../slices/reducer';
 import type { StorageFactory, StorageTransaction } from '../storage/slice-storage';
 import { applyOp, applyWindow, stageLatest } from './apply-op';
@@ -145,26 +146,11 @@ export class SessionCore extends SessionQueue {
       if (n > 0) this.listenedTypes.set(type, n);
       else this.listenedTypes.delete(type);
     }
-    this.askedType = this.priorAsked = undefined;
+    this.listened.clear();
   }
 
-  /** The last two types {@link isListened} answered, and its answers (cleared by {@link listenTo}). */
-  private askedType: string | undefined = undefined;
-  private askedAnswer = false;
-  private priorAsked: string | undefined = undefined;
-  private priorAnswer = false;
-
-  /** Whether a typed committed listener listens to `type` (string comparisons for the last two types asked). */
-  private isListened(type: string): boolean {
-    if (type === this.askedType) return this.askedAnswer;
-    if (type === this.priorAsked) return this.priorAnswer;
-    const answer = this.listenedTypes.has(type);
-    this.priorAsked = this.askedType;
-    this.priorAnswer = this.askedAnswer;
-    this.askedType = type;
-    this.askedAnswer = answer;
-    return answer;
-  }
+  /** Whether a typed committed listener listens to a type, for the last two types asked (cleared by {@link listenTo}). */
+  private readonly listened = new RecentAnswers<boolean>((type) => this.listenedTypes.has(type));
 
   /**
    * Reports a subscriber that threw (see `GuardedObservable`) on `errors$` as a
@@ -443,7 +429,7 @@ export class SessionCore extends SessionQueue {
       this.batchDepth > 0 ||
       this.committed$.observed ||
       this.fullCommittedListeners > 0 ||
-      (this.listenedTypes.size > 0 && this.isListened(env.event.type)) ||
+      (this.listenedTypes.size > 0 && this.listened.get(env.event.type)) ||
       (effects !== undefined && this.committedListeners.length > 0)
         ? { seq: env.seq, at: env.at, event: env.event, meta: env.meta, changed: names ?? NO_NAMES, effects: effects ?? NO_EFFECTS }
         : undefined;

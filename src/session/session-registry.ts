@@ -10,6 +10,7 @@ import type { StorageFactory, StorageJournal } from '../storage/slice-storage';
 import { checkItem } from './apply-op';
 import { DuplicateSliceError, SliceNotRegisteredError } from './errors';
 import { rejectNotASlice } from './internals';
+import { RecentAnswers } from '../internal/recent-answers';
 import { KnownEvents } from './known-events';
 import { SliceRecord, type Route } from './slice-handle';
 
@@ -69,13 +70,10 @@ export class SessionRegistry {
   /** Routes by event type, in registration order (read through {@link routesOf}). */
   readonly routes = new Map<string, Route[]>();
   /**
-   * The last two types {@link routesOf} answered, and their lists (the lists are mutated in
-   * place, so a cached list stays current; a type's first route makes a new list and clears the cache).
+   * The route lists of the last two types asked (see {@link routesOf}). The lists are mutated in
+   * place, so a remembered list stays current; a type's first route makes a new list and clears it.
    */
-  private routedType: string | undefined = undefined;
-  private routedList: Route[] | undefined = undefined;
-  private priorType: string | undefined = undefined;
-  private priorList: Route[] | undefined = undefined;
+  private readonly recentRoutes = new RecentAnswers<Route[] | undefined>((type) => this.routes.get(type));
   /** Payload schemas by event type. */
   readonly schemas = new Map<string, z.ZodType>();
   /** The event types the session knows (declared by reducers, `events`, machines, sagas, effects, channels). */
@@ -135,25 +133,17 @@ export class SessionRegistry {
     const list = this.routes.get(route.entry.eventType);
     if (list === undefined) {
       this.routes.set(route.entry.eventType, [route]);
-      this.routedType = this.priorType = undefined;
+      this.recentRoutes.clear();
     } else list.push(route);
     if (schema !== undefined) this.schemas.set(route.entry.eventType, schema);
   }
 
   /**
-   * The routes of event type `type` (undefined when none), in registration order: string
-   * comparisons when it is one of the last two types asked (a stream of events of one type, or
-   * an event and its follow-up, make no lookup).
+   * The routes of event type `type` (undefined when none), in registration order; the last two
+   * types asked are answered without a lookup (see `RecentAnswers`).
    */
   routesOf(type: string): Route[] | undefined {
-    if (type === this.routedType) return this.routedList;
-    if (type === this.priorType) return this.priorList;
-    const list = this.routes.get(type);
-    this.priorType = this.routedType;
-    this.priorList = this.routedList;
-    this.routedType = type;
-    this.routedList = list;
-    return list;
+    return this.recentRoutes.get(type);
   }
 
   private removeRoute(route: Route): void {
