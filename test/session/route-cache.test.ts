@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { append, createSession, defineEvent, defineSlice, listen } from '../../src/index';
+import { append, createSession, defineEvent, defineSlice, listen, UnknownEventError } from '../../src/index';
 
 // The dispatch path answers the event type of the previous dispatch from a one-entry cache
 // (KnownEvents.has, SessionRegistry.routesOf): these pin that the cache never answers stale.
@@ -51,6 +51,15 @@ describe('route cache', () => {
     session.dispatch(Ping({ n: 3 }));
     session.dispatch(Pong({ n: 4 }));
     expect(heard).toEqual([3, 4]);
+  });
+
+  it('a type refused as unknown is accepted once a reducer declares it', () => {
+    const session = createSession({ slices: [Log] });
+    expect(() => session.dispatch(Ping({ n: 1 }))).toThrow(UnknownEventError); // the refusal is remembered
+    session.dispatch(Pong({ n: 2 }));
+    session.slice(Log).register(Ping, (_view, e) => append(`ping ${e.payload.n}`));
+    session.dispatch(Ping({ n: 3 }));
+    expect(session.slice(Log).all()).toEqual(['pong 2', 'ping 3']);
   });
 
   it('alternating types each reach their own reducers', () => {
