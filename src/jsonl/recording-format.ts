@@ -42,25 +42,12 @@ export function encodeLine(body: string): string {
   return `{"crc":"${HEX.slice(crc.length)}${crc}","rec":${body}}\n`;
 }
 
-/** @internal A line's start with a placeholder CRC (`{"crc":"00000000","rec":`): {@link encodeLines} fills it in. */
+/** @internal A line's start with a placeholder CRC (`{"crc":"00000000","rec":`): {@link encodeLinesInto} fills it in. */
 export const LINE_START = '{"crc":"00000000","rec":';
 const HEX_DIGITS = Buffer.from('0123456789abcdef', 'latin1');
 
 /**
- * @internal Encodes many bodies into one buffer of lines, each body converted to UTF-8 once,
- * straight into the buffer: its CRC32 is computed over the bytes just written and its hex digits
- * put into the line's prefix. Same bytes as `bodies.map(encodeLine).join('')`, without encoding
- * each body twice (once for its CRC, once for the write), and without joining the bodies first
- * (one body with a character beyond Latin-1 would make the joined string two-byte, and its
- * conversion several times slower for every body). Bodies are JSON text: they hold no newline.
- */
-export function encodeLines(bodies: readonly LineBody[]): Buffer {
-  const out = Buffer.allocUnsafe(linesRoom(bodies));
-  return out.subarray(0, encodeLinesInto(bodies, out));
-}
-
-/**
- * @internal A line's body for {@link encodeLines}: its JSON text, or the text's parts in order,
+ * @internal A line's body for {@link encodeLinesInto}: its JSON text, or the text's parts in order,
  * where a nested list stands for its strings separated by commas (a snapshot's item texts: the
  * line is written from them without joining them into one string first).
  */
@@ -90,8 +77,14 @@ export function linesRoom(bodies: readonly LineBody[]): number {
 }
 
 /**
- * @internal {@link encodeLines} into `out` (at least {@link linesRoom} bytes; a writer reuses
- * it from chunk to chunk); returns the bytes written.
+ * @internal Encodes many bodies as lines into `out` (at least {@link linesRoom} bytes; a writer
+ * reuses it from chunk to chunk) and returns the bytes written. Each body is converted to UTF-8
+ * once, straight into `out`: its CRC32 is computed over the bytes just written and its hex digits
+ * put into the line's prefix. Same bytes as `bodies.map(encodeLine).join('')` (with each body's
+ * parts joined), without encoding each body twice (once for its CRC, once for the write), and
+ * without joining the bodies first (one body with a character beyond Latin-1 would make the
+ * joined string two-byte, and its conversion several times slower for every body). Bodies are
+ * JSON text: they hold no newline.
  */
 export function encodeLinesInto(bodies: readonly LineBody[], out: Buffer): number {
   let p = 0;

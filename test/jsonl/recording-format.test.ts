@@ -1,9 +1,15 @@
 /** The recording line format: many lines encoded at once are the same bytes as line by line. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { bodyLength, encodeLine, encodeLines, encodeLinesInto, linesRoom, lineCrc, crcOf, BODY_OFFSET, type LineBody } from '../../src/jsonl/recording-format';
+import { bodyLength, encodeLine, encodeLinesInto, linesRoom, lineCrc, crcOf, BODY_OFFSET, type LineBody } from '../../src/jsonl/recording-format';
 
-describe('encodeLines', () => {
+/** `bodies` encoded as lines into a buffer of {@link linesRoom} bytes. */
+function encodeLines(bodies: readonly LineBody[]): Buffer {
+  const out = Buffer.allocUnsafe(linesRoom(bodies));
+  return out.subarray(0, encodeLinesInto(bodies, out));
+}
+
+describe('encodeLinesInto', () => {
   it('gives the bytes of encodeLine for each body, joined (unicode and escapes included)', () => {
     // Bodies of ASCII text, and of any Unicode (astral characters, lone surrogates that
     // JSON.stringify escapes), mixed in one call: a two-byte body among one-byte ones.
