@@ -3,17 +3,13 @@ import { withAccessors } from '../internal/fast-object';
 import { GuardedObservable } from '../internal/guarded-observable';
 import type { SliceDef } from '../slices/reducer';
 import type { Snapshot } from '../snapshots/snapshot';
-import { windowPolicyProblem } from '../slices/define-slice';
 import { memory } from '../storage/memory-storage';
-import { InvalidWindowError } from '../windows/invalid-window-error';
-import { SliceWindow } from '../windows/slice-window';
 import type { ChannelDef } from '../events/define-channel';
-import { importItem } from './apply-op';
-import { InvalidListenerError, InvalidSliceItemError, SessionDisposedError, UnsupportedOnSharedSessionError, type InvalidEventError, type InvalidMiddlewareError, type ReducerError, type UnknownEventError } from './errors';
-import type { SliceHandle, SliceRecord, SliceRuntimeConfig } from './slice-handle';
+import { InvalidListenerError, SessionDisposedError, UnsupportedOnSharedSessionError, type InvalidEventError, type InvalidMiddlewareError, type ReducerError, type UnknownEventError } from './errors';
+import type { SliceHandle, SliceRecord } from './slice-handle';
+import { sliceHandle, useMiddleware } from './slice-handle-api';
 import { SessionCore } from './session-core';
-import { sortMiddleware } from './middleware-set';
-import { LIBRARY_META, SessionReset, SliceCleared, SliceSeeded } from './system-events';
+import { LIBRARY_META, SessionReset } from './system-events';
 import { ATTACH, SESSION_INTERNALS, type SessionInternals } from './internals';
 import { sliceNames } from './session-snapshots';
 import { openChannel, type ChannelRuntime } from './channel';
@@ -23,15 +19,11 @@ import type { Session, SessionEvent, SessionOptions } from './session-types';
 
 /**
  * Where the shared accessors below (see `withAccessors`: the public objects stay fast) find
- * their session core and slice record.
+ * their session core.
  */
 const CORE = Symbol('rxslice.core');
-const RECORD = Symbol('rxslice.record');
 interface WithCore {
   readonly [CORE]: SessionCore;
-}
-interface WithRecord {
-  readonly [RECORD]: SliceRecord<any>;
 }
 const SESSION_ACCESSORS: PropertyDescriptorMap = {
   lastSeq: {
@@ -56,46 +48,6 @@ const INTERNALS_ACCESSORS: PropertyDescriptorMap = {
     enumerable: true,
   },
 };
-const HANDLE_ACCESSORS: PropertyDescriptorMap = {
-  version: {
-    get(this: WithRecord) {
-      return this[RECORD].storage.version;
-    },
-    enumerable: true,
-  },
-  isEmpty: {
-    get(this: WithRecord) {
-      return this[RECORD].storage.size === 0;
-    },
-    enumerable: true,
-  },
-  size: {
-    get(this: WithRecord) {
-      return this[RECORD].storage.size;
-    },
-    enumerable: true,
-  },
-  // The record makes each observable once.
-  all$: {
-    get(this: WithRecord) {
-      return this[RECORD].all$();
-    },
-    enumerable: true,
-  },
-  latest$: {
-    get(this: WithRecord) {
-      return this[RECORD].latest$();
-    },
-    enumerable: true,
-  },
-  changes$: {
-    get(this: WithRecord) {
-      return this[RECORD].changes$();
-    },
-    enumerable: true,
-  },
-};
-
 /**
  * The properties `createSession` adds to the core session once effects, sagas and machines are
  * installed over it (they need the session first). Declared in the literal, as `undefined`, so
@@ -344,21 +296,6 @@ function guarded<T>(core: SessionCore, subject: Subject<T>, label: string): Obse
   return new GuardedObservable<T>(label, (source, error) => core.reportSubscriberFailure(source, error), (subscriber) => subject.subscribe(subscriber));
 }
 
-/**
- * Checks and adds run-time middleware (every kind to the session, or reducer middleware to
- * `record`); returns the disposer of all of it. Everything is checked before anything is added.
- */
-function useMiddleware(core: SessionCore, record: SliceRecord<any> | undefined, args: readonly unknown[]): () => void {
-  if (core.disposed) throw new SessionDisposedError('add middleware');
-  const used = sortMiddleware(args, record === undefined ? 'session' : 'slice');
-  const removeReducers = used.reducers.length > 0 ? core.registry.addMiddleware(record, used.reducers) : undefined;
-  const removePipeline = used.events.length + used.operators.length > 0 ? core.middleware.add(used.events, used.operators) : undefined;
-  return () => {
-    removeReducers?.();
-    removePipeline?.();
-  };
-}
-
 /** Adds `listener` to `list`; returns the function that removes it. */
 function addListener<TListener>(list: TListener[], listener: TListener): () => void {
   list.push(listener);
@@ -366,43 +303,4 @@ function addListener<TListener>(list: TListener[], listener: TListener): () => v
     const i = list.indexOf(listener);
     if (i >= 0) list.splice(i, 1);
   };
-}
-
-/** The public accessor of one slice (made once per slice, on first `session.slice(def)`). */
-function sliceHandle<TItem>(core: SessionCore, record: SliceRecord<TItem>): SliceHandle<TItem> {
-  const storage = record.storage;
-  const handle: Omit<SliceHandle<TItem>, 'version' | 'isEmpty' | 'size' | 'all$' | 'latest$' | 'changes$'> & WithRecord = {
-    [RECORD]: record,
-    name: record.def.name,
-    latest: () => storage.latest(),
-    all: () => storage.all(),
-    where: (predicate) => storage.view().where(predicate),
-    at: (index) => storage.view().at(index),
-    use: (...middleware) => useMiddleware(core, record, middleware),
-    seed(items) {
-      if (!Array.isArray(items)) throw new InvalidSliceItemError(record.def.name, 0, [{ code: 'invalid_type', path: [], message: 'seed expects an array of items' }]);
-      const parsed = Array.from(items, (item, i) => importItem(record, item, i)) as TItem[];
-      core.dispatchEnvelope(core.accept(SliceSeeded({ slice: record.def.name, items: parsed }), LIBRARY_META, true));
-    },
-    clear() {
-      core.dispatchEnvelope(core.accept(SliceCleared({ slice: record.def.name }), LIBRARY_META, true));
-    },
-    register(creator, reducer, name) {
-      if (core.disposed) throw new SessionDisposedError('register a reducer');
-      return core.registry.addReducer(record, { eventType: creator.type, name: name ?? creator.type, reducer, schema: creator.schema });
-    },
-    configure(config: SliceRuntimeConfig<TItem>) {
-      let window = config.window === undefined ? record.window : (config.window ?? undefined);
-      const problem = windowPolicyProblem(window);
-      if (problem !== undefined) throw new InvalidWindowError('(given)', `slice "${record.def.name}": ${problem}`);
-      if (config.eviction !== undefined) {
-        if (window === undefined) {
-          throw new InvalidWindowError('(none)', `slice "${record.def.name}" has no window for eviction "${config.eviction.description}" to choose from. Pass configure({ window, eviction }).`);
-        }
-        window = SliceWindow.withEviction(window, config.eviction);
-      }
-      record.window = window;
-    },
-  };
-  return withAccessors<SliceHandle<TItem>>(handle, HANDLE_ACCESSORS);
 }

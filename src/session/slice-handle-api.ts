@@ -1,0 +1,112 @@
+import { withAccessors } from '../internal/fast-object';
+import { windowPolicyProblem } from '../slices/define-slice';
+import { InvalidWindowError } from '../windows/invalid-window-error';
+import { SliceWindow } from '../windows/slice-window';
+import { importItem } from './apply-op';
+import { InvalidSliceItemError, SessionDisposedError } from './errors';
+import { sortMiddleware } from './middleware-set';
+import type { SessionCore } from './session-core';
+import type { SliceHandle, SliceRecord, SliceRuntimeConfig } from './slice-handle';
+import { LIBRARY_META, SliceCleared, SliceSeeded } from './system-events';
+
+// The public slice handle (`session.slice(def)`) and run-time middleware (`use`), built around
+// a session core and one of its slice records.
+
+/** Where the handle's shared accessors (see `withAccessors`: the handles stay fast) find its slice record. */
+const RECORD = Symbol('rxslice.record');
+interface WithRecord {
+  readonly [RECORD]: SliceRecord<any>;
+}
+const HANDLE_ACCESSORS: PropertyDescriptorMap = {
+  version: {
+    get(this: WithRecord) {
+      return this[RECORD].storage.version;
+    },
+    enumerable: true,
+  },
+  isEmpty: {
+    get(this: WithRecord) {
+      return this[RECORD].storage.size === 0;
+    },
+    enumerable: true,
+  },
+  size: {
+    get(this: WithRecord) {
+      return this[RECORD].storage.size;
+    },
+    enumerable: true,
+  },
+  // The record makes each observable once.
+  all$: {
+    get(this: WithRecord) {
+      return this[RECORD].all$();
+    },
+    enumerable: true,
+  },
+  latest$: {
+    get(this: WithRecord) {
+      return this[RECORD].latest$();
+    },
+    enumerable: true,
+  },
+  changes$: {
+    get(this: WithRecord) {
+      return this[RECORD].changes$();
+    },
+    enumerable: true,
+  },
+};
+
+/**
+ * Checks and adds run-time middleware (every kind to the session, or reducer middleware to
+ * `record`); returns the disposer of all of it. Everything is checked before anything is added.
+ */
+export function useMiddleware(core: SessionCore, record: SliceRecord<any> | undefined, args: readonly unknown[]): () => void {
+  if (core.disposed) throw new SessionDisposedError('add middleware');
+  const used = sortMiddleware(args, record === undefined ? 'session' : 'slice');
+  const removeReducers = used.reducers.length > 0 ? core.registry.addMiddleware(record, used.reducers) : undefined;
+  const removePipeline = used.events.length + used.operators.length > 0 ? core.middleware.add(used.events, used.operators) : undefined;
+  return () => {
+    removeReducers?.();
+    removePipeline?.();
+  };
+}
+
+/** The public accessor of one slice (made once per slice, on first `session.slice(def)`). */
+export function sliceHandle<TItem>(core: SessionCore, record: SliceRecord<TItem>): SliceHandle<TItem> {
+  const storage = record.storage;
+  const handle: Omit<SliceHandle<TItem>, 'version' | 'isEmpty' | 'size' | 'all$' | 'latest$' | 'changes$'> & WithRecord = {
+    [RECORD]: record,
+    name: record.def.name,
+    latest: () => storage.latest(),
+    all: () => storage.all(),
+    where: (predicate) => storage.view().where(predicate),
+    at: (index) => storage.view().at(index),
+    use: (...middleware) => useMiddleware(core, record, middleware),
+    seed(items) {
+      if (!Array.isArray(items)) throw new InvalidSliceItemError(record.def.name, 0, [{ code: 'invalid_type', path: [], message: 'seed expects an array of items' }]);
+      const parsed = Array.from(items, (item, i) => importItem(record, item, i)) as TItem[];
+      core.dispatchEnvelope(core.accept(SliceSeeded({ slice: record.def.name, items: parsed }), LIBRARY_META, true));
+    },
+    clear() {
+      core.dispatchEnvelope(core.accept(SliceCleared({ slice: record.def.name }), LIBRARY_META, true));
+    },
+    register(creator, reducer, name) {
+      if (core.disposed) throw new SessionDisposedError('register a reducer');
+      return core.registry.addReducer(record, { eventType: creator.type, name: name ?? creator.type, reducer, schema: creator.schema });
+    },
+    configure(config: SliceRuntimeConfig<TItem>) {
+      let window = config.window === undefined ? record.window : (config.window ?? undefined);
+      const problem = windowPolicyProblem(window);
+      if (problem !== undefined) throw new InvalidWindowError('(given)', `slice "${record.def.name}": ${problem}`);
+      if (config.eviction !== undefined) {
+        if (window === undefined) {
+          throw new InvalidWindowError('(none)', `slice "${record.def.name}" has no window for eviction "${config.eviction.description}" to choose from. Pass configure({ window, eviction }).`);
+        }
+        window = SliceWindow.withEviction(window, config.eviction);
+      }
+      record.window = window;
+    },
+  };
+  return withAccessors<SliceHandle<TItem>>(handle, HANDLE_ACCESSORS);
+}
