@@ -141,8 +141,8 @@ export async function runCli(argv: readonly string[], io: CliIO, options: RunCli
 
   program
     .command('history')
-    .description("list a checkpointer thread's checkpoints (id, parent, step, node, time, changed fields) from a checkpointFiles directory")
-    .argument('<dir>', 'the directory given to checkpointFiles(dir)')
+    .description("list a thread's checkpoints (id, parent, step, node, time, changed fields) from a checkpointFiles directory of createCheckpointer or of the LangGraph RxSliceSaver")
+    .argument('<dir>', 'the directory given to checkpointFiles(dir) (by createCheckpointer or RxSliceSaver)')
     .requiredOption('--thread <id>', 'the thread id')
     .option('--json', 'print the checkpoints as JSON')
     .action((dir: string, opts: { thread: string; json?: boolean }) => {

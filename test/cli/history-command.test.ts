@@ -1,4 +1,4 @@
-/** `rxslice history <dir> --thread <id>` (src/cli/history-command.ts), issue 24 item 7. */
+/** `rxslice history <dir> --thread <id>` (src/cli/history-command.ts), issue 24 item 7; the LangGraph saver's directory, issue 37. */
 import { mkdtempSync, rmSync, writeFileSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -8,6 +8,8 @@ import { add, createCheckpointer, defineState, field } from '../../src/index';
 import { runCli } from '../../src/cli/main';
 import type { CliIO } from '../../src/cli/progress';
 import { checkpointFiles } from '../../src/jsonl/index';
+import { RxSliceSaver, type LangGraphRecord } from '../../src/langgraph/index';
+import { planGraph } from '../../examples/langgraph/graph';
 
 const tmp = mkdtempSync(path.join(tmpdir(), 'rxslice-history-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -59,7 +61,8 @@ describe('rxslice history <dir> --thread <id>', () => {
     expect(history).toEqual({
       dir,
       thread: 'chat-2',
-      checkpoints: [{ id: ids[3], parent: null, step: 0, source: 'fork', node: null, time: '2026-01-01T00:00:04.000Z', changed: ['messages', 'phase'], full: true }],
+      writer: 'checkpointer',
+      checkpoints: [{ id: ids[3], parent: null, step: 0, source: 'fork', node: null, time: '2026-01-01T00:00:04.000Z', changed: ['messages', 'phase'], full: true, ns: null }],
     });
     const one = io();
     expect(await runCli(['history', dir, '--thread', 'chat-1', '--json'], one.io)).toBe(0);
@@ -95,5 +98,62 @@ describe('rxslice history <dir> --thread <id>', () => {
     const c = io();
     expect(await runCli(['history', damaged, '--thread', 't'], c.io)).toBe(1);
     expect(c.err()).toContain('CheckpointError (CHECKPOINT_CORRUPT)');
+  });
+});
+
+describe('rxslice history on a directory of the LangGraph RxSliceSaver', () => {
+  const saverDir = path.join(tmp, 'langgraph');
+  let saver: RxSliceSaver;
+  beforeAll(async () => {
+    saver = new RxSliceSaver({ storage: checkpointFiles<LangGraphRecord>(saverDir, { fsync: false }) });
+    const graph = planGraph(saver);
+    const config = { configurable: { thread_id: 'plan-1' } };
+    await graph.invoke({ steps: ['start'] }, config);
+    await graph.updateState(config, { steps: ['edited'] }, 'review');
+  });
+
+  it('lists the checkpoints the library lists, oldest first (it crashed with "Invalid time value")', async () => {
+    const fromLibrary = [];
+    for await (const t of saver.list({ configurable: { thread_id: 'plan-1' } })) fromLibrary.unshift(t);
+    expect(fromLibrary.length).toBeGreaterThan(5);
+    const c = io();
+    expect(await runCli(['history', 'langgraph', '--thread', 'plan-1', '--json'], c.io)).toBe(0);
+    expect(c.err()).toBe('');
+    const history = JSON.parse(c.out());
+    expect(history.writer).toBe('langgraph');
+    expect(history.checkpoints.map((r: { id: string; parent: string | null; step: number; source: string; time: string; ns: string }) => [r.id, r.parent, r.step, r.source, r.time, r.ns])).toEqual(
+      fromLibrary.map((t) => [
+        t.checkpoint.id,
+        t.parentConfig?.configurable?.['checkpoint_id'] ?? null,
+        t.metadata?.step,
+        t.metadata?.source,
+        new Date(t.checkpoint.ts).toISOString(),
+        t.config.configurable?.['checkpoint_ns'],
+      ]),
+    );
+    // The state channels each checkpoint wrote, LangGraph's own channels (__start__, branch:to:*) left out.
+    const changed = history.checkpoints.map((r: { changed: string[] }) => r.changed);
+    expect(changed[0]).toEqual([]); // the empty checkpoint before the input
+    expect(changed.at(-1)).toEqual(['steps']); // the updateState
+    expect(changed.flat().every((ch: string) => ch === 'steps' || ch === 'actions')).toBe(true);
+    const text = io();
+    expect(await runCli(['history', saverDir, '--thread', 'plan-1'], text.io)).toBe(0);
+    const lines = text.out().trimEnd().split('\n');
+    expect(lines[0]).toBe(`thread "plan-1" in ${saverDir} (LangGraph RxSliceSaver): ${fromLibrary.length} checkpoints, oldest first`);
+    expect(lines.at(-1)).toMatch(/^\S+ +\S+ +\d+ +update +- +\d{4}-\d\d-\d\dT[\d:.]+Z +steps$/);
+  });
+
+  it('an unknown thread names the saver\'s threads', async () => {
+    const c = io();
+    expect(await runCli(['history', saverDir, '--thread', 'nope'], c.io)).toBe(1);
+    expect(c.err()).toBe(`rxslice: "${saverDir}" holds no checkpoint of thread "nope"; its threads: "plan-1"\n`);
+  });
+
+  it('a thread file of records neither writer makes is one clear line, not a stack trace', async () => {
+    const odd = path.join(tmp, 'odd');
+    checkpointFiles<{ threadId: string; when: string }>(odd, { fsync: false }).append({ threadId: 't', when: 'yesterday' });
+    const c = io();
+    expect(await runCli(['history', odd, '--thread', 't'], c.io)).toBe(1);
+    expect(c.err()).toBe(`rxslice: "${odd}", thread "t": record 1 is neither a createCheckpointer checkpoint nor a LangGraph RxSliceSaver record; nothing was listed\n`);
   });
 });
