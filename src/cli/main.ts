@@ -80,7 +80,7 @@ export async function runCli(argv: readonly string[], io: CliIO, options: RunCli
   let code = 0;
   const program = new Command('rxslice')
     .description('rxslice: replay agent transcripts, inspect and summarise flight recordings')
-    .version(packageVersion(), '-V, --version', 'print the version of rxslice')
+    .version(packageVersion(), '-V, --version', 'print the version of rxslice (-v too)')
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
     .showHelpAfterError();
@@ -182,8 +182,10 @@ export async function runCli(argv: readonly string[], io: CliIO, options: RunCli
       options.onWatch?.(watch);
     });
 
+  // `-v` as the first argument prints the version too (commander takes one short flag for it; `-V` is its).
+  const args = argv[0] === '-v' ? ['-V', ...argv.slice(1)] : [...argv];
   try {
-    await program.parseAsync([...argv], { from: 'user' });
+    await program.parseAsync(args, { from: 'user' });
     return code;
   } catch (e) {
     if (e instanceof CommanderError) return e.exitCode === 0 ? 0 : 2;

@@ -2,7 +2,7 @@
  * The `rxslice` command line in-process (runCli with captured output), and the inspector's JSON
  * API over HTTP. The browser side of the inspector is in test/e2e (npm run test:e2e).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -178,6 +178,17 @@ describe('rxslice inspect: the JSON API', () => {
     expect(page.headers.get('content-type')).toContain('text/html');
     expect(await page.text()).toContain('<title>rxslice inspector</title>');
     for (const lib of ['/vendor/mermaid.min.js', '/vendor/uPlot.iife.min.js']) expect((await fetch(new URL(lib, inspector.url))).status).toBe(200);
+  });
+});
+
+describe('rxslice --version', () => {
+  it('-V, --version and -v print the version of the package', async () => {
+    const { version } = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    for (const flag of ['-V', '--version', '-v']) {
+      const c = io();
+      expect(await runCli([flag], c.io)).toBe(0);
+      expect([flag, c.out(), c.err()]).toEqual([flag, `${version}\n`, '']);
+    }
   });
 });
 
