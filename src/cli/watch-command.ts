@@ -52,6 +52,8 @@ export const LIVE_INSPECTOR_PORT = 4401;
 export type WatchRecord =
   | ({ readonly type: 'update'; readonly at: string; readonly newLines: number; readonly newEvents: number; readonly refused: number; readonly restarted: string | null } & SessionStatus)
   | { readonly type: 'notice'; readonly at: string; readonly label: string | null; readonly message: string }
+  /** A line that is not JSON: its file, number (from 1) and the parser's reason, besides the sentence. */
+  | { readonly type: 'notice'; readonly at: string; readonly label: string; readonly message: string; readonly file: string; readonly line: number; readonly reason: string }
   | (AlertPayload & { readonly at: string });
 
 /** The budgets of the command: the file's, then the options'. Throws {@link InvalidBudgetsError}. */
@@ -175,6 +177,12 @@ export async function watchCommand(paths: readonly string[], opts: WatchCommandO
       };
       if (budgets?.command !== undefined) void runAlertCommand(budgets.command, payload).then((code) => report(`command (${budgets.command!})`, code === 0 ? 0 : `exit ${String(code)}`, code === 0));
       if (budgets?.url !== undefined) void postAlert(budgets.url, payload).then((status) => report(`POST to ${budgets.url!}`, status, typeof status === 'number' && status >= 200 && status < 300));
+    },
+    onInvalidLine: (watched, { file, line, reason }) => {
+      const message = `${watched.label}: line ${line} of ${file} is not JSON (${reason}); it gives no event`;
+      if (view !== undefined) view.notice(`rxslice watch: ${message}`);
+      else if (json) emit({ type: 'notice', at: new Date().toISOString(), label: watched.label, message, file, line, reason });
+      else io.stderr.write(`rxslice watch: ${message}\n`);
     },
     onNotice: (message, watched) => {
       live?.noticed(watched);

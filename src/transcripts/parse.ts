@@ -62,6 +62,9 @@ type ContentBlockValue = z.infer<typeof ContentBlock>;
 
 const skip = (reason: string): ParsedLine => ({ events: [], skipped: [reason] });
 
+/** The reason {@link parseLine} gives for a line that is not JSON (a line cut off by a crash, or not a transcript at all). */
+export const INVALID_JSON = 'invalid JSON';
+
 /** A bounded reason for a zod failure: the first issue's path and code (no values, so reasons group well). */
 function shapeReason(what: string, error: z.ZodError): string {
   const issue = error.issues[0];
@@ -271,7 +274,7 @@ export function parseLine(line: string): ParsedLine {
   try {
     json = JSON.parse(line);
   } catch {
-    return skip('invalid JSON');
+    return skip(INVALID_JSON);
   }
   if (json === null || typeof json !== 'object' || Array.isArray(json)) return skip('not a JSON object');
   const type = (json as { type?: unknown }).type;

@@ -6,7 +6,7 @@ import { homedir } from 'node:os';
 import path from 'node:path';
 import { watch as chokidarWatch, type FSWatcher } from 'chokidar';
 import { checkBudgets, type BudgetAlert, type Budgets } from './budgets';
-import { WatchedTranscript, type PumpResult } from './watched-transcript';
+import { WatchedTranscript, type InvalidLine, type PumpResult } from './watched-transcript';
 
 /** The label and parent of a transcript file (see {@link transcriptLabel}). */
 export interface TranscriptIdentity {
@@ -53,6 +53,12 @@ export interface WatchOptions {
   readonly onUpdate?: (watched: WatchedTranscript, result: PumpResult) => void;
   /** Called with a sentence about what happened to a file: added, started over, gone, unreadable, a session error. */
   readonly onNotice?: (message: string, watched?: WatchedTranscript) => void;
+  /**
+   * Called with each line that is not JSON, before the line is committed (see
+   * `WatchedTranscriptOptions.onInvalidLine`: a restarted watch reports again only a line it had
+   * not committed).
+   */
+  readonly onInvalidLine?: (watched: WatchedTranscript, line: InvalidLine) => void;
   /** Thresholds checked after each update of a session (see `checkBudgets`). */
   readonly budgets?: Budgets;
   /** Called with each budget alert raised (after its `watch/budgetExceeded` event committed). */
@@ -85,8 +91,8 @@ export interface TranscriptWatch {
  * sessions are updated one file at a time, in the order the changes arrive. Bad input never
  * stops the other files: a file whose store cannot be opened, a file that disappears
  * (`unlink`: its session is closed, its store kept), an unreadable directory (chokidar's
- * `error`) are reported through `onNotice`; lines that are not JSON are skipped by the parser
- * (counted in the cursor's `lines`, giving no event). Besides chokidar's events, every open file
+ * `error`) are reported through `onNotice`; a line that is not JSON gives no event (it is counted
+ * in the cursor's `lines`) and is reported through `onInvalidLine`. Besides chokidar's events, every open file
  * is checked every `recheckMs` (one `stat`), so a write whose event was merged away is read too.
  * @example
  * ```ts
@@ -107,14 +113,16 @@ export function watchTranscripts(options: WatchOptions): TranscriptWatch {
     const identity = transcriptLabel(file);
     let label = identity.label;
     for (let n = 2; labels.has(label) && transcripts.get(file)?.label !== label; n++) label = `${identity.label}~${n}`;
+    let watched: WatchedTranscript;
     try {
-      const watched = new WatchedTranscript({
+      watched = new WatchedTranscript({
         file,
         label,
         ...(identity.parent === undefined ? {} : { parent: identity.parent }),
         ...(options.store === undefined ? {} : { storeDir: storeDirOf(options.store, label) }),
         onError: (error) => notice(`${label}: session error: ${error instanceof Error ? error.message : String(error)}`),
         ...(options.onSession === undefined ? {} : { onSession: options.onSession }),
+        ...(options.onInvalidLine === undefined ? {} : { onInvalidLine: (line: InvalidLine) => options.onInvalidLine?.(watched, line) }),
       });
       transcripts.set(file, watched);
       labels.add(label);

@@ -6,7 +6,7 @@ import { rmSync } from 'node:fs';
 import type { Subscription } from 'rxjs';
 import { isRxSliceError } from '../internal/errors';
 import { TranscriptClock, timestampOf } from '../transcripts/clock';
-import { parseLine } from '../transcripts/parse';
+import { INVALID_JSON, parseLine } from '../transcripts/parse';
 import { FileTail, statFile } from './file-tail';
 import { createWatchSession, type WatchSession } from './watch-session';
 import { EventSkipped, LineRead, WatchCursor, type WatchCursorItem } from './watch-cursor';
@@ -21,6 +21,27 @@ export interface PumpResult {
   readonly refused: number;
   /** Set when the file was truncated or replaced and its session started over. */
   readonly restarted?: 'truncated' | 'replaced';
+}
+
+/** A line of a watched file that is not JSON (see `WatchedTranscriptOptions.onInvalidLine`). */
+export interface InvalidLine {
+  readonly file: string;
+  /** Its number in the file, from 1. */
+  readonly line: number;
+  /** The byte offset of its first byte. */
+  readonly offset: number;
+  /** The parser's reason (`invalid JSON`) and what `JSON.parse` said (at most a few characters of the line are quoted). */
+  readonly reason: string;
+}
+
+/** `JSON.parse`'s message for `text`, control characters shown as `?` (V8 quotes a few characters of the text). */
+function jsonError(text: string): string {
+  try {
+    JSON.parse(text);
+    return '';
+  } catch (e) {
+    return (e instanceof Error ? e.message : String(e)).replace(/[\u0000-\u001f\u007f]/g, '?');
+  }
 }
 
 /** Options of {@link WatchedTranscript}. */
@@ -42,6 +63,12 @@ export interface WatchedTranscriptOptions {
    * inside the constructor.
    */
   readonly onSession?: (watched: WatchedTranscript) => void;
+  /**
+   * Told about each line that is not JSON, before the line is committed (it gives no event): a
+   * process killed between the two reports the line again when it continues from the store; a
+   * line once committed is not reported again.
+   */
+  readonly onInvalidLine?: (line: InvalidLine) => void;
 }
 
 /**
@@ -49,8 +76,9 @@ export interface WatchedTranscriptOptions {
  *
  * @remarks Every line is applied as: its transcript events (parsed by `parseLine`), each
  * dispatched after moving the session's {@link TranscriptClock} to its timestamp, as
- * `replayTranscript` does; a refused event is recorded as `watch/eventSkipped`; then one
- * `watch/lineRead` moves the committed offset past the line. Each of those is one commit, so a
+ * `replayTranscript` does; a refused event is recorded as `watch/eventSkipped`; a line that is not
+ * JSON gives no event and is reported (`onInvalidLine`); then one `watch/lineRead` moves the
+ * committed offset past the line. Each of those is one commit, so a
  * kill at any point leaves a cursor from which {@link pump} continues without applying an
  * event twice or skipping one. Reopening a durable session whose file is now shorter than its
  * committed offset, or has another inode, starts the session over (its directory is emptied).
@@ -144,7 +172,11 @@ export class WatchedTranscript {
       const cursor = this.cursor;
       // The line the last run was in the middle of: its first `eventsInLine` events are committed.
       const skip = line.start === cursor.offset ? cursor.eventsInLine : 0;
-      const parsed = parseLine(line.text).events;
+      const { events: parsed, skipped } = parseLine(line.text);
+      if (parsed.length === 0 && skipped[0] === INVALID_JSON && this.options.onInvalidLine !== undefined) {
+        const detail = jsonError(line.text);
+        this.options.onInvalidLine({ file: this.file, line: cursor.lines + 1, offset: line.start, reason: detail === '' ? INVALID_JSON : `${INVALID_JSON}: ${detail}` });
+      }
       const clock = this.clock;
       for (let i = skip; i < parsed.length; i++) {
         const event = parsed[i]!;

@@ -53,6 +53,11 @@ describe('rxslice watch', () => {
       expect(w.err.join('')).toContain(`s1/agent-a: watching ${path.join(dir, 's1', 'subagents', 'agent-a.jsonl')} (subagent of s1)`);
       expect(w.out.join('')).toMatch(/ s1\/agent-a \+15 lines \+17 events \| waitingForUser \| tools 2 \(2 failed\) \| tokens 25,366 \| 15 lines, 10,491 bytes\n/);
       expect(w.out.join('')).toMatch(/ s1 \+7 lines \+8 events \| waitingForUser \| tools 2 \(2 failed\) \| tokens 25,366 \| 15 lines, 10,491 bytes\n/);
+      // A line cut off mid-way (the writer crashed) is reported on stderr with its file, number and reason; the watch goes on.
+      appendFileSync(path.join(dir, 's1.jsonl'), Buffer.concat([Buffer.from('{"type":"user","message":{"role":"user","content":"cut here\n'), source.subarray(0, cut)]));
+      await until(() => w.out.length >= 4, 'the update after the cut line');
+      expect(w.err.join('')).toContain(`rxslice watch: s1: line 16 of ${path.join(dir, 's1.jsonl')} is not JSON (invalid JSON: Unterminated string in JSON at position 59); it gives no event\n`);
+      expect(w.out.at(-1)).toMatch(/ s1 \+9 lines \+9 events \| /);
     } finally {
       await w.watch.close();
     }
@@ -71,11 +76,13 @@ describe('rxslice watch', () => {
       expect(update).toMatchObject({ type: 'update', label: 'a', parent: null, newLines: 8, newEvents: 9, refused: 0, restarted: null, phase: 'executing', toolCalls: 1, errors: 0, pending: 1, tokens: 25_366, lines: 8, events: 9, offset: cut, closed: false });
       expect(w.err).toEqual([]);
       appendFileSync(file, 'not json\n');
-      await until(() => w.out.length >= 3, 'the second update');
-      expect(JSON.parse(w.out[2]!)).toMatchObject({ type: 'update', newLines: 1, newEvents: 0, lines: 9, offset: cut + 9 });
+      await until(() => w.out.length >= 4, 'the notice of the line and the second update');
+      const reason = 'invalid JSON: Unexpected token \'o\', "not json" is not valid JSON';
+      expect(JSON.parse(w.out[2]!)).toMatchObject({ type: 'notice', label: 'a', file, line: 9, reason, message: `a: line 9 of ${file} is not JSON (${reason}); it gives no event` });
+      expect(JSON.parse(w.out[3]!)).toMatchObject({ type: 'update', newLines: 1, newEvents: 0, lines: 9, offset: cut + 9 });
       rmSync(file);
-      await until(() => w.out.length >= 4, 'the notice of the removal');
-      expect(JSON.parse(w.out[3]!)).toMatchObject({ type: 'notice', label: 'a', message: `a: ${file} disappeared; its session is closed` });
+      await until(() => w.out.length >= 5, 'the notice of the removal');
+      expect(JSON.parse(w.out[4]!)).toMatchObject({ type: 'notice', label: 'a', message: `a: ${file} disappeared; its session is closed` });
     } finally {
       await w.watch.close();
     }

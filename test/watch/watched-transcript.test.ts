@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { WatchedTranscript } from '../../src/watch/watched-transcript';
+import { WatchedTranscript, type InvalidLine } from '../../src/watch/watched-transcript';
 import { compareWithReplay } from './watch-harness';
 
 const data = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'examples', 'data');
@@ -63,17 +63,60 @@ describe('WatchedTranscript', () => {
     }
   });
 
-  it('applies a line only once its newline is written, and skips a line that is not JSON', () => {
-    const watched = new WatchedTranscript({ file, label: 't' });
+  it('applies a line only once its newline is written, and reports a line that is not JSON (file, line number, reason) with no event', () => {
+    const invalid: InvalidLine[] = [];
+    const watched = new WatchedTranscript({ file, label: 't', onInvalidLine: (line) => invalid.push(line) });
     const firstLine = source.indexOf(0x0a) + 1;
     appendFileSync(file, source.subarray(0, firstLine - 5));
     expect(watched.pump()).toEqual({ lines: 0, events: 0, refused: 0 });
     appendFileSync(file, source.subarray(firstLine - 5, firstLine));
     expect(watched.pump()).toEqual({ lines: 1, events: 1, refused: 0 });
+    expect(invalid).toEqual([]);
     appendFileSync(file, 'not json\n');
     expect(watched.pump()).toEqual({ lines: 1, events: 0, refused: 0 });
     expect(watched.cursor).toMatchObject({ lines: 2, events: 1, offset: firstLine + 9 });
+    expect(invalid).toEqual([{ file, line: 2, offset: firstLine, reason: 'invalid JSON: Unexpected token \'o\', "not json" is not valid JSON' }]);
+    // JSON that is not a transcript line (another kind of line, a blank line) is no such report.
+    appendFileSync(file, '{"type":"custom-title"}\n\n');
+    expect(watched.pump()).toEqual({ lines: 2, events: 0, refused: 0 });
+    expect(invalid).toHaveLength(1);
     watched.close();
+  });
+
+  it('a line that is not JSON is reported before it is committed: a crash in between reports it again, a committed one never', () => {
+    const lines = source.toString('utf8').split('\n');
+    // A line cut off (by a crash of the writer) in the middle of the transcript: line 4.
+    writeFileSync(file, [...lines.slice(0, 3), lines[3]!.slice(0, 40), ...lines.slice(3)].join('\n'));
+    const invalid: number[] = [];
+    const open = () => new WatchedTranscript({ file, label: 't', storeDir: store, onInvalidLine: (l) => invalid.push(l.line) });
+    // "Killed" right after the report, before the line's watch/lineRead commits.
+    const first = open();
+    const session = first.current;
+    const dispatch = session.dispatch.bind(session);
+    let reported = 0;
+    vi.spyOn(session, 'dispatch').mockImplementation((event) => {
+      if (invalid.length > reported) throw new Crash('killed');
+      return dispatch(event);
+    });
+    expect(() => first.pump()).toThrow(Crash);
+    first.close();
+    expect(invalid).toEqual([4]);
+    reported = invalid.length;
+    // The restarted watch continues from its cursor: line 4 again (it was not committed), then the rest.
+    const second = open();
+    expect(second.cursor.lines).toBe(3);
+    second.pump();
+    second.close();
+    expect(invalid).toEqual([4, 4]);
+    // Once committed, a restart does not report it again.
+    const third = open();
+    expect(third.pump()).toEqual({ lines: 0, events: 0, refused: 0 });
+    third.close();
+    expect(invalid).toEqual([4, 4]);
+    // No event lost or applied twice: the store equals a replay of the file.
+    const c = compareWithReplay(file, store);
+    expect({ events: c.cursor.events, lines: c.cursor.lines }).toEqual({ events: c.replay.events, lines: 16 });
+    expect(c.storedState).toEqual(c.replayState);
   });
 
   it('starts a stored session over when its file was truncated while nobody watched, and says so', () => {
