@@ -97,7 +97,7 @@ const expand = (p: string, cwd: string): string => path.resolve(cwd, p === '~' ?
 
 /**
  * Starts the watch for `rxslice watch` and resolves with it once the files present were read to
- * their end (it keeps running: close it to stop). Resolves `undefined` (and writes why on
+ * their end (it keeps running: close it to stop); when there were none, a notice says it waits for one. Resolves `undefined` (and writes why on
  * stderr) when none of the paths exists, or, with `inspect`, when the inspector cannot listen
  * (its port is in use): nothing is watched then.
  * @example
@@ -195,6 +195,8 @@ export async function watchCommand(paths: readonly string[], opts: WatchCommandO
     view.draw();
   }
   await watch.ready;
+  // Nothing found yet: say what is watched, else the command looks hung until a transcript appears.
+  if (watch.transcripts.size === 0) notice(`waiting for transcripts: no *.jsonl file in ${targets.join(', ')} yet (subdirectories included); each one that appears is watched`, null);
   const close = watch.close.bind(watch);
   return {
     transcripts: watch.transcripts,

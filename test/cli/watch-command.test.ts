@@ -160,6 +160,41 @@ describe('rxslice watch', () => {
     expect(bad.err.join('')).toMatch(/InvalidBudgetsError \(INVALID_BUDGETS\): Invalid budgets in .*bad-budgets\.json: maxTokens: /);
   });
 
+  it('says it is waiting, what for and where, when there is no transcript yet; then watches the first that appears', async () => {
+    const dir = path.join(tmp, 'empty');
+    mkdirSync(path.join(dir, 'sub'), { recursive: true });
+    const w = await runWatch(['empty']);
+    try {
+      expect(w.code).toBe(0);
+      expect(w.err.join('')).toBe(`rxslice watch: waiting for transcripts: no *.jsonl file in ${dir} yet (subdirectories included); each one that appears is watched\n`);
+      expect(w.out).toEqual([]);
+      appendFileSync(path.join(dir, 'sub', 'late.jsonl'), source.subarray(0, cut));
+      await until(() => w.out.length >= 1, 'the update of the new file');
+      expect(w.err.join('')).toContain(`rxslice watch: late: watching ${path.join(dir, 'sub', 'late.jsonl')}\n`);
+      expect(w.out[0]).toMatch(/ late \+8 lines \+9 events /);
+    } finally {
+      await w.watch.close();
+    }
+    const json = await runWatch([path.join(tmp, 'empty', 'sub'), dir, '--json']);
+    try {
+      expect(json.code).toBe(0);
+      expect(json.out.map((l) => JSON.parse(l) as Record<string, unknown>).filter((r) => r['label'] === null)).toEqual([]);
+    } finally {
+      await json.watch.close();
+    }
+    const emptyJson = path.join(tmp, 'empty-json');
+    mkdirSync(emptyJson);
+    const j = await runWatch([emptyJson, '--json']);
+    try {
+      expect(j.out.map((l) => JSON.parse(l) as Record<string, unknown>)).toEqual([
+        { type: 'notice', at: expect.any(String), label: null, message: `waiting for transcripts: no *.jsonl file in ${emptyJson} yet (subdirectories included); each one that appears is watched` },
+      ]);
+      expect(j.err).toEqual([]);
+    } finally {
+      await j.watch.close();
+    }
+  });
+
   it('skips a path that does not exist, and fails when nothing is left to watch', async () => {
     const w = await runWatch(['missing']);
     expect(w.code).toBe(1);
