@@ -9,6 +9,7 @@ import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { isRxSliceError } from '../internal/errors';
 import { InspectorListenError, startInspector, type Inspector } from '../devtools/inspector-server';
 import { definitionsFor, DefinitionsError } from './definitions';
+import { inputKind, refusal } from './input-kind';
 import type { CliIO } from './progress';
 import { replayCommand } from './replay-command';
 import { formatStats, recordingStats } from './stats-command';
@@ -85,6 +86,16 @@ export async function runCli(argv: readonly string[], io: CliIO, options: RunCli
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
     .showHelpAfterError();
 
+  /** The absolute path of the recording `given`; `undefined` (the refusal on stderr, exit code 1) when it is something else. */
+  const recordingOrRefuse = (command: string, given: string): string | undefined => {
+    const file = path.resolve(io.cwd, given);
+    const input = inputKind(file);
+    if (input.kind === 'recording') return file;
+    io.stderr.write(`${refusal(command, given, input, 'a flight recording (rxslice replay <transcript> --record <file>, or flightRecorder)')}\n`);
+    code = 1;
+    return undefined;
+  };
+
   program
     .command('replay')
     .description('replay Claude Code transcripts (.jsonl files or directories of them) through a transcript session and print a report for each')
@@ -111,7 +122,9 @@ export async function runCli(argv: readonly string[], io: CliIO, options: RunCli
     .option('--allowed-host <name...>', 'host names the page may also be reached by (a proxy or tunnel name); others get 403 (DNS rebinding guard)')
     .option('--session <module>', 'a module exporting the recording\'s `slices` (and optionally `session` and `machines`)')
     .option('--open', 'open the page in the default browser')
-    .action(async (file: string, opts: { port: number; host: string; allowedHost?: string[]; session?: string; open?: boolean }) => {
+    .action(async (given: string, opts: { port: number; host: string; allowedHost?: string[]; session?: string; open?: boolean }) => {
+      const file = recordingOrRefuse('inspect', given);
+      if (file === undefined) return;
       const definitions = await definitionsFor(file, opts.session, io.cwd);
       let inspector: Inspector;
       try {
@@ -123,7 +136,7 @@ export async function runCli(argv: readonly string[], io: CliIO, options: RunCli
         return;
       }
       const s = inspector.model.recording;
-      io.stdout.write(`rxslice inspect: ${s.size.toLocaleString('en-US')} events of ${file} at ${inspector.url}  (Ctrl-C stops)\n`);
+      io.stdout.write(`rxslice inspect: ${s.size.toLocaleString('en-US')} events of ${given} at ${inspector.url}  (Ctrl-C stops)\n`);
       if (opts.open === true) openBrowser(inspector.url, io);
       options.onInspector?.(inspector);
     });
@@ -134,8 +147,10 @@ export async function runCli(argv: readonly string[], io: CliIO, options: RunCli
     .argument('<recording>', 'a flight recording')
     .option('--session <module>', 'a module exporting the recording\'s `slices`')
     .option('--json', 'print the figures as JSON')
-    .action(async (file: string, opts: { session?: string; json?: boolean }) => {
-      const stats = recordingStats(file, await definitionsFor(file, opts.session, io.cwd), io);
+    .action(async (given: string, opts: { session?: string; json?: boolean }) => {
+      const file = recordingOrRefuse('stats', given);
+      if (file === undefined) return;
+      const stats = { ...recordingStats(file, await definitionsFor(file, opts.session, io.cwd), io), file: given };
       io.stdout.write(`${opts.json === true ? JSON.stringify(stats, null, 2) : formatStats(stats)}\n`);
     });
 
@@ -146,7 +161,14 @@ export async function runCli(argv: readonly string[], io: CliIO, options: RunCli
     .requiredOption('--thread <id>', 'the thread id')
     .option('--json', 'print the checkpoints as JSON')
     .action((dir: string, opts: { thread: string; json?: boolean }) => {
-      const history = threadHistory(path.resolve(io.cwd, dir), opts.thread);
+      const full = path.resolve(io.cwd, dir);
+      const input = inputKind(full);
+      if (input.kind !== 'checkpoints-directory' && input.kind !== 'langgraph-directory') {
+        io.stderr.write(`${refusal('history', dir, input, 'a directory of checkpoint files (checkpointFiles(dir) of createCheckpointer or of the LangGraph RxSliceSaver)')}\n`);
+        code = 1;
+        return;
+      }
+      const history = threadHistory(full, opts.thread);
       io.stdout.write(`${opts.json === true ? JSON.stringify(history, null, 2) : formatHistory(history)}\n`);
     });
 

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { isRxSliceError } from '../internal/errors';
 import { toMermaid } from '../machines/to-mermaid';
@@ -7,6 +7,7 @@ import { AgentPhases } from '../transcripts/phases';
 import { formatReport } from '../transcripts/report';
 import { createTranscriptSession, replayTranscript, type TranscriptSession } from '../transcripts/replay';
 import { describeRecording, openStored, recordingFileOf, saveStored, startRecording } from '../transcripts/durable';
+import { inputKind, refusal } from './input-kind';
 import { progress, type CliIO, type Progress } from './progress';
 
 /** Options of `rxslice replay`. */
@@ -34,18 +35,34 @@ const describe = (error: unknown): string => {
   return error instanceof Error ? error.message : String(error);
 };
 
-/** Reads every input up front, so that a bad path fails before anything is replayed. */
+/** What `rxslice replay` reads, as its refusals say. */
+export const REPLAY_EXPECTS = 'Claude Code transcripts (.jsonl files, or directories of them)';
+
+/**
+ * Reads every input up front, so that a bad path fails before anything is replayed: each path
+ * must be a transcript or a directory of them (every `.jsonl` file in it a transcript); anything
+ * else (a flight recording, a store or checkpoint directory, another kind of file) is refused.
+ */
 function readInputs(cwd: string, args: readonly string[]): { inputs: Input[]; problems: string[] } {
   const inputs: Input[] = [];
   const problems: string[] = [];
   for (const arg of args) {
     const full = path.resolve(cwd, arg);
+    const input = inputKind(full);
+    if (input.kind !== 'transcript' && input.kind !== 'transcripts-directory') {
+      problems.push(refusal('replay', arg, input, REPLAY_EXPECTS));
+      continue;
+    }
     try {
-      const files = statSync(full).isDirectory() ? jsonlIn(full) : [full];
-      if (files.length === 0) problems.push(`"${arg}" is a directory without .jsonl files`);
-      for (const file of files) inputs.push({ label: file !== full ? path.basename(file) : arg, text: readFileSync(file, 'utf8') });
+      const files = input.kind === 'transcripts-directory' ? jsonlIn(full) : [full];
+      for (const file of files) {
+        const label = file !== full ? path.basename(file) : arg;
+        const kind = file !== full ? inputKind(file) : input;
+        if (kind.kind !== 'transcript') problems.push(refusal('replay', path.join(arg, path.basename(file)), kind, REPLAY_EXPECTS));
+        else inputs.push({ label, text: readFileSync(file, 'utf8') });
+      }
     } catch (error) {
-      problems.push(`cannot read "${arg}": ${describe(error)}`);
+      problems.push(`rxslice replay: cannot read "${arg}": ${describe(error)}`);
     }
   }
   return { inputs, problems };
@@ -66,13 +83,15 @@ function readInputs(cwd: string, args: readonly string[]): { inputs: Input[]; pr
  * - `--diagram` prints the phase statechart in Mermaid.
  *
  * A progress bar (or plain lines off a terminal) shows on stderr for replays over a second.
- * @returns The exit code: 0 when every transcript was replayed; 1 (message on stderr, nothing
- * replayed) for a missing or unreadable path, a directory without `.jsonl` files, or a damaged store.
+ * @returns The exit code: 0 when every transcript was replayed; 1 (one line per bad path on stderr,
+ * nothing replayed) for a missing or unreadable path, a directory without `.jsonl` files, a file or
+ * directory that is not a transcript (a flight recording, a store, checkpoints, another kind of
+ * file), or a damaged store.
  */
 export function replayCommand(paths: readonly string[], options: ReplayCommandOptions, io: CliIO): number {
   const { inputs, problems } = readInputs(io.cwd, paths);
   if (problems.length > 0) {
-    for (const p of problems) io.stderr.write(`rxslice replay: ${p}\n`);
+    for (const p of problems) io.stderr.write(`${p}\n`);
     return 1;
   }
   const out = (text: string) => io.stdout.write(`${text}\n`);

@@ -3,7 +3,7 @@
  * session did: on a terminal a table with one row per active session, redrawn in place; else one
  * line per update (`--json`: one JSON object per line).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { InspectorListenError, serveInspector, type InspectorServer } from '../devtools/inspector-server';
@@ -14,6 +14,7 @@ import { LiveView } from '../watch/live-view';
 import { sessionStatus, type SessionStatus } from '../watch/session-status';
 import { defaultWatchPaths, watchTranscripts, type TranscriptWatch } from '../watch/watch-transcripts';
 import type { PumpResult } from '../watch/watched-transcript';
+import { inputKind, refusal, type InputKind } from './input-kind';
 import type { CliIO } from './progress';
 
 /** Options of `rxslice watch`. */
@@ -93,13 +94,20 @@ export function formatUpdate(status: SessionStatus, result: PumpResult, now: Dat
   );
 }
 
+/** What `rxslice watch` follows, as its refusals say. */
+const WATCH_EXPECTS = 'Claude Code transcripts (.jsonl files, or directories of them)';
+/** What it accepts: transcripts, and directories other than rxslice's own (a directory may fill later). */
+const WATCHABLE: ReadonlySet<InputKind> = new Set(['transcript', 'transcripts-directory', 'empty-directory', 'other-directory']);
+
 const expand = (p: string, cwd: string): string => path.resolve(cwd, p === '~' ? homedir() : p.startsWith('~/') ? path.join(homedir(), p.slice(2)) : p);
 
 /**
  * Starts the watch for `rxslice watch` and resolves with it once the files present were read to
- * their end (it keeps running: close it to stop); when there were none, a notice says it waits for one. Resolves `undefined` (and writes why on
- * stderr) when none of the paths exists, or, with `inspect`, when the inspector cannot listen
- * (its port is in use): nothing is watched then.
+ * their end (it keeps running: close it to stop); when there were none, a notice says it waits for one.
+ * A path that does not exist or is not transcripts (a flight recording, a store or checkpoint
+ * directory, another kind of file) is refused with one line on stderr, and the others are watched.
+ * Resolves `undefined` (and writes why on stderr) when no path is left, or, with `inspect`, when
+ * the inspector cannot listen (its port is in use): nothing is watched then.
  * @example
  * ```ts
  * const watch = await watchCommand(['t.jsonl'], { store: '.rxslice/watch', json: true }, io);
@@ -108,15 +116,23 @@ const expand = (p: string, cwd: string): string => path.resolve(cwd, p === '~' ?
  * ```
  */
 export async function watchCommand(paths: readonly string[], opts: WatchCommandOptions, io: CliIO): Promise<WatchCommandHandle | undefined> {
-  const targets = (paths.length > 0 ? paths.map((p) => expand(p, io.cwd)) : defaultWatchPaths()).filter((p) => {
-    if (existsSync(p)) return true;
-    io.stderr.write(`rxslice watch: ${p} does not exist; skipping it\n`);
-    return false;
-  });
+  const given = paths.length > 0 ? paths : defaultWatchPaths();
+  const refused: string[] = [];
+  const targets = given
+    .map((p) => ({ p, full: expand(p, io.cwd) }))
+    .filter(({ p, full }) => {
+      const input = inputKind(full);
+      if (WATCHABLE.has(input.kind)) return true;
+      refused.push(refusal('watch', p, input, WATCH_EXPECTS));
+      return false;
+    })
+    .map(({ full }) => full);
   if (targets.length === 0) {
-    io.stderr.write('rxslice watch: nothing to watch (give transcript files or directories; the default is ~/.claude/projects)\n');
+    for (const line of refused) io.stderr.write(`${line}\n`);
+    if (paths.length === 0) io.stderr.write('rxslice watch: nothing to watch (give transcript files or directories; the default is ~/.claude/projects)\n');
     return undefined;
   }
+  for (const line of refused) io.stderr.write(`${line}; skipping it\n`);
   const budgets = budgetsOf(opts, io.cwd);
   const json = opts.json === true;
   /** The last alert of each session, shown in its row of the live view. */

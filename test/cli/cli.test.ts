@@ -51,7 +51,7 @@ describe('rxslice replay --record with several transcripts', () => {
   it('a missing transcript fails before anything is replayed', async () => {
     const c = io();
     expect(await runCli(['replay', 'nope.jsonl', '--record', path.join(tmp, 'x.jsonl')], c.io)).toBe(1);
-    expect(c.err()).toContain('rxslice replay: cannot read "nope.jsonl": no such file or directory');
+    expect(c.err()).toBe('rxslice replay: "nope.jsonl" does not exist; expected Claude Code transcripts (.jsonl files, or directories of them)\n');
   });
 
   it('needs a transcript unless the caller gives defaults', async () => {
@@ -106,7 +106,7 @@ describe('rxslice stats', () => {
   it('a file that is not a recording is a clear error', async () => {
     const c = io();
     expect(await runCli(['stats', path.join(ROOT, 'package.json')], c.io)).toBe(1);
-    expect(c.err()).toContain('RecordingError (RECORDING_CORRUPT)');
+    expect(c.err()).toBe(`rxslice stats: "${path.join(ROOT, 'package.json')}" is a file of another kind (its first line is not JSON); expected a flight recording (rxslice replay <transcript> --record <file>, or flightRecorder)\n`);
   });
 });
 

@@ -82,7 +82,7 @@ describe('rxslice history <dir> --thread <id>', () => {
     const missing = path.join(tmp, 'missing');
     const m = io();
     expect(await runCli(['history', missing, '--thread', 'x'], m.io)).toBe(1);
-    expect(m.err()).toContain(`"${missing}" is not a directory of checkpoint files`);
+    expect(m.err()).toBe(`rxslice history: "${missing}" does not exist; expected a directory of checkpoint files (checkpointFiles(dir) of createCheckpointer or of the LangGraph RxSliceSaver)\n`);
     expect(readdirSync(tmp)).not.toContain('missing');
     const usage = io();
     expect(await runCli(['history', dir], usage.io)).toBe(2);

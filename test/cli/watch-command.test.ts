@@ -195,13 +195,27 @@ describe('rxslice watch', () => {
     }
   });
 
-  it('skips a path that does not exist, and fails when nothing is left to watch', async () => {
+  it('skips a path that does not exist or is no transcript, and fails when nothing is left to watch', async () => {
     const w = await runWatch(['missing']);
     expect(w.code).toBe(1);
-    expect(w.err.join('')).toBe(
-      `rxslice watch: ${path.join(tmp, 'missing')} does not exist; skipping it\nrxslice watch: nothing to watch (give transcript files or directories; the default is ~/.claude/projects)\n`,
-    );
+    expect(w.err.join('')).toBe('rxslice watch: "missing" does not exist; expected Claude Code transcripts (.jsonl files, or directories of them)\n');
     expect(w.out).toEqual([]);
+    const dir = path.join(tmp, 'skips');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(path.join(dir, 'notes.txt'), 'plain text\n');
+    appendFileSync(path.join(dir, 't.jsonl'), source.subarray(0, cut));
+    const some = await runWatch(['missing', 'skips/notes.txt', 'skips/t.jsonl']);
+    try {
+      expect(some.code).toBe(0);
+      expect(some.err.join('')).toBe(
+        'rxslice watch: "missing" does not exist; expected Claude Code transcripts (.jsonl files, or directories of them); skipping it\n' +
+          'rxslice watch: "skips/notes.txt" is a file of another kind (its first line is not JSON); expected Claude Code transcripts (.jsonl files, or directories of them); skipping it\n' +
+          `rxslice watch: t: watching ${path.join(dir, 't.jsonl')}\n`,
+      );
+      expect(some.out).toHaveLength(1);
+    } finally {
+      await some.watch.close();
+    }
   });
 
   it('--inspect serves every watched session and streams each commit to the page; a transcript that starts over is a reset', async () => {
