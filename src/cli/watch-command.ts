@@ -121,7 +121,9 @@ export async function watchCommand(paths: readonly string[], opts: WatchCommandO
   const targets = given
     .map((p) => ({ p, full: expand(p, io.cwd) }))
     .filter(({ p, full }) => {
-      const input = inputKind(full);
+      let input = inputKind(full);
+      // The watch follows *.jsonl files only: a transcript by another name would never be read.
+      if (input.kind === 'transcript' && !full.endsWith('.jsonl')) input = { kind: 'other-file', description: `${input.description}, but not named *.jsonl (the watch follows *.jsonl files)` };
       if (WATCHABLE.has(input.kind)) return true;
       refused.push(refusal('watch', p, input, WATCH_EXPECTS));
       return false;

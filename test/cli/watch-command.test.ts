@@ -204,12 +204,14 @@ describe('rxslice watch', () => {
     mkdirSync(dir, { recursive: true });
     writeFileSync(path.join(dir, 'notes.txt'), 'plain text\n');
     appendFileSync(path.join(dir, 't.jsonl'), source.subarray(0, cut));
-    const some = await runWatch(['missing', 'skips/notes.txt', 'skips/t.jsonl']);
+    writeFileSync(path.join(dir, 'renamed.txt'), source.subarray(0, cut));
+    const some = await runWatch(['missing', 'skips/notes.txt', 'skips/renamed.txt', 'skips/t.jsonl']);
     try {
       expect(some.code).toBe(0);
       expect(some.err.join('')).toBe(
         'rxslice watch: "missing" does not exist; expected Claude Code transcripts (.jsonl files, or directories of them); skipping it\n' +
           'rxslice watch: "skips/notes.txt" is a file of another kind (its first line is not JSON); expected Claude Code transcripts (.jsonl files, or directories of them); skipping it\n' +
+          'rxslice watch: "skips/renamed.txt" is a Claude Code transcript, but not named *.jsonl (the watch follows *.jsonl files); expected Claude Code transcripts (.jsonl files, or directories of them); skipping it\n' +
           `rxslice watch: t: watching ${path.join(dir, 't.jsonl')}\n`,
       );
       expect(some.out).toHaveLength(1);
