@@ -52,7 +52,7 @@ const firstLine = (buf: Buffer): string => {
 /** Control bytes other than tab, newline and carriage return: not a text file. */
 const isBinary = (buf: Buffer): boolean => buf.subarray(0, 1024).some((b) => (b < 0x20 && b !== 0x09 && b !== 0x0a && b !== 0x0d) || b === 0x7f);
 
-/** The kind of a file, from its name and first line. */
+/** The kind of a file, from its name and first 64 KiB. */
 function fileKind(file: string): Input {
   const name = path.basename(file);
   const buf = head(file);
@@ -65,16 +65,23 @@ function fileKind(file: string): Input {
   }
   if (buf.length === 0) return name.endsWith('.jsonl') ? { kind: 'transcript', description: 'an empty transcript' } : { kind: 'other-file', description: 'an empty file' };
   if (isBinary(buf)) return { kind: 'other-file', description: 'a file of another kind (binary, not JSON lines)' };
-  let json: unknown;
-  try {
-    json = JSON.parse(line);
-  } catch {
-    // A transcript whose first line is still being written (or cut off) has no newline yet.
-    if (buf.indexOf(0x0a) < 0 && name.endsWith('.jsonl') && line.startsWith('{"')) return { kind: 'transcript', description: 'a transcript whose first line is not complete' };
-    return { kind: 'other-file', description: 'a file of another kind (its first line is not JSON)' };
+  // The first line that is a JSON object decides (a transcript may start with a line cut off by a crash).
+  const complete = buf.lastIndexOf(0x0a);
+  for (const text of buf.toString('utf8', 0, complete < 0 ? buf.length : complete).split('\n')) {
+    if (text.trim() === '') continue;
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      continue;
+    }
+    if (json === null || typeof json !== 'object' || Array.isArray(json)) continue;
+    if (typeof (json as { type?: unknown }).type === 'string') return { kind: 'transcript', description: 'a Claude Code transcript' };
+    return { kind: 'other-file', description: 'a file of another kind (JSON lines, but no transcript lines)' };
   }
-  if (json !== null && typeof json === 'object' && !Array.isArray(json) && typeof (json as { type?: unknown }).type === 'string') return { kind: 'transcript', description: 'a Claude Code transcript' };
-  return { kind: 'other-file', description: 'a file of another kind (JSON, but its first line is no transcript line)' };
+  // A transcript whose first line is still being written (or was cut off) has no newline yet.
+  if (complete < 0 && name.endsWith('.jsonl') && line.startsWith('{"')) return { kind: 'transcript', description: 'a transcript whose first line is not complete' };
+  return { kind: 'other-file', description: 'a file of another kind (no line of it is a JSON object)' };
 }
 
 /** Whether the first record of a checkpoint thread file is one of the LangGraph saver's. */

@@ -106,7 +106,7 @@ describe('rxslice stats', () => {
   it('a file that is not a recording is a clear error', async () => {
     const c = io();
     expect(await runCli(['stats', path.join(ROOT, 'package.json')], c.io)).toBe(1);
-    expect(c.err()).toBe(`rxslice stats: "${path.join(ROOT, 'package.json')}" is a file of another kind (its first line is not JSON); expected a flight recording (rxslice replay <transcript> --record <file>, or flightRecorder)\n`);
+    expect(c.err()).toBe(`rxslice stats: "${path.join(ROOT, 'package.json')}" is a file of another kind (no line of it is a JSON object); expected a flight recording (rxslice replay <transcript> --record <file>, or flightRecorder)\n`);
   });
 });
 

@@ -210,7 +210,7 @@ describe('rxslice watch', () => {
       expect(some.code).toBe(0);
       expect(some.err.join('')).toBe(
         'rxslice watch: "missing" does not exist; expected Claude Code transcripts (.jsonl files, or directories of them); skipping it\n' +
-          'rxslice watch: "skips/notes.txt" is a file of another kind (its first line is not JSON); expected Claude Code transcripts (.jsonl files, or directories of them); skipping it\n' +
+          'rxslice watch: "skips/notes.txt" is a file of another kind (no line of it is a JSON object); expected Claude Code transcripts (.jsonl files, or directories of them); skipping it\n' +
           'rxslice watch: "skips/renamed.txt" is a Claude Code transcript, but not named *.jsonl (the watch follows *.jsonl files); expected Claude Code transcripts (.jsonl files, or directories of them); skipping it\n' +
           `rxslice watch: t: watching ${path.join(dir, 't.jsonl')}\n`,
       );

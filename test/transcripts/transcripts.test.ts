@@ -344,7 +344,7 @@ describe('demo CLI', () => {
   it('a nonexistent path: a clear message on stderr and exit code 1', () => {
     const r = run(['does-not-exist.jsonl']);
     expect(r.status).toBe(1);
-    expect(r.stderr).toContain('rxslice replay: cannot read "does-not-exist.jsonl": no such file or directory');
+    expect(r.stderr).toBe('rxslice replay: "does-not-exist.jsonl" does not exist; expected Claude Code transcripts (.jsonl files, or directories of them)\n');
     expect(r.stdout).toBe('');
   });
 
