@@ -44,6 +44,12 @@ const parse = (line: string): WatchLine => {
   }
 };
 
+/** Polls `condition` every 25 ms for up to 30 s (a loaded machine is slow to start node); fails with what `child` printed. */
+async function until(condition: () => boolean, what: string, child: Child): Promise<void> {
+  for (let i = 0; i < 1200 && !condition(); i++) await new Promise((r) => setTimeout(r, 25));
+  if (!condition()) throw new Error(`timed out waiting for ${what}; the watch printed:\n${child.lines.join('\n')}`);
+}
+
 describe('rxslice watch --store --json: lines that are not JSON, the watch killed and restarted', () => {
   it('reports each such line once it reads it, again only if it was not committed, and loses or repeats no event', async () => {
     // agentlogs-crud.jsonl with three lines cut off in the middle, at lines 3, 12 and 25 of the result.
@@ -72,19 +78,22 @@ describe('rxslice watch --store --json: lines that are not JSON, the watch kille
     const watchArgs = [cli, 'watch', projects, '--store', store, '--json'];
 
     const runs: WatchLine[][] = [];
+    // Two runs killed with SIGKILL as soon as they have applied something new, or, once the
+    // writer is done, as soon as they run (there may be nothing new left for them).
     for (let run = 0; run < 2; run++) {
       const watch = startChild(watchArgs);
       children.push(watch);
-      await watch.waitFor((line) => parse(line).type === 'update' || w.proc.exitCode !== null);
+      await until(() => watch.lines.some((l) => parse(l).type === 'update') || (w.proc.exitCode !== null && watch.lines.length > 0), 'an update', watch);
       watch.proc.kill('SIGKILL');
       await watch.exited;
       runs.push(watch.lines.map(parse));
     }
+    // The last run reads the file to its end: an update there, or nothing new ("continuing at byte <size>").
     const last = startChild(watchArgs);
     children.push(last);
     await w.exited;
     const size = statSync(target).size;
-    await last.waitFor((line) => parse(line).type === 'update' && parse(line).offset === size);
+    await until(() => last.lines.map(parse).some((r) => (r.type === 'update' && r.offset === size) || (r.type === 'notice' && r.message?.includes(`continuing at byte ${size} `) === true)), 'the end of the file', last);
     last.proc.kill('SIGTERM');
     expect(await last.exited).toBe(0);
     runs.push(last.lines.map(parse));
