@@ -103,7 +103,7 @@ export { ComputedReadOnlyError, ComputedError, InvalidComputedError } from './co
 
 export { defineEffect } from './effects/define-effect';
 export type { Effect, EffectDef, AnyEffectDef, EffectOptions, EffectInstanceOptions, EffectRunOptions, Concurrency, InferEffect, InferEffectResult } from './effects/define-effect';
-export { RetryPolicy, InvalidRetryPolicyError } from './effects/retry-policy';
+export { RetryPolicy, InvalidRetryPolicyError, EXPONENTIAL_RETRY_DEFAULTS } from './effects/retry-policy';
 export type { ExponentialRetryOptions, Jitter, RetrySpec } from './effects/retry-policy';
 export { seededRandom } from './effects/seeded-random';
 export type { RandomSource } from './effects/seeded-random';
