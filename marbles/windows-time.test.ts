@@ -18,7 +18,7 @@ const events = { a: CallFinished(call(1)), b: CallFinished(call(2)), c: CallFini
 describe('time windows in virtual time', () => {
   it('evicts items older than maxAgeMs (by envelope time) when the slice next changes', () => {
     scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
-      const Calls = callsSlice(SliceWindow.time(10));
+      const Calls = callsSlice(SliceWindow.time({ maxAgeMs: 10 }));
       const session = createSession({ slices: [Calls], scheduler });
       const source = cold('a 4ms b 6ms c 7ms d 19ms e|', events);
       // a@0 b@5 c@12 (a is 12ms old) d@20 (b is 15ms old; c is 8ms old) e@40 (c and d are too old)
@@ -42,7 +42,7 @@ describe('time windows in virtual time', () => {
 
   it('keeps an item exactly maxAgeMs old, and composes with a count window', () => {
     scheduler.run(({ cold, expectObservable }) => {
-      const Calls = callsSlice(SliceWindow.composite(SliceWindow.time(10), SliceWindow.count(2, { eviction: EvictionPolicy.fifo() })));
+      const Calls = callsSlice(SliceWindow.composite(SliceWindow.time({ maxAgeMs: 10 }), SliceWindow.count(2, { eviction: EvictionPolicy.fifo() })));
       const session = createSession({ slices: [Calls], scheduler });
       // a@0 b@1 c@2 (count evicts a) d@12 (b is 11ms old: time evicts it; c is exactly 10ms old and stays)
       // skip(1): the empty slice emitted on subscribe

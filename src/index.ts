@@ -33,7 +33,7 @@ export type {
 export type { ReducerBuilder } from './slices/reducer-builder';
 export { onLatest, produceLatest, NoLatestItemError } from './slices/latest-reducers';
 export { appendAll, replaceLatest, replaceLatestBy, upsertBy } from './slices/helper-reducers';
-export type { SelectItem, SelectItems } from './slices/helper-reducers';
+export type { SelectItem, SelectItems, UncalledHelperReducer } from './slices/helper-reducers';
 export { append, extend, replace, updateAt, clear, none, withEffects } from './slices/slice-op';
 export type { SliceOp, ItemPredicate } from './slices/slice-op';
 export type { EventMiddleware } from './session/event-pipeline';
@@ -64,6 +64,7 @@ export type {
   EvictedItems,
   SnapshotOptions,
   SliceRef,
+  ResetOptions,
 } from './session/session-types';
 export type { CommittedEnvelope } from './session/committed-envelope';
 export type { SessionItems } from './session/session-read';
@@ -82,7 +83,8 @@ export {
   InvalidMiddlewareError,
   InvalidListenerError,
 } from './session/errors';
-export { SliceSeeded, SliceCleared, SessionReset, SessionRestored } from './session/system-events';
+export { SliceSeeded, SliceCleared, SliceAppended, SliceLatestReplaced, SessionReset, SessionRestored, InitializeSlice, ClearSlice } from './session/system-events';
+export type { SliceCommand } from './session/system-events';
 export type { Attachable } from './session/session-types';
 
 export { SliceWindow } from './windows/slice-window';
@@ -103,7 +105,7 @@ export { ComputedReadOnlyError, ComputedError, InvalidComputedError } from './co
 
 export { defineEffect } from './effects/define-effect';
 export type { Effect, EffectDef, AnyEffectDef, EffectOptions, EffectInstanceOptions, EffectRunOptions, Concurrency, InferEffect, InferEffectResult } from './effects/define-effect';
-export { RetryPolicy, InvalidRetryPolicyError } from './effects/retry-policy';
+export { RetryPolicy, InvalidRetryPolicyError, EXPONENTIAL_RETRY_DEFAULTS } from './effects/retry-policy';
 export type { ExponentialRetryOptions, Jitter, RetrySpec } from './effects/retry-policy';
 export { seededRandom } from './effects/seeded-random';
 export type { RandomSource } from './effects/seeded-random';

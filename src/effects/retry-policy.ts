@@ -50,15 +50,22 @@ export type RetrySpec =
   | { readonly kind: 'fixed'; readonly delayMs: number; readonly count: number }
   | { readonly kind: 'none' };
 
-/** Options of {@link RetryPolicy.exponential}. */
+/**
+ * Options of {@link RetryPolicy.exponential}. Every field has a default
+ * ({@link EXPONENTIAL_RETRY_DEFAULTS}): `RetryPolicy.exponential({ maxAttempts: 3 })` waits 1 s,
+ * then 2 s.
+ */
 export interface ExponentialRetryOptions {
-  /** Total attempts, the first one included. Integer ≥ 1. */
-  readonly maxAttempts: number;
-  /** Delay before the first retry, in ms. ≥ 0. */
-  readonly initialDelayMs: number;
+  /** Total attempts, the first one included. Integer ≥ 1. Default 3. */
+  readonly maxAttempts?: number;
+  /** Delay before the first retry, in ms. ≥ 0. Default 1,000. */
+  readonly initialDelayMs?: number;
   /** Growth per retry. ≥ 1. Default 2. */
   readonly factor?: number;
-  /** Cap on the base delay, in ms (applied before jitter). Default: no cap. */
+  /**
+   * Cap on the base delay, in ms (applied before jitter). Default 100 × `initialDelayMs`
+   * (Temporal's cap); `Infinity` for no cap.
+   */
   readonly maxDelayMs?: number;
   /** Default `'none'`. */
   readonly jitter?: Jitter;
@@ -89,8 +96,28 @@ function applyJitter(base: number, jitter: Jitter, random: RandomSource): number
   }
 }
 
-function exponential(options: ExponentialRetryOptions): RetryPolicy {
-  const { maxAttempts, initialDelayMs, factor = 2, maxDelayMs = Number.POSITIVE_INFINITY, jitter = 'none' } = options;
+/**
+ * The defaults of {@link RetryPolicy.exponential}, after the durable-execution engines users
+ * compare with: Temporal (1 s, ×2, capped at 100× the first delay), DBOS (1 s, ×2, 3 attempts)
+ * and Restate (50 ms, ×2, capped at 10 s). The first delay of one second and the factor of two
+ * are what Temporal and DBOS both use; the cap is Temporal's, so a long run of retries settles at
+ * 100 s instead of growing without bound; three attempts is DBOS's default (Temporal retries
+ * without end by default, which a store's effect should not do silently). Jitter stays `'none'`
+ * so that a run without a seed is reproducible; pass `jitter: 'full'` (and a `seed` for
+ * reproducible delays) when many clients retry the same service.
+ */
+export const EXPONENTIAL_RETRY_DEFAULTS = Object.freeze({
+  maxAttempts: 3,
+  initialDelayMs: 1_000,
+  factor: 2,
+  maxDelayFactor: 100,
+  jitter: 'none' as Jitter,
+});
+
+function exponential(options: ExponentialRetryOptions = {}): RetryPolicy {
+  const d = EXPONENTIAL_RETRY_DEFAULTS;
+  const { maxAttempts = d.maxAttempts, initialDelayMs = d.initialDelayMs, factor = d.factor, jitter = d.jitter } = options;
+  const maxDelayMs = options.maxDelayMs ?? initialDelayMs * d.maxDelayFactor;
   if (!Number.isInteger(maxAttempts) || maxAttempts < 1) throw new InvalidRetryPolicyError(`maxAttempts must be an integer ≥ 1 (got ${maxAttempts})`);
   if (!(initialDelayMs >= 0)) throw new InvalidRetryPolicyError(`initialDelayMs must be ≥ 0 (got ${initialDelayMs})`);
   if (!(factor >= 1)) throw new InvalidRetryPolicyError(`factor must be ≥ 1 (got ${factor})`);
@@ -166,7 +193,8 @@ function from(spec: RetrySpec): RetryPolicy {
         maxAttempts,
         initialDelayMs,
         ...(factor === undefined ? {} : { factor }),
-        ...(maxDelayMs === undefined ? {} : { maxDelayMs }),
+        // A spec without a cap (written before the cap had a default, or with `Infinity`) has none.
+        maxDelayMs: maxDelayMs ?? Number.POSITIVE_INFINITY,
         ...(jitter === undefined ? {} : { jitter }),
         ...(seed === undefined ? {} : { seed }),
       });
@@ -192,7 +220,15 @@ export const RetryPolicy = {
   /**
    * Exponential backoff: the base delay before retry `n` is
    * `min(maxDelayMs, round(initialDelayMs * factor^(n-1)))` ms, then `jitter` is applied.
+   * Every option has a default ({@link EXPONENTIAL_RETRY_DEFAULTS} says which and why): 3
+   * attempts, 1,000 ms, ×2, capped at 100 × the first delay, no jitter.
    * @throws {@link InvalidRetryPolicyError} for `maxAttempts < 1`, negative delays or `factor < 1`.
+   * @example
+   * ```ts
+   * const p = RetryPolicy.exponential({ maxAttempts: 3 });
+   * [p.maxAttempts, p.baseDelayMs(1), p.baseDelayMs(2)]; // [3, 1000, 2000]
+   * RetryPolicy.exponential({ maxAttempts: 12 }).baseDelayMs(11); // 100000: the cap, 100 × 1,000 ms
+   * ```
    */
   exponential,
   /**
@@ -211,7 +247,7 @@ export const RetryPolicy = {
    * ```ts
    * RetryPolicy.from({ kind: 'fixed', delayMs: 10, count: 2 }).maxAttempts; // 3
    * RetryPolicy.exponential({ maxAttempts: 3, initialDelayMs: 100 }).spec;
-   * // { kind: 'exponential', maxAttempts: 3, initialDelayMs: 100, factor: 2, jitter: 'none' }
+   * // { kind: 'exponential', maxAttempts: 3, initialDelayMs: 100, factor: 2, maxDelayMs: 10000, jitter: 'none' }
    * ```
    */
   from,

@@ -214,8 +214,10 @@ export function createCoreSession(options: SessionOptions): Session {
     computed: (def) => def[ATTACH](session),
     read: <TItem>(def: SliceDef<string, TItem> | string) => registry.recordOf(def as SliceDef<string, TItem>).storage.all() as readonly TItem[],
     use: (...middleware) => useMiddleware(core, undefined, middleware),
-    reset() {
-      core.dispatchEnvelope(core.accept(SessionReset(), LIBRARY_META, true));
+    reset(options) {
+      const to = options?.to ?? 'empty';
+      if (to !== 'empty' && to !== 'initial') throw new TypeError(`session.reset({ to }) takes 'empty' or 'initial' (got ${JSON.stringify(to)?.slice(0, 40)}).`);
+      core.dispatchEnvelope(core.accept(SessionReset({ to }), LIBRARY_META, true));
     },
     batch: (fn) => core.batch(fn),
     transaction<TResult>(fn: () => TResult): TResult {

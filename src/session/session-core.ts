@@ -8,10 +8,13 @@ import { reportUnhandled } from '../internal/guarded-observable';
 import { RecentAnswers } from '../internal/recent-answers';
 import type { ReducerMiddleware, SliceDef } from '../slices/reducer';
 import type { StorageFactory, StorageTransaction } from '../storage/slice-storage';
-import { applyOp, applyWindow, stageLatest } from './apply-op';
+import { applyOp, applyWindow, importItem, stageLatest } from './apply-op';
+import { replaceLatestByOp } from '../slices/helper-reducers';
+import { replaceLatestOp } from '../slices/latest-reducers';
+import { extend } from '../slices/slice-op';
 import type { EvictedItems } from './session-types';
 import type { CommittedEnvelope } from './committed-envelope';
-import { DispatchInReducerError, InvalidEventError, ReducerError, SessionDisposedError, UnknownEventError } from './errors';
+import { DispatchInReducerError, InvalidEventError, InvalidSliceItemError, ReducerError, SessionDisposedError, UnknownEventError } from './errors';
 import type { CommitListener, CommittedListener, EnvelopeDecider } from './internals';
 import type { EventMiddleware } from './event-pipeline';
 import { MiddlewareStack } from './middleware-stack';
@@ -19,7 +22,7 @@ import { isLibraryType, SessionQueue, type HeldCommit } from './session-queue';
 import { SessionRegistry } from './session-registry';
 import { SessionSnapshots, type RestoredSlices } from './session-snapshots';
 import type { Route, SliceRecord } from './slice-handle';
-import { SessionReset, SessionRestored, SliceCleared, SliceSeeded } from './system-events';
+import { LIBRARY_META, SessionReset, SessionRestored, SLICE_COMMAND, SliceAppended, SliceCleared, SliceLatestReplaced, SliceSeeded, type SliceCommand } from './system-events';
 
 const EMPTY_META: EnvelopeMeta = Object.freeze({});
 const NOT_AN_EVENT = 'dispatch expects an event object { type: string, payload }, e.g. StepAdded({ ... })';
@@ -198,7 +201,11 @@ export class SessionCore extends SessionQueue {
     if (this.disposed) throw new SessionDisposedError(`dispatch "${type}"`);
     if (this.storageFailure !== undefined) throw this.storageFailure;
     if (this.inReducer) throw new DispatchInReducerError(type);
-    if (isLibraryType(type)) throw this.rejection(new ReservedEventTypeError(type));
+    if (isLibraryType(type)) {
+      // InitializeSlice / ClearSlice: validated as seed and clear are, then the same library event.
+      if ((event as Partial<SliceCommand>)[SLICE_COMMAND] === true) return this.acceptSliceCommand(type, payload) as unknown as Envelope<TEvent>;
+      throw this.rejection(new ReservedEventTypeError(type));
+    }
     if (this.strictEvents && !this.registry.known.has(type)) throw this.rejection(new UnknownEventError(type, this.registry.known.closest(type)));
     const accepted = { type, payload } as unknown as { type: string; payload: unknown };
     if (this.validate) {
@@ -235,6 +242,54 @@ export class SessionCore extends SessionQueue {
    */
   private invalidEvent(type: string, field: string, message: string, cause?: unknown): InvalidEventError {
     return this.rejection(new InvalidEventError(type, [{ code: 'invalid_event', path: [field], message }], cause));
+  }
+
+  /**
+   * The envelope of a slice's library write (`seed`, `clear`, `append`, `replaceLatest`,
+   * `replaceLatestBy`, or their event forms `InitializeSlice` / `ClearSlice`): the items are
+   * imported first (copied, checked to be JSON data, validated with the schema, frozen), so a bad
+   * item throws before anything changes, and the event carries what the slice will hold.
+   * @throws `SliceNotRegisteredError`, {@link InvalidSliceItemError}, `ReservedEventTypeError`
+   * for any other library type.
+   */
+  acceptSliceCommand(type: string, payload: unknown): Envelope {
+    const given = (payload ?? {}) as { slice?: unknown; items?: unknown; item?: unknown; key?: unknown };
+    const record = this.registry.recordOf(typeof given.slice === 'string' ? given.slice : '(not a slice name)');
+    const name = record.def.name;
+    switch (type) {
+      case SliceSeeded.type:
+      case SliceAppended.type: {
+        const items = given.items;
+        if (!Array.isArray(items)) {
+          throw this.rejection(new InvalidSliceItemError(name, 0, [{ code: 'invalid_type', path: [], message: `${type === SliceSeeded.type ? 'seed' : 'append'} expects an array of items` }]));
+        }
+        let parsed: unknown[];
+        try {
+          parsed = Array.from(items, (item, i) => importItem(record, item, i));
+        } catch (error) {
+          throw this.rejection(error as RxSliceError);
+        }
+        const creator = type === SliceSeeded.type ? SliceSeeded : SliceAppended;
+        return this.accept(creator({ slice: name, items: parsed }), LIBRARY_META, true);
+      }
+      case SliceLatestReplaced.type: {
+        let item: unknown;
+        try {
+          item = importItem(record, given.item, 0);
+        } catch (error) {
+          throw this.rejection(error as RxSliceError);
+        }
+        const key = given.key;
+        if (key !== undefined && (typeof key !== 'string' || item === null || typeof item !== 'object' || Array.isArray(item))) {
+          throw this.rejection(new InvalidSliceItemError(name, 0, [{ code: 'invalid_key', path: [], message: 'replaceLatestBy takes a string key and an object item' }]));
+        }
+        return this.accept(SliceLatestReplaced(key === undefined ? { slice: name, item } : { slice: name, item, key }), LIBRARY_META, true);
+      }
+      case SliceCleared.type:
+        return this.accept(SliceCleared({ slice: name }), LIBRARY_META, true);
+      default:
+        throw this.rejection(new ReservedEventTypeError(type));
+    }
   }
 
   /** Reports a rejected dispatch on `errors$` and returns the error for the caller to throw. */
@@ -511,17 +566,40 @@ export class SessionCore extends SessionQueue {
         if (record.window !== undefined) applyWindow(record, tx, env.seq, env.at);
         return;
       }
+      case SliceAppended.type:
+      case SliceLatestReplaced.type: {
+        const payload = (event as ReturnType<typeof SliceLatestReplaced> | ReturnType<typeof SliceAppended>).payload;
+        const record = registry.recordOf(payload.slice);
+        const view = record.tx === undefined ? record.storage.view() : record.tx.view();
+        const op =
+          'items' in payload
+            ? extend(payload.items)
+            : payload.key === undefined
+              ? replaceLatestOp(view, payload.item)
+              : replaceLatestByOp(view, payload.key as never, payload.item);
+        if (op.kind === 'none') return;
+        const tx = this.pendingOf(record);
+        // The items were imported (validated, frozen) when the event was accepted.
+        applyOp(record, tx, op, env.at, false, false);
+        if (record.window !== undefined) applyWindow(record, tx, env.seq, env.at);
+        return;
+      }
       case SliceCleared.type:
         this.pendingOf(registry.recordOf((event as ReturnType<typeof SliceCleared>).payload.slice)).clear();
         return;
-      case SessionReset.type:
+      case SessionReset.type: {
+        // A reset recorded before `to` existed returned slices to their initial items.
+        const toInitial = ((event as ReturnType<typeof SessionReset>).payload?.to ?? 'initial') === 'initial';
         for (const record of registry.records.values()) {
-          if (record.storage.size > 0 || record.def.initial.length > 0) {
+          if (!toInitial) {
+            if (record.storage.size > 0) this.pendingOf(record).clear();
+          } else if (record.storage.size > 0 || record.def.initial.length > 0) {
             const tx = this.pendingOf(record);
             tx.replace(record.def.initial, env.at);
             if (record.window !== undefined) applyWindow(record, tx, env.seq, env.at);
           }
         }
+      }
     }
   }
 

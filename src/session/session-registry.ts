@@ -13,6 +13,7 @@ import { rejectNotASlice } from './internals';
 import { RecentAnswers } from '../internal/recent-answers';
 import { KnownEvents } from './known-events';
 import { SliceRecord, type Route } from './slice-handle';
+import { asReducer } from '../slices/helper-reducers';
 
 const EMPTY_META: EnvelopeMeta = Object.freeze({});
 /** Placeholder event of a reducer context before its first call. */
@@ -157,7 +158,8 @@ export class SessionRegistry {
     // One context per route, refilled before each call (reduce is never re-entered), so a
     // reducer call allocates nothing.
     const ctx: Route['ctx'] = new RouteContext(this.reducing, record.def.name, entry.name, this.reader, record.storage.view());
-    const route: Route = { record, entry, ctx, reducer: entry.reducer as Reducer<any>, invoke: undefined, latest: entry.latest };
+    // An uncalled helper (`on(E, replaceLatest)`) stands for the helper called with its defaults.
+    const route: Route = { record, entry, ctx, reducer: asReducer(entry.reducer as Reducer<any>), invoke: undefined, latest: entry.latest };
     this.compose(route);
     return route;
   }

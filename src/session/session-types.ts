@@ -15,6 +15,7 @@ import type { ATTACH, SESSION_INTERNALS, SessionInternals } from './internals';
 import type { MiddlewareSet } from './middleware-set';
 import type { SessionItems } from './session-read';
 import type { SliceHandle } from './slice-handle';
+import type { SliceCommand } from './system-events';
 
 // The core session's public types: its options, the Session interface, and the values it hands
 // out (evicted items, snapshot options). Declared apart from createCoreSession
@@ -145,6 +146,12 @@ export type SessionEvent<TOptions> = TOptions extends { readonly unknownEvents: 
         : TDeclared
     : Event;
 
+/** Options of `session.reset`. */
+export interface ResetOptions {
+  /** `'empty'` (default): clear every slice. `'initial'`: every slice back to its declared `initial` items. */
+  readonly to?: 'empty' | 'initial';
+}
+
 /**
  * A live session: the store. See {@link createSession}. `TEvent` is the union of the events it
  * accepts at the type level ({@link SessionEvent}; `Event`, any event, when not known).
@@ -153,9 +160,11 @@ export interface Session<TEvent extends Event = Event> extends SessionReader {
   /**
    * Validates, envelopes and reduces `event`; returns its envelope. See {@link createSession} for
    * the rules. Typed by the session's declarations: an event of another type is a compile error
-   * (and an `UnknownEventError` at run time).
+   * (and an `UnknownEventError` at run time). Also takes the library's slice commands
+   * `InitializeSlice(def, items)` and `ClearSlice(def)` (exactly `seed` and `clear`); any other
+   * `rxslice.*` event is refused with `ReservedEventTypeError` (it would forge a library event).
    */
-  dispatch<TDispatched extends TEvent>(event: TDispatched, meta?: EnvelopeMeta): Envelope<TDispatched>;
+  dispatch<TDispatched extends TEvent | SliceCommand>(event: TDispatched, meta?: EnvelopeMeta): Envelope<TDispatched>;
   /** The live accessor of a slice. @throws {@link SliceNotRegisteredError} */
   slice<TItem>(def: SliceDef<string, TItem>): SliceHandle<TItem>;
   /** The live handle of a computed slice (`defineComputed`) or accessor of a computed family (`defineComputedFamily`). */
@@ -204,8 +213,18 @@ export interface Session<TEvent extends Event = Event> extends SessionReader {
    * ```
    */
   use(...middleware: (ReducerMiddleware | MiddlewareSet)[]): () => void;
-  /** Returns every slice to its `initial` items, as one `rxslice.session.reset` event. */
-  reset(): void;
+  /**
+   * Clears every slice (the seed's "Clear all slices"), or with `{ to: 'initial' }` returns every
+   * slice to its `initial` items, as one `rxslice.session.reset` event (payload `{ to }`): one
+   * commit, audited on `committed$` and in recordings. Log slices are cleared too: a reset is
+   * the user's explicit wish, unlike a rollback.
+   * @example
+   * ```ts
+   * session.reset();                  // every slice empty
+   * session.reset({ to: 'initial' }); // every slice back to its declared initial items
+   * ```
+   */
+  reset(options?: ResetOptions): void;
   /** Runs `fn`; slice, computed and `committed$` notifications are held until it returns, then each changed slice emits once. */
   batch<TResult>(fn: () => TResult): TResult;
   /**

@@ -1,13 +1,13 @@
+import type { Reducer } from '../slices/reducer';
 import { withAccessors } from '../internal/fast-object';
 import { windowPolicyProblem } from '../slices/define-slice';
 import { InvalidWindowError } from '../windows/invalid-window-error';
 import { SliceWindow } from '../windows/slice-window';
-import { importItem } from './apply-op';
-import { InvalidSliceItemError, SessionDisposedError } from './errors';
+import { SessionDisposedError } from './errors';
 import { sortMiddleware } from './middleware-set';
 import type { SessionCore } from './session-core';
 import type { SliceHandle, SliceRecord, SliceRuntimeConfig } from './slice-handle';
-import { LIBRARY_META, SliceCleared, SliceSeeded } from './system-events';
+import { SliceAppended, SliceCleared, SliceLatestReplaced, SliceSeeded } from './system-events';
 
 // The public slice handle (`session.slice(def)`) and run-time middleware (`use`), built around
 // a session core and one of its slice records.
@@ -75,25 +75,34 @@ export function useMiddleware(core: SessionCore, record: SliceRecord<any> | unde
 /** The public accessor of one slice (made once per slice, on first `session.slice(def)`). */
 export function sliceHandle<TItem>(core: SessionCore, record: SliceRecord<TItem>): SliceHandle<TItem> {
   const storage = record.storage;
+  const name = record.def.name;
   const handle: Omit<SliceHandle<TItem>, 'version' | 'isEmpty' | 'size' | 'all$' | 'latest$' | 'changes$'> & WithRecord = {
     [RECORD]: record,
-    name: record.def.name,
+    name,
     latest: () => storage.latest(),
     all: () => storage.all(),
     where: (predicate) => storage.view().where(predicate),
     at: (index) => storage.view().at(index),
     use: (...middleware) => useMiddleware(core, record, middleware),
+    // Convenience writes: each is one audited library event (all mutations go through dispatch).
     seed(items) {
-      if (!Array.isArray(items)) throw new InvalidSliceItemError(record.def.name, 0, [{ code: 'invalid_type', path: [], message: 'seed expects an array of items' }]);
-      const parsed = Array.from(items, (item, i) => importItem(record, item, i)) as TItem[];
-      core.dispatchEnvelope(core.accept(SliceSeeded({ slice: record.def.name, items: parsed }), LIBRARY_META, true));
+      core.dispatchEnvelope(core.acceptSliceCommand(SliceSeeded.type, { slice: name, items }));
     },
     clear() {
-      core.dispatchEnvelope(core.accept(SliceCleared({ slice: record.def.name }), LIBRARY_META, true));
+      core.dispatchEnvelope(core.acceptSliceCommand(SliceCleared.type, { slice: name }));
     },
-    register(creator, reducer, name) {
+    append(...items) {
+      core.dispatchEnvelope(core.acceptSliceCommand(SliceAppended.type, { slice: name, items }));
+    },
+    replaceLatest(item) {
+      core.dispatchEnvelope(core.acceptSliceCommand(SliceLatestReplaced.type, { slice: name, item }));
+    },
+    replaceLatestBy(key, item) {
+      core.dispatchEnvelope(core.acceptSliceCommand(SliceLatestReplaced.type, { slice: name, item, key }));
+    },
+    register(creator, reducer, reducerName) {
       if (core.disposed) throw new SessionDisposedError('register a reducer');
-      return core.registry.addReducer(record, { eventType: creator.type, name: name ?? creator.type, reducer, schema: creator.schema });
+      return core.registry.addReducer(record, { eventType: creator.type, name: reducerName ?? creator.type, reducer: reducer as Reducer<TItem>, schema: creator.schema });
     },
     configure(config: SliceRuntimeConfig<TItem>) {
       let window = config.window === undefined ? record.window : (config.window ?? undefined);

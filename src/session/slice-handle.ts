@@ -8,6 +8,7 @@ import type { SliceOp } from '../slices/slice-op';
 import type { SliceView } from '../slices/slice-view';
 import type { EvictionPolicy, SliceWindowPolicy } from '../slices/window-contract';
 import type { SliceStorage, StorageTransaction } from '../storage/slice-storage';
+import type { UncalledHelperReducer } from '../slices/helper-reducers';
 
 const NO_ITEMS: readonly never[] = Object.freeze([]);
 
@@ -83,16 +84,56 @@ export interface SliceHandle<TItem> extends SliceView<TItem> {
    * ```
    */
   readonly changes$: Observable<SliceUpdate<TItem>>;
-  /** Replaces the slice's content with `items` (validated with the schema) via `rxslice.slice.seeded`. */
+  /**
+   * Replaces the slice's content with `items` via `rxslice.slice.seeded` (the event form is
+   * `session.dispatch(InitializeSlice(def, items))`). Each item is copied, checked to be JSON
+   * data, validated with the schema and frozen before anything changes.
+   * @throws `InvalidSliceItemError` for a bad item (nothing changes); the errors of `dispatch`.
+   */
   seed(items: readonly TItem[]): void;
-  /** Removes every item via `rxslice.slice.cleared`. */
+  /** Removes every item via `rxslice.slice.cleared` (the event form is `session.dispatch(ClearSlice(def))`). */
   clear(): void;
-  /** Adds a reducer at run time; it runs after the slice's declared reducers. Returns a function that removes it. */
-  register<TType extends string, TPayload>(
-    creator: EventCreator<TType, TPayload>,
-    reducer: Reducer<TItem, Event<TType, TPayload>>,
-    name?: string,
-  ): () => void;
+  /**
+   * Appends `items` in order, as one `rxslice.slice.appended` event: the seed's
+   * `session[WorkspaceDigest].append(entry)` ("write simplifies to append-only"). Items are
+   * validated as {@link SliceHandle.seed}'s are; the slice's window applies; computed slices and
+   * subscribers see one change. Synchronous, like `dispatch`.
+   * @throws `InvalidSliceItemError` for a bad item (nothing changes); the errors of `dispatch`.
+   * @example
+   * ```ts
+   * session.slice(WorkspaceDigest).append({ path: 'src/a.ts', summary: 'entry point' });
+   * session.slice(WorkspaceDigest).latest(); // { path: 'src/a.ts', summary: 'entry point' }
+   * ```
+   */
+  append(...items: TItem[]): void;
+  /**
+   * Replaces the latest item with `item` (appends it to an empty slice), as one
+   * `rxslice.slice.latestReplaced` event: what the `replaceLatest` helper reducer does.
+   * @throws `InvalidSliceItemError` for a bad item (nothing changes).
+   * @example
+   * ```ts
+   * session.slice(Plan).replaceLatest({ steps: ['read', 'fix', 'test'] });
+   * ```
+   */
+  replaceLatest(item: TItem): void;
+  /**
+   * Replaces the newest item whose `key` equals `item[key]` (appends `item` when none does), as
+   * one `rxslice.slice.latestReplaced` event: what the `replaceLatestBy(key)` helper reducer does.
+   * @throws `InvalidSliceItemError` for a bad item or a key that is not a string (nothing changes).
+   * @example
+   * ```ts
+   * session.slice(Tools).replaceLatestBy('id', { id: 't1', status: 'done' });
+   * ```
+   */
+  replaceLatestBy<TKey extends keyof TItem & string>(key: TKey, item: TItem): void;
+  /**
+   * Adds a reducer at run time; it runs after the slice's declared reducers. Returns a function
+   * that removes it. An uncalled helper (`register(PlanSet, replaceLatest)`, the seed's
+   * `register(Plan, replace_latest)`) stands for the helper called with its defaults.
+   */
+  register<TType extends string, TPayload>(creator: EventCreator<TType, TPayload>, reducer: Reducer<TItem, Event<TType, TPayload>>, name?: string): () => void;
+  /** An uncalled helper reducer (`appendAll`, `replaceLatest`): the helper called with its defaults. */
+  register<TType extends string, TPayload>(creator: EventCreator<TType, TPayload>, helper: UncalledHelperReducer, name?: string): () => void;
   /**
    * Changes the window and/or its eviction policy at run time, from the next event that changes
    * the slice (items already in the slice are not re-evaluated until then).

@@ -176,5 +176,5 @@ export function windowPolicyProblem(window: unknown): string | undefined {
   } catch {
     shown = typeof window;
   }
-  return `window must be a window policy such as SliceWindow.count(100), SliceWindow.time(60_000) or SliceWindow.predicate(...), got ${shown.length > 80 ? `${shown.slice(0, 77)}...` : shown}.`;
+  return `window must be a window policy such as SliceWindow.count(100), SliceWindow.time({ maxAgeSeconds: 60 }) or SliceWindow.predicate(...), got ${shown.length > 80 ? `${shown.slice(0, 77)}...` : shown}.`;
 }

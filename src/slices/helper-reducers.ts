@@ -1,6 +1,7 @@
 import type { Event } from '../events/event';
 import type { Reducer } from './reducer';
-import { append, extend, none, replace, updateAt } from './slice-op';
+import { append, extend, none, replace, updateAt, type SliceOp } from './slice-op';
+import type { SliceView } from './slice-view';
 import { replaceLatestOp } from './latest-reducers';
 
 /**
@@ -62,15 +63,20 @@ export function replaceLatestBy<TItem, TKey extends keyof TItem, TEvent extends 
   key: TKey,
   select: SelectItem<TItem, TEvent> = payloadOf,
 ): Reducer<TItem, TEvent> {
-  return (view, event) => {
-    const next = select(event);
-    // view.at reads the storage directly (no array is made for the scan).
-    for (let i = view.size - 1; i >= 0; i--) {
-      const item = view.at(i) as TItem;
-      if (item[key] === next[key]) return item === next ? none() : updateAt(i, next);
-    }
-    return append(next);
-  };
+  return (view, event) => replaceLatestByOp(view, key, select(event));
+}
+
+/**
+ * @internal The op of {@link replaceLatestBy} for `next`: an `updateAt` of the newest item whose
+ * `key` equals `next[key]`, `none` when that item is `next` itself, else an `append`.
+ */
+export function replaceLatestByOp<TItem, TKey extends keyof TItem>(view: SliceView<TItem>, key: TKey, next: TItem): SliceOp<TItem> {
+  // view.at reads the storage directly (no array is made for the scan).
+  for (let i = view.size - 1; i >= 0; i--) {
+    const item = view.at(i) as TItem;
+    if (item[key] === next[key]) return item === next ? none() : updateAt(i, next);
+  }
+  return append(next);
 }
 
 /**
@@ -103,4 +109,21 @@ export function upsertBy<TItem, TKey extends keyof TItem, TEvent extends Event =
     }
     return replace(items);
   };
+}
+
+/**
+ * A helper reducer named without calling it: `appendAll` or `replaceLatest` (the seed writes
+ * `register(Plan, replace_latest)`). `on` and `register` take it as the helper called with its
+ * defaults (`appendAll()`, `replaceLatest()`: the event's payload is the item).
+ */
+export type UncalledHelperReducer = typeof appendAll | typeof replaceLatest;
+
+/**
+ * @internal `reducer`, or the reducer an uncalled helper stands for (see {@link UncalledHelperReducer}).
+ * `replaceLatestBy` and `upsertBy` need their key, so they are always called.
+ */
+export function asReducer<TItem, TEvent extends Event>(reducer: Reducer<TItem, TEvent> | UncalledHelperReducer): Reducer<TItem, TEvent> {
+  if (reducer === appendAll) return appendAll<TItem, TEvent>();
+  if (reducer === replaceLatest) return replaceLatest<TItem, TEvent>();
+  return reducer as Reducer<TItem, TEvent>;
 }

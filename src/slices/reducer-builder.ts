@@ -2,6 +2,7 @@ import type { Draft } from 'immer';
 import type { Event, EventCreator } from '../events/event';
 import type { AnyChannelDef } from '../events/define-channel';
 import type { Reducer, ReducerContext, ReducerEntry, ReducerOptions } from './reducer';
+import type { UncalledHelperReducer } from './helper-reducers';
 
 /**
  * The reducer helpers handed to `defineSlice({ reducers })`, already bound to the slice's
@@ -20,6 +21,12 @@ export interface ReducerBuilder<TItem> {
   on<TType extends string, TPayload, TChannel extends AnyChannelDef = AnyChannelDef>(
     creator: EventCreator<TType, TPayload>,
     reducer: Reducer<TItem, Event<TType, TPayload>>,
+    options?: string | ReducerOptions<TChannel, TType>,
+  ): ReducerEntry<TItem, Event<TType, TPayload>>;
+  /** An uncalled helper reducer (`appendAll`, `replaceLatest`): the helper called with its defaults (the payload is the item). */
+  on<TType extends string, TPayload, TChannel extends AnyChannelDef = AnyChannelDef>(
+    creator: EventCreator<TType, TPayload>,
+    helper: UncalledHelperReducer,
     options?: string | ReducerOptions<TChannel, TType>,
   ): ReducerEntry<TItem, Event<TType, TPayload>>;
   /**

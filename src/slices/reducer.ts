@@ -3,6 +3,7 @@ import { InvalidChannelError, type AnyChannelDef, type InferChannelEvent } from 
 import type { EnvelopeMeta } from '../events/envelope';
 import type { SliceOp } from './slice-op';
 import type { SliceView } from './slice-view';
+import type { UncalledHelperReducer } from './helper-reducers';
 
 /**
  * What every reducer call receives besides the view and the event. `previous` is the view
@@ -142,7 +143,8 @@ export type InferItem<TSlice> = TSlice extends SliceDef<string, infer TItem> ? T
  * Binds a reducer to an event type.
  *
  * @param creator - The event creator (from `defineEvent`) whose events this reducer handles.
- * @param reducer - `(view, event, ctx) => SliceOp`; the event's payload type is inferred.
+ * @param reducer - `(view, event, ctx) => SliceOp`; the event's payload type is inferred. An
+ * uncalled helper (`appendAll`, `replaceLatest`) stands for the helper called with its defaults.
  * @param options - Optional name reported in `ReducerContext.reducerName` and errors, or
  * `{ name, channel }` (see {@link ReducerOptions}).
  * @example
@@ -156,6 +158,16 @@ export type InferItem<TSlice> = TSlice extends SliceDef<string, infer TItem> ? T
 export function on<TItem, TType extends string, TPayload, TChannel extends AnyChannelDef = AnyChannelDef>(
   creator: EventCreator<TType, TPayload>,
   reducer: Reducer<TItem, Event<TType, TPayload>>,
+  options?: string | ReducerOptions<TChannel, TType>,
+): ReducerEntry<TItem, Event<TType, TPayload>>;
+export function on<TItem, TType extends string, TPayload, TChannel extends AnyChannelDef = AnyChannelDef>(
+  creator: EventCreator<TType, TPayload>,
+  helper: UncalledHelperReducer,
+  options?: string | ReducerOptions<TChannel, TType>,
+): ReducerEntry<TItem, Event<TType, TPayload>>;
+export function on<TItem, TType extends string, TPayload, TChannel extends AnyChannelDef = AnyChannelDef>(
+  creator: EventCreator<TType, TPayload>,
+  reducer: Reducer<TItem, Event<TType, TPayload>> | UncalledHelperReducer,
   options?: string | ReducerOptions<TChannel, TType>,
 ): ReducerEntry<TItem, Event<TType, TPayload>> {
   return { eventType: creator.type, name: reducerName(creator.type, options) ?? creator.type, reducer: reducer as Reducer<TItem, any>, schema: creator.schema };

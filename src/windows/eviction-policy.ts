@@ -142,6 +142,12 @@ function sampling<TItem>(options: { readonly seed: number }): EvictionPolicy<TIt
 export const EvictionPolicy = {
   /** Evicts the oldest items (the default). O(1) per decision in a count window. */
   fifo: <TItem = unknown>(): EvictionPolicy<TItem> => FIFO,
+  /**
+   * The seed's `EvictionPolicy.OLDEST_FIRST`: the same policy as {@link EvictionPolicy.fifo}
+   * (evicts the oldest items), under the name the design documents use. The one policy a time
+   * window takes.
+   */
+  oldestFirst: <TItem = unknown>(): EvictionPolicy<TItem> => FIFO,
   /** Evicts the newest items: a full window keeps its first items and refuses newcomers. O(1). */
   lifo: <TItem = unknown>(): EvictionPolicy<TItem> => LIFO,
   /** Evicts the items with the lowest `priorityOf(item, index)`, the oldest first among ties. O(n) for one eviction, O(n log n) for several at once. */

@@ -30,13 +30,47 @@ function count<TItem = unknown>(maxItems: number, options: BoundedWindowOptions<
   };
 }
 
-function time<TItem = unknown>(maxAgeMs: number): SliceWindowPolicy<TItem> {
-  const description = `time(${String(maxAgeMs)}ms)`;
-  if (!(maxAgeMs >= 0) || !Number.isFinite(maxAgeMs)) {
-    throw new InvalidWindowError(description, `maxAgeMs must be a finite number >= 0, got ${String(maxAgeMs)}.`);
+/** Marks a time window: in a composite beside windows that choose, it keeps its own rule. */
+const TIMED = Symbol('rxslice.window.timed');
+
+/**
+ * Options of {@link SliceWindow.time}: the longest age of an item, with its unit in the name
+ * (exactly one of `maxAgeSeconds` and `maxAgeMs`), and optionally the eviction policy.
+ */
+export type TimeWindowOptions<TItem = unknown> = (
+  | { readonly maxAgeSeconds: number; readonly maxAgeMs?: never }
+  | { readonly maxAgeMs: number; readonly maxAgeSeconds?: never }
+) & {
+  /**
+   * Which expired items go first. A time window always evicts its expired items from the oldest
+   * on, so the only policy it takes is {@link EvictionPolicy.oldestFirst} (`fifo`), the default;
+   * it is accepted so that a declaration can say so.
+   */
+  readonly eviction?: EvictionPolicy<TItem>;
+};
+
+function time<TItem = unknown>(options: TimeWindowOptions<TItem>): SliceWindowPolicy<TItem> {
+  const given = options as unknown;
+  if (given === null || typeof given !== 'object') {
+    throw new InvalidWindowError(
+      `time(${String(given)})`,
+      `the age needs its unit: SliceWindow.time({ maxAgeSeconds: ${String(given)} }) or SliceWindow.time({ maxAgeMs: ${String(given)} }).`,
+    );
   }
-  return {
+  const { maxAgeSeconds, maxAgeMs: ms } = options;
+  if ((maxAgeSeconds === undefined) === (ms === undefined)) {
+    throw new InvalidWindowError('time(...)', 'give exactly one of maxAgeSeconds and maxAgeMs.');
+  }
+  const maxAgeMs = ms ?? (maxAgeSeconds as number) * 1000;
+  const description = `time(${String(maxAgeMs)}ms)`;
+  if (typeof maxAgeMs !== 'number' || !(maxAgeMs >= 0) || !Number.isFinite(maxAgeMs)) {
+    const field = ms === undefined ? 'maxAgeSeconds' : 'maxAgeMs';
+    throw new InvalidWindowError(description, `${field} must be a finite number >= 0, got ${String(ms ?? maxAgeSeconds)}.`);
+  }
+  if (options.eviction !== undefined) timeEviction(description, options.eviction);
+  const window: SliceWindowPolicy<TItem> & { readonly [TIMED]: true } = {
     description,
+    [TIMED]: true,
     evict(view, ctx) {
       const oldestAllowed = ctx.now - maxAgeMs;
       const size = view.size;
@@ -44,7 +78,22 @@ function time<TItem = unknown>(maxAgeMs: number): SliceWindowPolicy<TItem> {
       while (expired < size && ctx.timeAt(expired) < oldestAllowed) expired++;
       return expired > 0 ? { kind: 'front', count: expired } : NONE;
     },
+    withEviction(eviction) {
+      timeEviction(description, eviction);
+      return window;
+    },
   };
+  return window;
+}
+
+/** A time window takes the oldest-first policy only (what it does anyway). */
+function timeEviction<TItem>(description: string, eviction: EvictionPolicy<TItem>): void {
+  if (eviction.kind !== 'fifo') {
+    throw new InvalidWindowError(
+      description,
+      `it evicts by its own rule (expired items, oldest first), so the eviction policy "${eviction.description}" does not apply (only EvictionPolicy.oldestFirst() does). Use SliceWindow.count or SliceWindow.predicate for a bound that an eviction policy chooses from.`,
+    );
+  }
 }
 
 /**
@@ -399,7 +448,13 @@ function composite<TItem = unknown>(...windows: readonly SliceWindowPolicy<TItem
     evict: (view, ctx) => evictPlanned(window, view, ctx),
     // The policy goes to every window inside that takes one; a composite of none has no choice to make.
     ...(windows.some((w) => w.withEviction !== undefined)
-      ? { withEviction: (next: EvictionPolicy<TItem>) => composite(...windows.map((w) => (w.withEviction === undefined ? w : w.withEviction(next)))) }
+      ? {
+          withEviction: (next: EvictionPolicy<TItem>) => {
+            // Time windows keep their rule beside windows that choose; alone, they check the policy.
+            const choosers = windows.some((w) => w.withEviction !== undefined && !(TIMED in w));
+            return composite(...windows.map((w) => (w.withEviction === undefined || (choosers && TIMED in w) ? w : w.withEviction(next))));
+          },
+        }
       : {}),
     [PLAN](view, ctx, memo) {
       const state = memo?.state as CompositeState | undefined;
@@ -470,7 +525,9 @@ function withEviction<TItem>(window: SliceWindowPolicy<TItem>, eviction: Evictio
  *
  * - `count(maxItems, { eviction })`: at most `maxItems` items. When there are more, the
  *   eviction policy (default FIFO: the oldest) picks the excess. FIFO and LIFO decide in O(1).
- * - `time(maxAgeMs)`: evicts item `i` when `ctx.now - ctx.timeAt(i) > maxAgeMs`, where
+ * - `time({ maxAgeSeconds } | { maxAgeMs }, eviction?)`: the unit is in the option's name (a bare
+ *   number is refused: the seed's `time(max_age_seconds=3600)` is `time({ maxAgeSeconds: 3600 })`).
+ *   Evicts item `i` when `ctx.now - ctx.timeAt(i) > maxAgeMs`, where
  *   `timeAt(i)` is the session-scheduler time (ms) of the envelope that added the item and
  *   `now` that of the event being reduced. Items are scanned from the front and the scan
  *   stops at the first young item, so a decision costs O(evicted). Appends keep entry times
@@ -519,7 +576,7 @@ function withEviction<TItem>(window: SliceWindowPolicy<TItem>, eviction: Evictio
  * // After 5,000 calls, every 50th failed: the newest 900 calls and the 82 older failures remain.
  * const Errors = defineSlice('errors', { policy: 'log', window: SliceWindow.predicate(isError, 100) });
  * // Keep errors, evict successes: at most the 100 newest errors.
- * const Recent = defineSlice('recent', { policy: 'log', window: SliceWindow.composite(SliceWindow.count(10_000), SliceWindow.time(7_200_000)) });
+ * const Recent = defineSlice('recent', { policy: 'log', window: SliceWindow.composite(SliceWindow.count(10_000), SliceWindow.time({ maxAgeSeconds: 7200 })) });
  * // At most 10,000 items, none older than 2 hours.
  * ```
  */
@@ -530,8 +587,16 @@ export const SliceWindow = {
    */
   count,
   /**
-   * Evicts the items added more than `maxAgeMs` ms (session-scheduler time) before the event being reduced.
-   * @throws {@link InvalidWindowError} when `maxAgeMs` is negative or not finite.
+   * Evicts the items added more than `maxAgeSeconds` s (or `maxAgeMs` ms) of session-scheduler
+   * time before the event being reduced, oldest first.
+   * @throws {@link InvalidWindowError} when the age is a bare number (its unit must be named),
+   * both or neither unit is given, the age is negative or not finite, or `eviction` is not
+   * oldest-first.
+   * @example
+   * ```ts
+   * SliceWindow.time({ maxAgeSeconds: 3600, eviction: EvictionPolicy.oldestFirst() }).description; // 'time(3600000ms)'
+   * SliceWindow.time(3600 as never); // throws InvalidWindowError: ... SliceWindow.time({ maxAgeSeconds: 3600 }) or SliceWindow.time({ maxAgeMs: 3600 })
+   * ```
    */
   time,
   /**
@@ -545,8 +610,9 @@ export const SliceWindow = {
    */
   composite,
   /**
-   * The same window with another eviction policy (every bounded window inside a composite gets it).
-   * @throws {@link InvalidWindowError} for a window without an eviction choice (`time`).
+   * The same window with another eviction policy (every bounded window inside a composite gets it;
+   * a time window takes only oldest-first, which it keeps).
+   * @throws {@link InvalidWindowError} for a window without an eviction choice, or a time window given another policy.
    */
   withEviction,
 } as const;

@@ -1,11 +1,27 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { InvalidRetryPolicyError, RetryPolicy, type Jitter } from '../../src/effects/retry-policy';
+import { EXPONENTIAL_RETRY_DEFAULTS, InvalidRetryPolicyError, RetryPolicy, type Jitter } from '../../src/effects/retry-policy';
 import { seededRandom } from '../../src/effects/seeded-random';
 
 const constant = (value: number) => () => value;
 
 describe('RetryPolicy.exponential', () => {
+  it('works with the design document\'s call, RetryPolicy.exponential(max_attempts=3): 3 attempts, 1 s then 2 s', () => {
+    const p = RetryPolicy.exponential({ maxAttempts: 3 });
+    expect(p.maxAttempts).toBe(3);
+    expect([1, 2].map((n) => p.baseDelayMs(n))).toEqual([1000, 2000]);
+    expect(p.delayMs(2, () => 0.5)).toBe(2000);
+    expect(p.spec).toEqual({ kind: 'exponential', maxAttempts: 3, initialDelayMs: 1000, factor: 2, maxDelayMs: 100_000, jitter: 'none' });
+  });
+
+  it('defaults every option: 3 attempts, 1,000 ms ×2, capped at 100 × the first delay', () => {
+    expect(EXPONENTIAL_RETRY_DEFAULTS).toEqual({ maxAttempts: 3, initialDelayMs: 1000, factor: 2, maxDelayFactor: 100, jitter: 'none' });
+    expect(RetryPolicy.exponential().maxAttempts).toBe(3);
+    expect(RetryPolicy.exponential({ maxAttempts: 12 }).baseDelayMs(11)).toBe(100_000);
+    expect(RetryPolicy.exponential({ maxAttempts: 12, initialDelayMs: 50 }).baseDelayMs(11)).toBe(5_000);
+    expect(RetryPolicy.exponential({ maxAttempts: 12, maxDelayMs: Infinity }).baseDelayMs(11)).toBe(1000 * 2 ** 10);
+  });
+
   it('grows the base delay by factor per retry: 100, 200, 400, 800', () => {
     const p = RetryPolicy.exponential({ maxAttempts: 5, initialDelayMs: 100, factor: 2 });
     expect(p.maxAttempts).toBe(5);
@@ -124,7 +140,13 @@ describe('RetryPolicy specs (plain data) and RetryPolicy.from', () => {
       const [r1, r2] = [p.createRandom(), q.createRandom()];
       expect([1, 2, 3, 4].map((n) => q.delayMs(n, r2))).toEqual([1, 2, 3, 4].map((n) => p.delayMs(n, r1)));
     }
-    expect(RetryPolicy.exponential({ maxAttempts: 2, initialDelayMs: 10 }).spec).toEqual({ kind: 'exponential', maxAttempts: 2, initialDelayMs: 10, factor: 2, jitter: 'none' });
+    expect(RetryPolicy.exponential({ maxAttempts: 2, initialDelayMs: 10 }).spec).toEqual({ kind: 'exponential', maxAttempts: 2, initialDelayMs: 10, factor: 2, maxDelayMs: 1000, jitter: 'none' });
+  });
+
+  it('reads a spec without maxDelayMs (written before the cap had a default) as uncapped', () => {
+    const p = RetryPolicy.from({ kind: 'exponential', maxAttempts: 20, initialDelayMs: 10 });
+    expect(p.baseDelayMs(12)).toBe(10 * 2 ** 11);
+    expect(RetryPolicy.from(RetryPolicy.exponential({ maxAttempts: 20, initialDelayMs: 10, maxDelayMs: Infinity }).spec!).baseDelayMs(12)).toBe(10 * 2 ** 11);
   });
 
   it('has no spec for a policy that draws from a random function without a seed', () => {

@@ -388,9 +388,11 @@ describe('createSession: slice accessors and system events', () => {
     s.slice(Notes).clear();
     expect(s.slice(Notes).size).toBe(0);
     s.dispatch(CounterBumped({ by: 5 }));
-    s.reset();
+    s.reset({ to: 'initial' });
     expect(s.slice(Counter).latest()).toEqual({ n: 0 });
-    expect(types).toEqual(['rxslice.slice.seeded', 'rxslice.slice.cleared', 'counter/bumped', 'rxslice.session.reset']);
+    s.reset();
+    expect(s.slice(Counter).isEmpty).toBe(true);
+    expect(types).toEqual(['rxslice.slice.seeded', 'rxslice.slice.cleared', 'counter/bumped', 'rxslice.session.reset', 'rxslice.session.reset']);
   });
 
   it('validates seeds against the schema and changes nothing when one is invalid', () => {

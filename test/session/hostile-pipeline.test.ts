@@ -154,8 +154,10 @@ describe('library events bypass operator middleware', () => {
     for (let i = 0; i < 200; i++) s.restore(snap);
     expect(s.slice(Counter).latest()).toEqual({ n: 3 });
     expect(s[SESSION_INTERNALS].pendingRestores).toBe(0);
-    s.reset();
+    s.reset({ to: 'initial' });
     expect(s.slice(Counter).latest()).toEqual({ n: 0 });
+    s.reset();
+    expect(s.slice(Counter).isEmpty).toBe(true);
   });
 
   it('keeps no snapshot of a restore queued behind the envelope being processed, once it ran', () => {

@@ -12,15 +12,15 @@ describe('eviction policy chosen apart from the window', () => {
   it('SliceWindow.withEviction rebuilds count and predicate windows, and the bounded windows of a composite', () => {
     expect(SliceWindow.withEviction(SliceWindow.count(3), EvictionPolicy.lifo()).description).toBe('count(3, lifo)');
     expect(SliceWindow.withEviction(SliceWindow.predicate(failed, 2), EvictionPolicy.lifo()).description).toBe('predicate(failed, 2, lifo)');
-    const mixed = SliceWindow.composite<Call>(SliceWindow.time(1000), SliceWindow.count(5));
+    const mixed = SliceWindow.composite<Call>(SliceWindow.time({ maxAgeMs: 1000 }), SliceWindow.count(5));
     expect(SliceWindow.withEviction(mixed, EvictionPolicy.sampling({ seed: 3 })).description).toBe(
       'composite(time(1000ms), count(5, sampling(seed 3)))',
     );
   });
 
   it('SliceWindow.withEviction refuses windows that make no eviction choice, and sampling in a predicate window', () => {
-    expect(() => SliceWindow.withEviction(SliceWindow.time(1000), EvictionPolicy.lifo())).toThrow(InvalidWindowError);
-    expect(() => SliceWindow.withEviction(SliceWindow.composite(SliceWindow.time(5)), EvictionPolicy.lifo())).toThrow(/evicts by its own rule/);
+    expect(() => SliceWindow.withEviction(SliceWindow.time({ maxAgeMs: 1000 }), EvictionPolicy.lifo())).toThrow(InvalidWindowError);
+    expect(() => SliceWindow.withEviction(SliceWindow.composite(SliceWindow.time({ maxAgeMs: 5 })), EvictionPolicy.lifo())).toThrow(/evicts by its own rule/);
     expect(() => SliceWindow.withEviction(SliceWindow.predicate(failed, 2), EvictionPolicy.sampling({ seed: 1 }))).toThrow(InvalidWindowError);
   });
 
@@ -40,7 +40,7 @@ describe('eviction policy chosen apart from the window', () => {
   it('defineSlice rejects an eviction policy without a window to choose from', () => {
     expect(() => defineSlice('a', { policy: 'log', eviction: EvictionPolicy.lifo() })).toThrow(InvalidSliceDefinitionError);
     expect(() => defineSlice('a', { policy: 'log', eviction: EvictionPolicy.lifo() })).toThrow(/needs a window/);
-    expect(() => defineSlice('b', { policy: 'log', window: SliceWindow.time(10), eviction: EvictionPolicy.lifo() })).toThrow(/evicts by its own rule/);
+    expect(() => defineSlice('b', { policy: 'log', window: SliceWindow.time({ maxAgeMs: 10 }), eviction: EvictionPolicy.lifo() })).toThrow(/evicts by its own rule/);
   });
 
   it('configure({ eviction }) changes the current window\'s policy from the next change', () => {
@@ -57,7 +57,7 @@ describe('eviction policy chosen apart from the window', () => {
   });
 
   it('configure({ eviction }) without a usable window throws and changes nothing', () => {
-    const Timed = callsSlice(SliceWindow.time(1_000_000));
+    const Timed = callsSlice(SliceWindow.time({ maxAgeMs: 1_000_000 }));
     const session = createSession({ slices: [Timed] });
     expect(() => session.slice(Timed).configure({ eviction: EvictionPolicy.lifo() })).toThrow(InvalidWindowError);
     // The time window stays in force: nothing was evicted, and no count bound appeared.

@@ -3,12 +3,15 @@ import { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
 import { createSession, type EvictedItems } from '../../src/index';
 import { dispatchFrom } from '../../src/testing/index';
+import { EvictionPolicy } from '../../src/windows/eviction-policy';
+import { InvalidWindowError } from '../../src/windows/invalid-window-error';
 import { SliceWindow } from '../../src/windows/slice-window';
 import { call, CallFinished, CallsFinished, callsSlice, type Call } from './window-fixtures';
 
 /**
  * The seed's own window calls ("State Management Abstractions", Proposal 2, refactorings 2 and 5),
- * as written there, in a session. The seed writes times in seconds (7200 s); our unit is ms.
+ * as written there, in a session. The seed writes times in seconds (`max_age_seconds=7200`):
+ * `SliceWindow.time({ maxAgeSeconds: 7200 })` (a bare number is refused: its unit would be a guess).
  */
 
 const ids = (calls: readonly Call[]): number[] => calls.map((c) => c.id);
@@ -16,6 +19,29 @@ const failed = (c: Call): boolean => c.failed;
 const isError = failed;
 
 describe("the seed's window calls", () => {
+  it('time(max_age_seconds=3600) with eviction=OLDEST_FIRST, given to configure: an hour, not 3.6 s', () => {
+    const scheduler = new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
+    scheduler.run(({ cold, expectObservable }) => {
+      const Calls = callsSlice(undefined);
+      const session = createSession({ slices: [Calls], scheduler });
+      session.slice(Calls).configure({ window: SliceWindow.time({ maxAgeSeconds: 3600 }), eviction: EvictionPolicy.oldestFirst() });
+      // a@0, b@3.6 s, c@1 h + 1 ms: only a is older than an hour when c arrives.
+      const input = cold('a 3599ms b 3596401ms c', { a: CallFinished(call(1)), b: CallFinished(call(2)), c: CallFinished(call(3)) });
+      expectObservable(session.slice(Calls).all$.pipe(skip(1), map((c) => ids(c).join(',')))).toBe('a 3599ms b 3596401ms c', { a: '1', b: '1,2', c: '2,3' });
+      dispatchFrom(session, input).subscribe();
+    });
+  });
+
+  it('refuses a bare number for a time window, naming both units', () => {
+    expect(() => SliceWindow.time(3600 as never)).toThrow(InvalidWindowError);
+    expect(() => SliceWindow.time(3600 as never)).toThrow('SliceWindow.time({ maxAgeSeconds: 3600 }) or SliceWindow.time({ maxAgeMs: 3600 })');
+    expect(() => SliceWindow.time({ maxAgeSeconds: 1, maxAgeMs: 1000 } as never)).toThrow(/exactly one of maxAgeSeconds and maxAgeMs/);
+    expect(SliceWindow.time({ maxAgeSeconds: 3600 }).description).toBe('time(3600000ms)');
+    expect(SliceWindow.time({ maxAgeMs: 3600 }).description).toBe('time(3600ms)');
+    expect(() => SliceWindow.time({ maxAgeSeconds: 60, eviction: EvictionPolicy.lifo() })).toThrow(/evicts by its own rule/);
+    expect(EvictionPolicy.oldestFirst()).toBe(EvictionPolicy.fifo());
+  });
+
   it('predicate(isError, maxItems) alone keeps only errors, at most maxItems ("keep errors, evict successes")', () => {
     const Calls = callsSlice(SliceWindow.predicate(isError, 3));
     const session = createSession({ slices: [Calls] });
@@ -30,7 +56,7 @@ describe("the seed's window calls", () => {
   it('composite(count(10000), time(7200 s)) enforces both limits', () => {
     const scheduler = new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
     scheduler.run(({ cold, expectObservable }) => {
-      const Calls = callsSlice(SliceWindow.composite(SliceWindow.count(10_000), SliceWindow.time(7200 * 1000)));
+      const Calls = callsSlice(SliceWindow.composite(SliceWindow.count(10_000), SliceWindow.time({ maxAgeSeconds: 7200 })));
       const session = createSession({ slices: [Calls], scheduler });
       const batch = (from: number, n: number) => CallsFinished({ calls: Array.from({ length: n }, (_, i) => call(from + i)) });
       // a@0: 6,000 calls; b@1h: 6,000 more (count keeps the newest 10,000); c@2h+1ms: a's calls are

@@ -43,7 +43,7 @@ describe('SliceWindow.count', () => {
 
 describe('SliceWindow.time', () => {
   it('evicts items strictly older than maxAgeMs, measured from their entry time', () => {
-    const w = SliceWindow.time(10);
+    const w = SliceWindow.time({ maxAgeMs: 10 });
     const ctx = contextOf({ now: 30, times: [5, 19, 20, 25] });
     // ages 25, 11, 10, 5: only ages > 10 go
     expect(w.evict(viewOf(ids(4)), ctx)).toEqual({ kind: 'front', count: 2 });
@@ -52,8 +52,8 @@ describe('SliceWindow.time', () => {
   });
 
   it('rejects negative or infinite ages', () => {
-    expect(() => SliceWindow.time(-1)).toThrow(InvalidWindowError);
-    expect(() => SliceWindow.time(Number.POSITIVE_INFINITY)).toThrow(InvalidWindowError);
+    expect(() => SliceWindow.time({ maxAgeMs: -1 })).toThrow(InvalidWindowError);
+    expect(() => SliceWindow.time({ maxAgeMs: Number.POSITIVE_INFINITY })).toThrow(InvalidWindowError);
   });
 });
 
@@ -112,7 +112,7 @@ describe('SliceWindow.composite', () => {
   it('with time and count: a protected item outlives both bounds', () => {
     const times = [0, 1, 2, 3, 4, 5];
     const items = [call(0, true), call(1), call(2), call(3), call(4), call(5)];
-    const w = SliceWindow.composite(SliceWindow.count(4), SliceWindow.time(2), SliceWindow.predicate(failed, 1));
+    const w = SliceWindow.composite(SliceWindow.count(4), SliceWindow.time({ maxAgeMs: 2 }), SliceWindow.predicate(failed, 1));
     // time keeps 3, 4, 5 (ages 2, 1, 0 at now 5); count keeps 2..5; the predicate protects 0
     expect(w.evict(viewOf(items), contextOf({ now: 5, times }))).toEqual({ kind: 'indices', indices: [1, 2] });
   });
@@ -131,20 +131,20 @@ describe('SliceWindow.composite', () => {
     const sampled = SliceWindow.count(2, { eviction: EvictionPolicy.sampling({ seed: 1 }) });
     expect(() => SliceWindow.composite(SliceWindow.predicate(failed, 1), sampled)).toThrow(InvalidWindowError);
     expect(() => SliceWindow.composite(SliceWindow.composite(SliceWindow.predicate(failed, 1)), sampled)).toThrow(/cannot share the slice with a predicate window/);
-    expect(() => SliceWindow.composite(SliceWindow.time(5), sampled)).not.toThrow();
+    expect(() => SliceWindow.composite(SliceWindow.time({ maxAgeMs: 5 }), sampled)).not.toThrow();
   });
 
   it('merges front decisions into the larger front and mixed decisions into indices', () => {
     const times = [0, 1, 2, 3, 4, 5];
-    const w = SliceWindow.composite(SliceWindow.count(4), SliceWindow.time(3));
+    const w = SliceWindow.composite(SliceWindow.count(4), SliceWindow.time({ maxAgeMs: 3 }));
     expect(w.evict(viewOf(ids(6)), contextOf({ now: 5, times }))).toEqual({ kind: 'front', count: 2 });
     expect(w.evict(viewOf(ids(6)), contextOf({ now: 8, times }))).toEqual({ kind: 'front', count: 5 });
-    const mixed = SliceWindow.composite(SliceWindow.count(5, { eviction: EvictionPolicy.lifo() }), SliceWindow.time(3));
+    const mixed = SliceWindow.composite(SliceWindow.count(5, { eviction: EvictionPolicy.lifo() }), SliceWindow.time({ maxAgeMs: 3 }));
     expect(mixed.evict(viewOf(ids(6)), contextOf({ now: 5, times }))).toEqual({ kind: 'indices', indices: [0, 1, 5] });
     expect(SliceWindow.composite().evict(viewOf(ids(6)), contextOf())).toEqual({ kind: 'none' });
   });
 
   it('describes itself from its parts', () => {
-    expect(SliceWindow.composite(SliceWindow.count(3), SliceWindow.time(5)).description).toBe('composite(count(3, fifo), time(5ms))');
+    expect(SliceWindow.composite(SliceWindow.count(3), SliceWindow.time({ maxAgeMs: 5 })).description).toBe('composite(count(3, fifo), time(5ms))');
   });
 });

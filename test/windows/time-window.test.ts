@@ -10,7 +10,7 @@ describe('SliceWindow.time (property)', () => {
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 50 }), fc.array(fc.integer({ min: 0, max: 30 }), { maxLength: 80 }), (maxAgeMs, gaps) => {
         const scheduler = new VirtualTimeScheduler();
-        const session = createSession({ slices: [callsSlice(SliceWindow.time(maxAgeMs))], scheduler });
+        const session = createSession({ slices: [callsSlice(SliceWindow.time({ maxAgeMs }))], scheduler });
         const times: number[] = [];
         let now = 0;
         gaps.forEach((gap, id) => {
