@@ -86,7 +86,7 @@ describe('per-instance effect options in virtual time', () => {
       expectSubscriptions(slow$.subscriptions).toBe(['^------!', '^---!', '6ms ^---!', '14ms ^---!']);
       scheduler.flush();
       expect(seen[0]).toBe('1 null');
-      expect(seen[1]).toBe('2 {"retry":{"kind":"exponential","maxAttempts":3,"initialDelayMs":2,"factor":2,"jitter":"none"},"timeoutMs":4}');
+      expect(seen[1]).toBe('2 {"retry":{"kind":"exponential","maxAttempts":3,"initialDelayMs":2,"factor":2,"maxDelayMs":200,"jitter":"none"},"timeoutMs":4}');
     });
   });
 

@@ -45,7 +45,7 @@ export function buildStateTree(name: string, config: MachineConfig): { root: Sta
       source,
       events: spec.event === undefined ? [] : parseEventDescriptors(spec.event),
       guard: spec.guard,
-      guardLabel: spec.guardLabel ?? (spec.guard ? spec.guard.name || 'guard' : undefined),
+      guardLabel: spec.guardLabel ?? (spec.guard ? guardName(spec.guard, spec.event, source.id) : undefined),
       targets: [],
       type: spec.type ?? 'external',
       actions: toList(spec.actions as Actions<unknown> | undefined) as MachineAction<unknown>[],
@@ -168,4 +168,15 @@ export function buildStateTree(name: string, config: MachineConfig): { root: Sta
     }
   }
   return { root, states };
+}
+
+/**
+ * The label of a guard given without `guardLabel`: its function's name, or, for an anonymous
+ * guard (an arrow function, whose inferred name is the property's, `guard`), the transition it
+ * guards: `guard of "plan/completed" in [active]`.
+ */
+function guardName(guard: { readonly name: string }, event: string | undefined, source: string): string {
+  const name = guard.name;
+  if (name !== '' && name !== 'guard') return name;
+  return `guard of ${event === undefined ? 'the eventless transition' : JSON.stringify(event)} in [${source}]`;
 }

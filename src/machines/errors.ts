@@ -3,11 +3,13 @@ import type { ConsideredTransition, TransitionDecision } from './transition-deci
 
 /** One considered transition in a sentence: `guard "stepIsNew" refused "plan/stepAdded" in [active]: step "a" exists`. */
 function describeConsidered(t: ConsideredTransition, eventType: string, configuration: readonly string[]): string {
-  const guard = `guard "${t.guard ?? 'guard'}"${t.name === undefined ? '' : ` of transition "${t.name}"`}`;
+  const label = t.guard ?? 'guard';
+  // An anonymous guard is labelled after its transition (`guard of "plan/completed" in [active]`).
+  const guard = `${label.startsWith('guard of ') ? label : `guard "${label}"`}${t.name === undefined ? '' : ` of transition "${t.name}"`}`;
   const where = `"${eventType}" in [${configuration.join(', ')}]`;
   const from = configuration.length === 1 && configuration[0] === t.source ? '' : ` (from "${t.source}")`;
   if (t.verdict === 'threw') return `${guard} threw on ${where}${from}${t.reason === undefined ? '' : `: ${t.reason}`}`;
-  return `${guard} refused ${where}${from}${t.reason === undefined ? '' : `: ${t.reason}`}`;
+  return `${guard} refused ${where}${from}${t.reason === undefined ? ' (it gave no reason: return refuse(reason) instead of false to say why)' : `: ${t.reason}`}`;
 }
 
 function invalidTransitionMessage(machine: string, eventType: string, configuration: readonly string[], done: boolean, considered: readonly ConsideredTransition[]): string {

@@ -9,7 +9,8 @@ const label = (t: TransitionNode): string => {
   const parts: string[] = [];
   if (t.name !== undefined) parts.push(t.name.replace(/[:;\n]/g, ' '));
   else if (t.events.length > 0) parts.push(t.events.join(' '));
-  if (t.guardLabel !== undefined) parts.push(`[${t.guardLabel.replace(/[:;\n]/g, ' ')}]`);
+  // An anonymous guard's label names its transition (`guard of "e" in [s]`), which the arrow shows already.
+  if (t.guardLabel !== undefined) parts.push(`[${t.guardLabel.startsWith('guard of ') ? 'guard' : t.guardLabel.replace(/[:;\n]/g, ' ')}]`);
   if (t.type === 'internal' && t.targets.length > 0) parts.push('(internal)');
   return parts.join(' ');
 };

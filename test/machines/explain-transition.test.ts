@@ -10,6 +10,7 @@ import {
   initialTransition,
   InvalidTransitionError,
   refuse,
+  toMermaid,
   transition,
   type InvalidTransitionPolicy,
 } from '../../src/machines/index.js';
@@ -110,7 +111,7 @@ describe('a refusal names the guard that refused (issue 23, item 3)', () => {
       },
     });
     const error = caught(() => transition(M, initialTransition(M).snapshot, 'go'));
-    expect(error.message).toContain('Machine "m": guard "isOpen" refused "go" in [a]; guard "explodes" threw on "go" in [a]: boom. ');
+    expect(error.message).toContain('Machine "m": guard "isOpen" refused "go" in [a] (it gave no reason: return refuse(reason) instead of false to say why); guard "explodes" threw on "go" in [a]: boom. ');
     expect(error.considered).toEqual([
       { source: 'a', targets: ['b'], events: ['go'], guard: 'isOpen', verdict: 'refused' },
       { source: 'a', targets: ['c'], events: ['go'], guard: 'explodes', verdict: 'threw', reason: 'boom' },
@@ -119,8 +120,21 @@ describe('a refusal names the guard that refused (issue 23, item 3)', () => {
     const R = defineMachine('r', { invalidTransitions: 'report', states: { a: { on: { go: { target: 'b', guard: () => refuse('not now') } } }, b: {} } });
     const report = transition(R, initialTransition(R).snapshot, 'go');
     expect(report.enabled).toBe(false);
-    expect(report.considered).toEqual([{ source: 'a', targets: ['b'], events: ['go'], guard: 'guard', verdict: 'refused', reason: 'not now' }]);
-    expect((report.errors[0] as InvalidTransitionError).message).toContain('guard "guard" refused "go" in [a]: not now');
+    expect(report.considered).toEqual([{ source: 'a', targets: ['b'], events: ['go'], guard: 'guard of "go" in [a]', verdict: 'refused', reason: 'not now' }]);
+    expect((report.errors[0] as InvalidTransitionError).message).toContain('guard of "go" in [a] refused "go" in [a]: not now');
+  });
+
+  it('an arrow-function guard is named after its transition, and a plain false says refuse(reason) would explain it (issue 34)', () => {
+    const M = defineMachine('plans', {
+      initial: 'active',
+      states: { active: { on: { 'plan/completed': { target: 'done', guard: () => false } }, always: { target: 'done', guard: () => false } }, done: {} },
+    });
+    const error = caught(() => transition(M, initialTransition(M).snapshot, 'plan/completed'));
+    expect(error.considered.map((t) => t.guard)).toEqual(['guard of "plan/completed" in [active]']);
+    expect(error.message).toContain(
+      'Machine "plans": guard of "plan/completed" in [active] refused "plan/completed" in [active] (it gave no reason: return refuse(reason) instead of false to say why).',
+    );
+    expect(toMermaid(M)).toContain('plan/completed [guard]');
   });
 
   it('lists every transition considered up the ancestors and across parallel regions, naming the source when the configuration has several states', () => {
@@ -147,7 +161,7 @@ describe('a refusal names the guard that refused (issue 23, item 3)', () => {
     ]);
     expect(error.considered[2]).toMatchObject({ name: 'right_go' });
     expect(error.message).toContain(
-      'guard "no" refused "go" in [p, left, l1, right, r1] (from "l1"): closed; guard "parentNo" refused "go" in [p, left, l1, right, r1] (from "p"); ' +
+      'guard "no" refused "go" in [p, left, l1, right, r1] (from "l1"): closed; guard "parentNo" refused "go" in [p, left, l1, right, r1] (from "p") (it gave no reason: return refuse(reason) instead of false to say why); ' +
         'guard "no" of transition "right_go" refused "go" in [p, left, l1, right, r1] (from "r1"): closed.',
     );
   });
@@ -158,7 +172,7 @@ describe('a refusal names the guard that refused (issue 23, item 3)', () => {
     const errors: unknown[] = [];
     actor.errors$.subscribe((e) => errors.push(e));
     actor.send('go');
-    expect((errors[0] as InvalidTransitionError).considered).toEqual([{ source: 'idle', targets: ['on'], events: ['go'], guard: 'guard', verdict: 'refused', reason: 'warming up' }]);
+    expect((errors[0] as InvalidTransitionError).considered).toEqual([{ source: 'idle', targets: ['on'], events: ['go'], guard: 'guard of "go" in [idle]', verdict: 'refused', reason: 'warming up' }]);
     actor.dispose();
   });
 

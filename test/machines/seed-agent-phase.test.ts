@@ -80,7 +80,7 @@ describe("the seed's AgentPhase (Abstractions Proposal, P5)", () => {
     } catch (e) {
       refused = e as InvalidTransitionError;
     }
-    expect(refused?.message).toContain('guard "all_steps_done" of transition "request_review" refused "execution/completed" in [executing].');
+    expect(refused?.message).toContain('guard "all_steps_done" of transition "request_review" refused "execution/completed" in [executing] (it gave no reason: return refuse(reason) instead of false to say why).');
     expect(refused?.considered).toEqual([
       { name: 'request_review', source: 'executing', targets: ['reviewing'], events: ['execution/completed'], guard: 'all_steps_done', verdict: 'refused' },
     ]);
