@@ -10,7 +10,7 @@ import type { WindowMemo } from '../slices/window-contract';
 import type { MemoryStage } from '../storage/memory-stage';
 import { MemoryStorage } from '../storage/memory-storage';
 import { TimeColumn } from '../storage/time-column';
-import type { SliceStorage, StorageFactory, StorageJournal, StorageTransaction, StoredSlice } from '../storage/slice-storage';
+import type { HeldJournal, SliceStorage, StorageFactory, StorageJournal, StorageTransaction, StoredSlice } from '../storage/slice-storage';
 import { lockDirectory, StorageLockedError, type DirectoryLock, type StorageLockCompromisedError } from './directory-lock';
 import { JournalEncoder } from './journal-encoder';
 import { OpLog } from './op-log';
@@ -65,6 +65,13 @@ export interface JsonlStorageFactory extends StorageFactory {
   readonly journal: JsonlJournal | undefined;
   /** Flushes, closes and unlocks (the session's `dispose()` does it when it disposes every slice). Idempotent. */
   close(): void;
+  /**
+   * Opens the directory now (lock, base file, journal), before any slice is made, and keeps it
+   * open until the hold is released: `createSession` calls it, so the session continues after
+   * the journal's last `seq` even when no slice of the directory exists yet. @throws as the first
+   * slice's open would.
+   */
+  readonly openJournal: () => HeldJournal;
 }
 
 /** Thrown (wrapped in the session's `StorageFailedError`) when a write, fsync or compaction failed. */
@@ -214,6 +221,11 @@ export class JsonlJournal implements StorageJournal {
       const tx = txs[i];
       if (tx instanceof JsonlTransaction && tx.owner.journal === this) tx.journaled = true;
     }
+  }
+
+  /** Keeps the journal open for a holder that made no slice (see {@link JsonlStorageFactory.openJournal}); {@link detach} ends it. */
+  hold(): void {
+    this.live++;
   }
 
   /** Whether `tx` is a transaction of this journal with ops to record. */
@@ -558,10 +570,11 @@ export class JsonlSliceStorage<TItem> implements SliceStorage<TItem> {
  * by this factory, with the items kept in memory. Each committed event that changed at least
  * one of its slices appends ONE record (CRC32, the slices' ops and schema versions) before the
  * change becomes visible, so after a crash at any instant the directory reopens at the state
- * after a prefix of committed events. Opening (synchronous, on the first slice the session
- * makes) takes an inter-process lock, reads the base file and the journal, checks CRCs and
- * seq continuity, migrates items of older schema versions (`migrateItems`) and applies
- * `recovery`; the session continues numbering after the recovered `seq`.
+ * after a prefix of committed events. Opening (synchronous, when the session is created, through
+ * `openJournal`, before any slice is made) takes an inter-process lock, reads the base file and
+ * the journal, checks CRCs and seq continuity, migrates items of older schema versions
+ * (`migrateItems`) and applies `recovery`; the session continues numbering after the recovered
+ * `seq`, also when its only slices on this storage are made later (a statechart's, the sagas').
  *
  * @param options `dir`; `fsync` (default `'batch'`, see {@link JsonlFsync}); `recovery`
  * (default `'tolerate-torn-tail'`, see {@link JsonlRecoveryMode}); `stale` (lock, ms).
@@ -587,23 +600,38 @@ export class JsonlSliceStorage<TItem> implements SliceStorage<TItem> {
 export function jsonl(options: JsonlOptions): JsonlStorageFactory {
   let journal: JsonlJournal | undefined;
   let recovery: JsonlRecovery | undefined;
-  const factory = (<TItem>(slice: SliceDef<string, TItem>): SliceStorage<TItem> => {
-    if (journal === undefined) {
-      let opened: JsonlJournal | undefined;
-      const onClose = (): void => {
-        if (opened !== undefined && journal === opened) journal = undefined;
-      };
-      opened = new JsonlJournal(options.dir, options, onClose);
-      journal = opened;
-      recovery = opened.recovery;
-      options.onRecovery?.(opened.recovery);
-    }
-    return journal.open(slice);
-  }) as JsonlStorageFactory;
+  /** The open journal, opened (locked, read) now if it is not. */
+  const opened = (): JsonlJournal => {
+    if (journal !== undefined) return journal;
+    let made: JsonlJournal | undefined;
+    const onClose = (): void => {
+      if (made !== undefined && journal === made) journal = undefined;
+    };
+    made = new JsonlJournal(options.dir, options, onClose);
+    journal = made;
+    recovery = made.recovery;
+    options.onRecovery?.(made.recovery);
+    return made;
+  };
+  const factory = (<TItem>(slice: SliceDef<string, TItem>): SliceStorage<TItem> => opened().open(slice)) as JsonlStorageFactory;
+  const openJournal = (): HeldJournal => {
+    const held = opened();
+    held.hold();
+    let released = false;
+    return {
+      journal: held,
+      release() {
+        if (released) return;
+        released = true;
+        held.detach();
+      },
+    };
+  };
   Object.defineProperties(factory, {
     recovery: { get: () => recovery },
     journal: { get: () => journal },
     close: { value: () => journal?.close() },
+    openJournal: { value: openJournal },
   });
   return factory;
 }

@@ -92,8 +92,10 @@ export class ChannelRuntime<TEvent extends { readonly type: string }> implements
   private readonly ring: (CommittedEnvelope | undefined)[];
   private start = 0;
   private count = 0;
-  /** Every envelope of the channel with seq ≥ this is in the ring. */
+  /** Every envelope of the channel with seq ≥ this is in the ring (read through `covered`). */
   private coveredFrom: number;
+  /** Whether a commit reached the channel since it opened. */
+  private sawCommit = false;
   readonly committed$: Observable<CommittedEnvelope<TEvent & Event>>;
 
   constructor(
@@ -112,12 +114,28 @@ export class ChannelRuntime<TEvent extends { readonly type: string }> implements
       }),
     );
     host.committed$.subscribe((c) => {
+      if (!this.sawCommit) {
+        // The first commit since the channel opened: the buffer holds every event of the
+        // channel from it on (the session's seq can no longer move forward, see `covered`).
+        this.sawCommit = true;
+        if (c.seq > this.coveredFrom) this.coveredFrom = c.seq;
+      }
       if (def.match(c.event)) this.keep(c);
     });
   }
 
+  /**
+   * Every envelope of the channel with seq ≥ this is in the ring. Before the first commit, above
+   * the session's last seq: a session that numbered no event yet moves its seq forward to a
+   * journal's found later (a library slice on durable storage), and the events up to there are
+   * an earlier run's, not in the buffer.
+   */
+  private get covered(): number {
+    return this.sawCommit ? this.coveredFrom : Math.max(this.coveredFrom, this.host.lastSeq + 1);
+  }
+
   get bufferedFromSeq(): number {
-    return this.coveredFrom;
+    return this.covered;
   }
 
   private keep(c: CommittedEnvelope): void {
@@ -198,20 +216,21 @@ export class ChannelRuntime<TEvent extends { readonly type: string }> implements
         },
       });
       const backlog: Envelope[] = [];
-      if (fromSeq < this.coveredFrom) {
+      const covered = this.covered;
+      if (fromSeq < covered) {
         const source = options.source;
         if (source === undefined) {
-          subscriber.error(new ChannelReplayError(this.def.name, fromSeq, this.coveredFrom, 'older events are not in its buffer and no source was given'));
+          subscriber.error(new ChannelReplayError(this.def.name, fromSeq, covered, 'older events are not in its buffer and no source was given'));
           return subscription;
         }
-        if (source.lastSeq < this.coveredFrom - 1) {
+        if (source.lastSeq < covered - 1) {
           subscriber.error(
-            new ChannelReplayError(this.def.name, fromSeq, this.coveredFrom, `the source ends at seq ${source.lastSeq}, before the buffer begins (a gap from ${source.lastSeq + 1} to ${this.coveredFrom - 1})`),
+            new ChannelReplayError(this.def.name, fromSeq, covered, `the source ends at seq ${source.lastSeq}, before the buffer begins (a gap from ${source.lastSeq + 1} to ${covered - 1})`),
           );
           return subscription;
         }
         try {
-          for (const env of source.envelopes({ fromSeq, toSeq: this.coveredFrom - 1 })) if (this.def.match(env.event)) backlog.push(env as Envelope);
+          for (const env of source.envelopes({ fromSeq, toSeq: covered - 1 })) if (this.def.match(env.event)) backlog.push(env as Envelope);
         } catch (e) {
           subscriber.error(e);
           return subscription;

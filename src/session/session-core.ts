@@ -7,11 +7,11 @@ import { SubscriberError, toIssues, type RxSliceError } from '../internal/errors
 import { reportUnhandled } from '../internal/guarded-observable';
 import { RecentAnswers } from '../internal/recent-answers';
 import type { ReducerMiddleware, SliceDef } from '../slices/reducer';
-import type { StorageFactory, StorageTransaction } from '../storage/slice-storage';
+import type { HeldJournal, StorageFactory, StorageJournal, StorageTransaction } from '../storage/slice-storage';
 import { applyOp, applyWindow, stageLatest } from './apply-op';
 import type { EvictedItems } from './session-types';
 import type { CommittedEnvelope } from './committed-envelope';
-import { DispatchInReducerError, InvalidEventError, ReducerError, SessionDisposedError, UnknownEventError } from './errors';
+import { DispatchInReducerError, InvalidEventError, ReducerError, SessionDisposedError, StorageAheadError, UnknownEventError } from './errors';
 import type { CommitListener, CommittedListener, EnvelopeDecider } from './internals';
 import type { EventMiddleware } from './event-pipeline';
 import { MiddlewareStack } from './middleware-stack';
@@ -93,6 +93,14 @@ export class SessionCore extends SessionQueue {
   private pendingCount = 0;
   /** The open transactions handed to the journals' `commit` (see {@link writeJournals}). */
   private readonly journalTxs: StorageTransaction<any>[] = [];
+  /** The journals opened with the session (`StorageFactory.openJournal`), released by `dispose`. */
+  private readonly heldJournals: HeldJournal[] = [];
+  /**
+   * The `seq` the session continued from when it opened (its journals' last): while `seq` is
+   * still this, no event was numbered in this session, and a journal found later that is ahead
+   * may move it forward (see {@link adoptJournal}).
+   */
+  private openedSeq = 0;
   /** Set by the reduce step of a whole-snapshot restore: the slices it changed, for the commit. */
   private restored: RestoredSlices | undefined = undefined;
   /** Set by the reduce step of any restore: the snapshot (and its id) the commit records as the next snapshots' parent. */
@@ -104,10 +112,22 @@ export class SessionCore extends SessionQueue {
     this.validate = config.validate;
     this.freeze = config.freeze;
     this.strictEvents = config.unknownEvents !== 'accept';
-    const registry = (this.registry = new SessionRegistry(config.globalMiddleware, config.stateStorage, config.logStorage, (source, error) =>
-      this.reportSubscriberFailure(source, error),
+    const registry = (this.registry = new SessionRegistry(
+      config.globalMiddleware,
+      config.stateStorage,
+      config.logStorage,
+      (source, error) => this.reportSubscriberFailure(source, error),
+      (journal, sliceName) => this.adoptJournal(journal, sliceName),
     ));
     try {
+      // Durable factories open their journals now, before any slice: the session continues after
+      // what they hold even when none of their slices exists yet (DESIGN "Seams and scale").
+      for (const factory of config.stateStorage === config.logStorage ? [config.stateStorage] : [config.stateStorage, config.logStorage]) {
+        if (factory.openJournal === undefined) continue;
+        const held = factory.openJournal();
+        this.heldJournals.push(held);
+        registry.addJournal(held.journal);
+      }
       for (const def of config.slices) registry.addSlice(def);
       for (const record of registry.records.values()) {
         for (const entry of record.def.reducers) registry.addReducer(record, entry);
@@ -126,17 +146,39 @@ export class SessionCore extends SessionQueue {
           // the registration error is the one to report
         }
       }
+      this.releaseJournals();
       throw error;
     }
     registry.processing = () => (this.busy ? this.last : undefined);
     this.snapshots = new SessionSnapshots(registry.records, config.freeze);
-    // Durable storages: continue after the recovered seq; failures outside a commit are fatal too.
-    for (const journal of registry.journals) {
-      if (journal.lastSeq > this.seq) this.seq = this.lastSeq = journal.lastSeq;
-      journal.setReporter((error) => this.failStorage(0, error));
-    }
     // Last: an operator middleware may emit as soon as it is subscribed.
     this.middleware = new MiddlewareStack(this, config.eventMiddleware, config.operators);
+  }
+
+  /**
+   * Takes a journal into the session (see `SessionRegistry.addJournal`): the session continues
+   * after the journal's last `seq` when it is ahead and no `seq` was numbered since the session
+   * opened (a library slice made before the first dispatch); ahead of seqs already numbered, it
+   * is refused with {@link StorageAheadError}, never numbered over. Failures the journal finds
+   * outside a commit are fatal too.
+   */
+  private adoptJournal(journal: StorageJournal, sliceName: string | undefined): void {
+    if (journal.lastSeq > this.seq) {
+      if (this.seq !== this.openedSeq) throw new StorageAheadError(sliceName ?? '(session)', journal.lastSeq, this.seq);
+      this.seq = this.lastSeq = this.openedSeq = journal.lastSeq;
+    }
+    journal.setReporter((error) => this.failStorage(0, error));
+  }
+
+  /** Releases the journals the session opened itself (each closes once its slices are disposed too). */
+  private releaseJournals(): void {
+    for (const held of this.heldJournals.splice(0)) {
+      try {
+        held.release();
+      } catch {
+        // closing is best effort here: what was written is durable already
+      }
+    }
   }
 
   /** Counts `types` as listened to by one more (`delta` 1) or one fewer (-1) typed committed listener. */
@@ -534,6 +576,7 @@ export class SessionCore extends SessionQueue {
       record.complete();
       record.storage.dispose();
     }
+    this.releaseJournals();
     this.events$.complete();
     this.committed$.complete();
     this.errors$.complete();

@@ -153,5 +153,27 @@ export interface StorageJournal {
   setReporter(report: (error: RxSliceError) => void): void;
 }
 
-/** Makes the storage for one slice of a session. */
-export type StorageFactory = <TItem>(slice: SliceDef<string, TItem>) => SliceStorage<TItem>;
+/** A journal opened by {@link StorageFactory.openJournal}, held open until {@link HeldJournal.release}. */
+export interface HeldJournal {
+  readonly journal: StorageJournal;
+  /** Lets the journal close once its slices are disposed too. Idempotent. */
+  release(): void;
+}
+
+/**
+ * Makes the storage for one slice of a session.
+ *
+ * @remarks A durable factory also has `openJournal`: the session calls it when it is created,
+ * before any slice is made, so that it knows its place (`lastSeq`) from the journal itself, even
+ * with no slice stored there yet (a session with only a statechart or sagas, whose library slices
+ * are made later).
+ */
+export interface StorageFactory {
+  <TItem>(slice: SliceDef<string, TItem>): SliceStorage<TItem>;
+  /**
+   * Optional (durable backends): opens the factory's journal now (reading what it holds and
+   * taking its lock) and keeps it open until the returned hold is released, whether or not any
+   * slice is made from the factory. The session releases it when it is disposed.
+   */
+  readonly openJournal?: (() => HeldJournal) | undefined;
+}
