@@ -68,8 +68,8 @@ export interface JsonlStorageFactory extends StorageFactory {
   /**
    * Opens the directory now (lock, base file, journal), before any slice is made, and keeps it
    * open until the hold is released: `createSession` calls it, so the session continues after
-   * the journal's last `seq` even when no slice of the directory exists yet. @throws as the first
-   * slice's open would.
+   * the journal's last `seq` even when no slice of the directory exists yet, and records the
+   * `seq` of events that stored nothing. @throws as the first slice's open would.
    */
   readonly openJournal: () => HeldJournal;
 }
@@ -200,18 +200,14 @@ export class JsonlJournal implements StorageJournal {
   /**
    * Writes the record of event `seq`: one line holding the ops of every transaction of `txs`
    * that belongs to this journal and changed something (none: nothing is written), then marks
-   * them journaled. Fatal on a failed write; compacts first when due.
+   * them journaled. Returns whether it wrote. Fatal on a failed write; compacts first when due.
    */
-  commit(seq: number, at: number, txs: readonly StorageTransaction<any>[]): void {
+  commit(seq: number, at: number, txs: readonly StorageTransaction<any>[]): boolean {
     let first = 0;
     while (first < txs.length && !this.records(txs[first])) first++;
-    if (first === txs.length) return;
-    if (seq <= this.lastSeq) throw new RangeError(`JSONL storage "${this.dir}": event seq ${seq} is not above the stored seq ${this.lastSeq}.`);
-    if (this.failure !== undefined) throw this.failure;
-    if (this.closed) throw new StorageIOError(this.journalFile, 'write', new Error('the storage is closed'));
-    if (this.compactDue) this.compact();
+    if (first === txs.length) return false;
+    this.startRecord(seq, at);
     const encoder = this.encoder;
-    encoder.start(seq, this.lastSeq, at);
     for (let i = first; i < txs.length; i++) {
       const tx = txs[i];
       if (this.records(tx)) encoder.slice(tx.owner.opsHead, i === first, tx.ops);
@@ -221,6 +217,26 @@ export class JsonlJournal implements StorageJournal {
       const tx = txs[i];
       if (tx instanceof JsonlTransaction && tx.owner.journal === this) tx.journaled = true;
     }
+    return true;
+  }
+
+  /**
+   * Writes the seq-only record of event `seq`, which stored nothing: a record with no slices
+   * (`"slices":{}`, read by every version of the format as a record that changes nothing), so
+   * that a reopen continues after it. Fatal on a failed write, like {@link commit}.
+   */
+  commitSeq(seq: number, at: number): void {
+    this.startRecord(seq, at);
+    this.write(seq, this.encoder.finish());
+  }
+
+  /** Checks that record `seq` may be written now (compacting first when due) and starts its line. */
+  private startRecord(seq: number, at: number): void {
+    if (seq <= this.lastSeq) throw new RangeError(`JSONL storage "${this.dir}": event seq ${seq} is not above the stored seq ${this.lastSeq}.`);
+    if (this.failure !== undefined) throw this.failure;
+    if (this.closed) throw new StorageIOError(this.journalFile, 'write', new Error('the storage is closed'));
+    if (this.compactDue) this.compact();
+    this.encoder.start(seq, this.lastSeq, at);
   }
 
   /** Keeps the journal open for a holder that made no slice (see {@link JsonlStorageFactory.openJournal}); {@link detach} ends it. */
@@ -570,7 +586,10 @@ export class JsonlSliceStorage<TItem> implements SliceStorage<TItem> {
  * by this factory, with the items kept in memory. Each committed event that changed at least
  * one of its slices appends ONE record (CRC32, the slices' ops and schema versions) before the
  * change becomes visible, so after a crash at any instant the directory reopens at the state
- * after a prefix of committed events. Opening (synchronous, when the session is created, through
+ * after a prefix of committed events. An event that changed nothing stored (no stored slice
+ * listens to it, or only memory slices changed) appends a seq-only record (`"slices":{}`), so
+ * a reopened session never numbers an event with a `seq` given out before (one `write` per such
+ * event; see docs/guide/storage.md for its cost). Opening (synchronous, when the session is created, through
  * `openJournal`, before any slice is made) takes an inter-process lock, reads the base file and
  * the journal, checks CRCs and seq continuity, migrates items of older schema versions
  * (`migrateItems`) and applies `recovery`; the session continues numbering after the recovered

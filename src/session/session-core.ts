@@ -370,8 +370,9 @@ export class SessionCore extends SessionQueue {
       this.errors$.next(error);
       return;
     }
-    // Durable storages write one record per event before anything becomes visible.
-    if (this.registry.journals.length !== 0 && this.pendingCount !== 0 && !this.writeJournals(env)) return;
+    // Durable storages write one record per event before anything becomes visible (a seq-only
+    // record for an event that stored nothing).
+    if (this.registry.journals.length !== 0 && !this.writeJournals(env)) return;
     this.commit(env, effects);
   }
 
@@ -389,15 +390,25 @@ export class SessionCore extends SessionQueue {
     return false;
   }
 
-  /** Writes the record of `env` to every journal; on failure rolls back and fails the session. */
+  /**
+   * Writes the record of `env` to every journal whose slices it changed, or, when it changed none
+   * of them, its seq-only record to the first journal: every committed `seq` is stored before
+   * anyone is told of it, so a reopen never numbers an event with it again (DESIGN "Envelope").
+   * On failure rolls back and fails the session.
+   */
   private writeJournals(env: Envelope): boolean {
-    // One list per session, refilled per event (the journals read it during `commit` only).
-    const txs = this.journalTxs;
-    if (txs.length !== this.pendingCount) txs.length = this.pendingCount;
-    for (let i = 0; i < this.pendingCount; i++) txs[i] = (this.pending[i] as SliceRecord<any>).tx as StorageTransaction<any>;
+    const journals = this.registry.journals;
     try {
       if (this.storageFailure !== undefined) throw this.storageFailure;
-      for (const journal of this.registry.journals) journal.commit(env.seq, env.at, txs);
+      let wrote = false;
+      if (this.pendingCount !== 0) {
+        // One list per session, refilled per event (the journals read it during `commit` only).
+        const txs = this.journalTxs;
+        if (txs.length !== this.pendingCount) txs.length = this.pendingCount;
+        for (let i = 0; i < this.pendingCount; i++) txs[i] = (this.pending[i] as SliceRecord<any>).tx as StorageTransaction<any>;
+        for (let i = 0; i < journals.length; i++) if ((journals[i] as StorageJournal).commit(env.seq, env.at, txs)) wrote = true;
+      }
+      if (!wrote) (journals[0] as StorageJournal).commitSeq(env.seq, env.at);
       return true;
     } catch (cause) {
       this.rollbackPending();
