@@ -32,6 +32,12 @@ export class ChannelReplayError extends RxSliceError {
 export interface EnvelopeSource {
   /** The last seq it holds. */
   readonly lastSeq: number;
+  /**
+   * Optional: the seq it starts after: it holds every committed envelope with
+   * `firstSeq < seq ≤ lastSeq` (a flight recording: the seq of its first snapshot). A replay from
+   * a seq at or below it fails with {@link ChannelReplayError}. Absent: 0 (from the session's start).
+   */
+  readonly firstSeq?: number;
   /** The committed envelopes with `fromSeq <= seq <= toSeq` (both optional, inclusive), in seq order. */
   envelopes(range: { readonly fromSeq?: number; readonly toSeq?: number }): Iterable<{ readonly seq: number; readonly at: number; readonly event: Event; readonly meta?: EnvelopeMeta }>;
 }
@@ -70,7 +76,11 @@ export interface Channel<TEvent extends { readonly type: string }> {
    * from the session's buffer (`replayBuffer`), older still from `options.source`. Cold:
    * each subscription replays on its own, synchronously.
    * @throws (as its error notification) {@link ChannelReplayError} when envelopes from `fromSeq`
-   * are not all available; `RangeError` for a `fromSeq` that is not an integer ≥ 1.
+   * are not all available (the buffer and `options.source` leave a gap, or the source starts
+   * after `fromSeq`: its `firstSeq`), or when the source gives a seq that is not above the one
+   * before it (two runs of a session that numbered events alike): the envelopes before the
+   * error went out, none is skipped in silence; `RangeError` for a `fromSeq` that is not an
+   * integer ≥ 1.
    */
   replay(options: ReplayOptions): Observable<Envelope<TEvent & Event>>;
   /** The first seq from which the session's buffer holds every envelope of the channel. */
@@ -197,17 +207,29 @@ export class ChannelRuntime<TEvent extends { readonly type: string }> implements
       let live = false;
       let last = fromSeq - 1;
       const pending: CommittedEnvelope[] = [];
-      const emit = (env: Envelope): void => {
-        if (env.seq <= last) return;
+      const covered = this.covered;
+      // Every envelope from `fromSeq` on goes out once, in increasing seq order (those before it:
+      // a replay from a seq still to come). One whose seq is not above the last one's (a source
+      // holding two runs that numbered events alike, or out of order) would be left out or
+      // repeated: an error, never a silent skip.
+      const emit = (env: Envelope): boolean => {
+        if (env.seq < fromSeq) return true;
+        if (env.seq <= last) {
+          subscriber.error(
+            new ChannelReplayError(this.def.name, fromSeq, covered, `envelope seq ${env.seq} comes after seq ${last}, not in increasing seq order (a source holding two runs that numbered events alike?)`),
+          );
+          return false;
+        }
         last = env.seq;
         subscriber.next(env as Envelope<TEvent & Event>);
+        return true;
       };
       let completed = false;
       const subscription = this.host.committed$.subscribe({
         next: (c) => {
           if (!this.def.match(c.event)) return;
-          if (live) emit(c);
-          else pending.push(c);
+          if (!live) pending.push(c);
+          else if (!subscriber.closed) emit(c);
         },
         // The session was disposed: complete once the backlog is out.
         complete: () => {
@@ -216,7 +238,6 @@ export class ChannelRuntime<TEvent extends { readonly type: string }> implements
         },
       });
       const backlog: Envelope[] = [];
-      const covered = this.covered;
       if (fromSeq < covered) {
         const source = options.source;
         if (source === undefined) {
@@ -224,9 +245,12 @@ export class ChannelRuntime<TEvent extends { readonly type: string }> implements
           return subscription;
         }
         if (source.lastSeq < covered - 1) {
-          subscriber.error(
-            new ChannelReplayError(this.def.name, fromSeq, covered, `the source ends at seq ${source.lastSeq}, before the buffer begins (a gap from ${source.lastSeq + 1} to ${covered - 1})`),
-          );
+          subscriber.error(new ChannelReplayError(this.def.name, fromSeq, covered, `the source ends at seq ${source.lastSeq}, before the buffer begins (a gap from ${source.lastSeq + 1} to ${covered - 1})`));
+          return subscription;
+        }
+        const sourceFrom = source.firstSeq ?? 0;
+        if (fromSeq <= sourceFrom) {
+          subscriber.error(new ChannelReplayError(this.def.name, fromSeq, covered, `the source holds only the events after seq ${sourceFrom} (a gap from ${fromSeq} to ${sourceFrom})`));
           return subscription;
         }
         try {
@@ -238,11 +262,10 @@ export class ChannelRuntime<TEvent extends { readonly type: string }> implements
       }
       for (const c of this.buffered(fromSeq)) backlog.push(c);
       for (const env of backlog) {
-        if (subscriber.closed) return subscription;
-        emit(env);
+        if (subscriber.closed || !emit(env)) return subscription;
       }
       // Envelopes committed while the backlog was delivered (a subscriber may dispatch), in order.
-      while (pending.length > 0 && !subscriber.closed) emit(pending.shift() as CommittedEnvelope);
+      while (pending.length > 0 && !subscriber.closed) if (!emit(pending.shift() as CommittedEnvelope)) return subscription;
       live = true;
       if (completed) subscriber.complete();
       return subscription;
