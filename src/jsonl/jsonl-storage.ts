@@ -59,7 +59,7 @@ export interface JsonlOptions {
 
 /** A storage factory writing every slice it makes to one journal in `dir` (see {@link jsonl}). */
 export interface JsonlStorageFactory extends StorageFactory {
-  /** What the last open recovered (undefined before the first slice was made). */
+  /** What the last open recovered (undefined before the directory was first opened: by `openJournal` or a first slice). */
   readonly recovery: JsonlRecovery | undefined;
   /** The open journal (undefined when closed). @internal */
   readonly journal: JsonlJournal | undefined;

@@ -124,7 +124,8 @@ export interface SliceStorage<TItem> {
   /**
    * Optional: the journal this storage writes its commits to (durable backends). A session
    * that finds one calls {@link StorageJournal.commit} once per event, before it commits the
-   * slices' transactions, so that one record covers every slice the event changed. Memory
+   * slices' transactions, so that one record covers every slice the event changed (and
+   * {@link StorageJournal.commitSeq} on one journal when the event changed nothing stored). Memory
    * storage has none (and pays nothing for this hook).
    */
   readonly journal?: StorageJournal | undefined;
