@@ -1,7 +1,8 @@
 // Child process of the seq crash test: opens a durable session on argv[2] (fsync argv[3]) with a
 // flight recorder on argv[4] (fsync 'always': each envelope is written before dispatch returns),
 // and dispatches until it is killed: 9 of every 10 events change nothing stored (their seq is all
-// the journal keeps of them). Prints `ready <lastSeq>` once open.
+// the journal keeps of them). Prints `ready <lastSeq>` once open and `ack <seq>` after each dispatch
+// returned (synchronously, on a pipe).
 import { writeSync } from 'node:fs';
 import { createSession } from '../../../src/index';
 import { flightRecorder, jsonl, type JsonlFsync } from '../../../src/jsonl/index';
@@ -18,6 +19,6 @@ try {
 flightRecorder(session, { file: recording, fsync: 'always' });
 writeSync(1, `ready ${session.lastSeq}\n`);
 for (let n = 1; ; n++) {
-  if (n % 10 === 0) session.dispatch(Planned({ n }));
-  else session.dispatch(Called({ n }));
+  const env = n % 10 === 0 ? session.dispatch(Planned({ n })) : session.dispatch(Called({ n }));
+  writeSync(1, `ack ${env.seq}\n`);
 }

@@ -26,19 +26,32 @@ afterAll(() => {
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-/** Runs the child on `dir` until it is open, lets it run `runMs`, SIGKILLs it; resolves with its first line. */
-async function killedRun(dir: string, fsync: JsonlFsync, recording: string, runMs: number): Promise<string> {
+/**
+ * Runs the child on `dir` until it acknowledged `events` dispatches of this run (or exited), lets
+ * it run `runMs` more, SIGKILLs it; resolves with its first line and the last seq it acknowledged.
+ */
+async function killedRun(dir: string, fsync: JsonlFsync, recording: string, events: number, runMs: number): Promise<{ first: string; acked: number }> {
   const proc = spawn(process.execPath, [child, dir, fsync, recording], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const first = new Promise<string>((resolve) => {
-    onLines(proc.stdout, resolve);
-    proc.on('close', () => resolve(''));
+  let first: string | undefined;
+  let acks = 0;
+  let acked = 0;
+  const enough = new Promise<void>((resolve) => {
+    onLines(proc.stdout, (line) => {
+      first ??= line;
+      const m = /^ack (\d+)$/.exec(line);
+      if (m !== null) {
+        acked = Number(m[1]);
+        if (++acks >= events) resolve();
+      }
+    });
+    proc.on('close', () => resolve());
   });
   const exited = new Promise<void>((r) => proc.on('close', () => r()));
-  const line = await first;
+  await enough;
   await sleep(runMs);
   proc.kill('SIGKILL');
   await exited;
-  return line;
+  return { first: first ?? '', acked };
 }
 
 describe('seq after SIGKILL (events that stored nothing, flight recorder)', () => {
@@ -50,11 +63,13 @@ describe('seq after SIGKILL (events that stored nothing, flight recorder)', () =
     for (let i = 0; i < LOOPS; i++) {
       const fsync = (['never', 'batch', 'always'] as const)[i % 3] as JsonlFsync;
       const recording = join(dir, `run-${i}.rec.jsonl`);
-      const line = await killedRun(dir, fsync, recording, 5 + Math.random() * 60);
-      if (!line.startsWith('ready')) problems.push(`loop ${i}: child said ${JSON.stringify(line)}`);
+      // At least 5 events per run (most of them storing nothing), then a kill at a random instant.
+      const run = await killedRun(dir, fsync, recording, 5 + Math.floor(Math.random() * 30), Math.random() * 20);
+      if (!run.first.startsWith('ready')) problems.push(`loop ${i}: child said ${JSON.stringify(run.first)}`);
       const reopened = createSession({ slices: SEQ_CRASH_SLICES, storage: jsonl({ dir, fsync: 'never' }), validation: 'off' });
       const lastSeq = reopened.lastSeq;
       reopened.dispose();
+      if (run.acked > lastSeq) problems.push(`loop ${i} (${fsync}): dispatch returned seq ${run.acked}, the reopened journal holds only ${lastSeq}`);
       if (!existsSync(recording)) continue;
       const seqs = readRecording(recording, { slices: SEQ_CRASH_SLICES }).envelopeSeqs;
       const top = seqs.at(-1) ?? 0;
@@ -64,7 +79,7 @@ describe('seq after SIGKILL (events that stored nothing, flight recorder)', () =
     expect(problems).toEqual([]);
     const out = recorded.filter((seq, i) => i > 0 && seq <= (recorded[i - 1] as number));
     expect(out).toEqual([]);
-    // The runs did dispatch: most events stored nothing (a kill before any is still a valid loop).
-    expect(recorded.length).toBeGreaterThan(LOOPS);
+    // Every run recorded the events it acknowledged (each envelope is written before dispatch returns).
+    expect(recorded.length).toBeGreaterThanOrEqual(5 * LOOPS);
   }, 120_000);
 });
