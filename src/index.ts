@@ -46,7 +46,7 @@ export type { EvictionPolicy as EvictionPolicyContract } from './slices/window-c
 
 export { MemoryStorage, memory } from './storage/memory-storage';
 export type { MemoryStorageOptions } from './storage/memory-storage';
-export type { SliceStorage, StorageTransaction, StorageFactory, StoredSlice, StorageJournal } from './storage/slice-storage';
+export type { SliceStorage, StorageTransaction, StorageFactory, StoredSlice, StorageJournal, HeldJournal } from './storage/slice-storage';
 
 export { SNAPSHOT_FORMAT_VERSION } from './snapshots/snapshot';
 export type { SnapshotSlice, SnapshotJSON } from './snapshots/snapshot';
@@ -79,6 +79,7 @@ export {
   DuplicateSliceError,
   InvalidSliceItemError,
   StorageFailedError,
+  StorageAheadError,
   NoSnapshotStoreError,
   InvalidMiddlewareError,
   InvalidListenerError,

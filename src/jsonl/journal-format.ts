@@ -12,7 +12,10 @@ import { BODY_OFFSET, crcOf, encodeLine, lineCrc } from './recording-format';
  * - `journal-<S>.jsonl` — the records of the events after `S`, one line each (same line
  *   format, CRC32 of the body): `{"seq":Q,"prev":P,"at":T,"slices":{"<name>":{"v":V,"ops":[...]}}}`
  *   where `prev` is the previous record's `seq` (`S` for the first), so a missing record is
- *   detected. Ops, applied in order: `["a",[items]]` append, `["r",[items]]` replace,
+ *   detected. A record with no slices (`"slices":{}`) is a seq-only record: a committed event
+ *   that changed nothing stored here, kept so that a reopen continues after its `seq` (written
+ *   since issue 37; every reader of the format takes it as a record that changes nothing, and
+ *   a directory without them, whose seqs may skip, opens as before). Ops, applied in order: `["a",[items]]` append, `["r",[items]]` replace,
  *   `["s",[items],appended]` restore, `["u",index,[item]]` the item at index replaced (the other
  *   items keep their place and time), `["c"]` clear all, `["f",n]` / `["b",n]` drop n items at the
  *   front / back, `["i",[indices]]` drop those indices (ascending).

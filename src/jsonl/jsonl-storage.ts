@@ -10,7 +10,7 @@ import type { WindowMemo } from '../slices/window-contract';
 import type { MemoryStage } from '../storage/memory-stage';
 import { MemoryStorage } from '../storage/memory-storage';
 import { TimeColumn } from '../storage/time-column';
-import type { SliceStorage, StorageFactory, StorageJournal, StorageTransaction, StoredSlice } from '../storage/slice-storage';
+import type { HeldJournal, SliceStorage, StorageFactory, StorageJournal, StorageTransaction, StoredSlice } from '../storage/slice-storage';
 import { lockDirectory, StorageLockedError, type DirectoryLock, type StorageLockCompromisedError } from './directory-lock';
 import { JournalEncoder } from './journal-encoder';
 import { OpLog } from './op-log';
@@ -59,12 +59,19 @@ export interface JsonlOptions {
 
 /** A storage factory writing every slice it makes to one journal in `dir` (see {@link jsonl}). */
 export interface JsonlStorageFactory extends StorageFactory {
-  /** What the last open recovered (undefined before the first slice was made). */
+  /** What the last open recovered (undefined before the directory was first opened: by `openJournal` or a first slice). */
   readonly recovery: JsonlRecovery | undefined;
   /** The open journal (undefined when closed). @internal */
   readonly journal: JsonlJournal | undefined;
   /** Flushes, closes and unlocks (the session's `dispose()` does it when it disposes every slice). Idempotent. */
   close(): void;
+  /**
+   * Opens the directory now (lock, base file, journal), before any slice is made, and keeps it
+   * open until the hold is released: `createSession` calls it, so the session continues after
+   * the journal's last `seq` even when no slice of the directory exists yet, and records the
+   * `seq` of events that stored nothing. @throws as the first slice's open would.
+   */
+  readonly openJournal: () => HeldJournal;
 }
 
 /** Thrown (wrapped in the session's `StorageFailedError`) when a write, fsync or compaction failed. */
@@ -193,18 +200,14 @@ export class JsonlJournal implements StorageJournal {
   /**
    * Writes the record of event `seq`: one line holding the ops of every transaction of `txs`
    * that belongs to this journal and changed something (none: nothing is written), then marks
-   * them journaled. Fatal on a failed write; compacts first when due.
+   * them journaled. Returns whether it wrote. Fatal on a failed write; compacts first when due.
    */
-  commit(seq: number, at: number, txs: readonly StorageTransaction<any>[]): void {
+  commit(seq: number, at: number, txs: readonly StorageTransaction<any>[]): boolean {
     let first = 0;
     while (first < txs.length && !this.records(txs[first])) first++;
-    if (first === txs.length) return;
-    if (seq <= this.lastSeq) throw new RangeError(`JSONL storage "${this.dir}": event seq ${seq} is not above the stored seq ${this.lastSeq}.`);
-    if (this.failure !== undefined) throw this.failure;
-    if (this.closed) throw new StorageIOError(this.journalFile, 'write', new Error('the storage is closed'));
-    if (this.compactDue) this.compact();
+    if (first === txs.length) return false;
+    this.startRecord(seq, at);
     const encoder = this.encoder;
-    encoder.start(seq, this.lastSeq, at);
     for (let i = first; i < txs.length; i++) {
       const tx = txs[i];
       if (this.records(tx)) encoder.slice(tx.owner.opsHead, i === first, tx.ops);
@@ -214,6 +217,31 @@ export class JsonlJournal implements StorageJournal {
       const tx = txs[i];
       if (tx instanceof JsonlTransaction && tx.owner.journal === this) tx.journaled = true;
     }
+    return true;
+  }
+
+  /**
+   * Writes the seq-only record of event `seq`, which stored nothing: a record with no slices
+   * (`"slices":{}`, read by every version of the format as a record that changes nothing), so
+   * that a reopen continues after it. Fatal on a failed write, like {@link commit}.
+   */
+  commitSeq(seq: number, at: number): void {
+    this.startRecord(seq, at);
+    this.write(seq, this.encoder.finish());
+  }
+
+  /** Checks that record `seq` may be written now (compacting first when due) and starts its line. */
+  private startRecord(seq: number, at: number): void {
+    if (seq <= this.lastSeq) throw new RangeError(`JSONL storage "${this.dir}": event seq ${seq} is not above the stored seq ${this.lastSeq}.`);
+    if (this.failure !== undefined) throw this.failure;
+    if (this.closed) throw new StorageIOError(this.journalFile, 'write', new Error('the storage is closed'));
+    if (this.compactDue) this.compact();
+    this.encoder.start(seq, this.lastSeq, at);
+  }
+
+  /** Keeps the journal open for a holder that made no slice (see {@link JsonlStorageFactory.openJournal}); {@link detach} ends it. */
+  hold(): void {
+    this.live++;
   }
 
   /** Whether `tx` is a transaction of this journal with ops to record. */
@@ -558,10 +586,14 @@ export class JsonlSliceStorage<TItem> implements SliceStorage<TItem> {
  * by this factory, with the items kept in memory. Each committed event that changed at least
  * one of its slices appends ONE record (CRC32, the slices' ops and schema versions) before the
  * change becomes visible, so after a crash at any instant the directory reopens at the state
- * after a prefix of committed events. Opening (synchronous, on the first slice the session
- * makes) takes an inter-process lock, reads the base file and the journal, checks CRCs and
- * seq continuity, migrates items of older schema versions (`migrateItems`) and applies
- * `recovery`; the session continues numbering after the recovered `seq`.
+ * after a prefix of committed events. An event that changed nothing stored (no stored slice
+ * listens to it, or only memory slices changed) appends a seq-only record (`"slices":{}`), so
+ * a reopened session never numbers an event with a `seq` given out before (one `write` per such
+ * event; see docs/guide/storage.md for its cost). Opening (synchronous, when the session is created, through
+ * `openJournal`, before any slice is made) takes an inter-process lock, reads the base file and
+ * the journal, checks CRCs and seq continuity, migrates items of older schema versions
+ * (`migrateItems`) and applies `recovery`; the session continues numbering after the recovered
+ * `seq`, also when its only slices on this storage are made later (a statechart's, the sagas').
  *
  * @param options `dir`; `fsync` (default `'batch'`, see {@link JsonlFsync}); `recovery`
  * (default `'tolerate-torn-tail'`, see {@link JsonlRecoveryMode}); `stale` (lock, ms).
@@ -587,23 +619,38 @@ export class JsonlSliceStorage<TItem> implements SliceStorage<TItem> {
 export function jsonl(options: JsonlOptions): JsonlStorageFactory {
   let journal: JsonlJournal | undefined;
   let recovery: JsonlRecovery | undefined;
-  const factory = (<TItem>(slice: SliceDef<string, TItem>): SliceStorage<TItem> => {
-    if (journal === undefined) {
-      let opened: JsonlJournal | undefined;
-      const onClose = (): void => {
-        if (opened !== undefined && journal === opened) journal = undefined;
-      };
-      opened = new JsonlJournal(options.dir, options, onClose);
-      journal = opened;
-      recovery = opened.recovery;
-      options.onRecovery?.(opened.recovery);
-    }
-    return journal.open(slice);
-  }) as JsonlStorageFactory;
+  /** The open journal, opened (locked, read) now if it is not. */
+  const opened = (): JsonlJournal => {
+    if (journal !== undefined) return journal;
+    let made: JsonlJournal | undefined;
+    const onClose = (): void => {
+      if (made !== undefined && journal === made) journal = undefined;
+    };
+    made = new JsonlJournal(options.dir, options, onClose);
+    journal = made;
+    recovery = made.recovery;
+    options.onRecovery?.(made.recovery);
+    return made;
+  };
+  const factory = (<TItem>(slice: SliceDef<string, TItem>): SliceStorage<TItem> => opened().open(slice)) as JsonlStorageFactory;
+  const openJournal = (): HeldJournal => {
+    const held = opened();
+    held.hold();
+    let released = false;
+    return {
+      journal: held,
+      release() {
+        if (released) return;
+        released = true;
+        held.detach();
+      },
+    };
+  };
   Object.defineProperties(factory, {
     recovery: { get: () => recovery },
     journal: { get: () => journal },
     close: { value: () => journal?.close() },
+    openJournal: { value: openJournal },
   });
   return factory;
 }

@@ -32,6 +32,12 @@ export class ChannelReplayError extends RxSliceError {
 export interface EnvelopeSource {
   /** The last seq it holds. */
   readonly lastSeq: number;
+  /**
+   * Optional: the seq it starts after: it holds every committed envelope with
+   * `firstSeq < seq ≤ lastSeq` (a flight recording: the seq of its first snapshot). A replay from
+   * a seq at or below it fails with {@link ChannelReplayError}. Absent: 0 (from the session's start).
+   */
+  readonly firstSeq?: number;
   /** The committed envelopes with `fromSeq <= seq <= toSeq` (both optional, inclusive), in seq order. */
   envelopes(range: { readonly fromSeq?: number; readonly toSeq?: number }): Iterable<{ readonly seq: number; readonly at: number; readonly event: Event; readonly meta?: EnvelopeMeta }>;
 }
@@ -70,7 +76,11 @@ export interface Channel<TEvent extends { readonly type: string }> {
    * from the session's buffer (`replayBuffer`), older still from `options.source`. Cold:
    * each subscription replays on its own, synchronously.
    * @throws (as its error notification) {@link ChannelReplayError} when envelopes from `fromSeq`
-   * are not all available; `RangeError` for a `fromSeq` that is not an integer ≥ 1.
+   * are not all available (the buffer and `options.source` leave a gap, or the source starts
+   * after `fromSeq`: its `firstSeq`), or when the source gives a seq that is not above the one
+   * before it (two runs of a session that numbered events alike): the envelopes before the
+   * error went out, none is skipped in silence; `RangeError` for a `fromSeq` that is not an
+   * integer ≥ 1.
    */
   replay(options: ReplayOptions): Observable<Envelope<TEvent & Event>>;
   /** The first seq from which the session's buffer holds every envelope of the channel. */
@@ -92,8 +102,10 @@ export class ChannelRuntime<TEvent extends { readonly type: string }> implements
   private readonly ring: (CommittedEnvelope | undefined)[];
   private start = 0;
   private count = 0;
-  /** Every envelope of the channel with seq ≥ this is in the ring. */
+  /** Every envelope of the channel with seq ≥ this is in the ring (read through `covered`). */
   private coveredFrom: number;
+  /** Whether a commit reached the channel since it opened. */
+  private sawCommit = false;
   readonly committed$: Observable<CommittedEnvelope<TEvent & Event>>;
 
   constructor(
@@ -112,12 +124,28 @@ export class ChannelRuntime<TEvent extends { readonly type: string }> implements
       }),
     );
     host.committed$.subscribe((c) => {
+      if (!this.sawCommit) {
+        // The first commit since the channel opened: the buffer holds every event of the
+        // channel from it on (the session's seq can no longer move forward, see `covered`).
+        this.sawCommit = true;
+        if (c.seq > this.coveredFrom) this.coveredFrom = c.seq;
+      }
       if (def.match(c.event)) this.keep(c);
     });
   }
 
+  /**
+   * Every envelope of the channel with seq ≥ this is in the ring. Before the first commit, above
+   * the session's last seq: a session that numbered no event yet moves its seq forward to a
+   * journal's found later (a library slice on durable storage), and the events up to there are
+   * an earlier run's, not in the buffer.
+   */
+  private get covered(): number {
+    return this.sawCommit ? this.coveredFrom : Math.max(this.coveredFrom, this.host.lastSeq + 1);
+  }
+
   get bufferedFromSeq(): number {
-    return this.coveredFrom;
+    return this.covered;
   }
 
   private keep(c: CommittedEnvelope): void {
@@ -179,17 +207,29 @@ export class ChannelRuntime<TEvent extends { readonly type: string }> implements
       let live = false;
       let last = fromSeq - 1;
       const pending: CommittedEnvelope[] = [];
-      const emit = (env: Envelope): void => {
-        if (env.seq <= last) return;
+      const covered = this.covered;
+      // Every envelope from `fromSeq` on goes out once, in increasing seq order (those before it:
+      // a replay from a seq still to come). One whose seq is not above the last one's (a source
+      // holding two runs that numbered events alike, or out of order) would be left out or
+      // repeated: an error, never a silent skip.
+      const emit = (env: Envelope): boolean => {
+        if (env.seq < fromSeq) return true;
+        if (env.seq <= last) {
+          subscriber.error(
+            new ChannelReplayError(this.def.name, fromSeq, covered, `envelope seq ${env.seq} comes after seq ${last}, not in increasing seq order (a source holding two runs that numbered events alike?)`),
+          );
+          return false;
+        }
         last = env.seq;
         subscriber.next(env as Envelope<TEvent & Event>);
+        return true;
       };
       let completed = false;
       const subscription = this.host.committed$.subscribe({
         next: (c) => {
           if (!this.def.match(c.event)) return;
-          if (live) emit(c);
-          else pending.push(c);
+          if (!live) pending.push(c);
+          else if (!subscriber.closed) emit(c);
         },
         // The session was disposed: complete once the backlog is out.
         complete: () => {
@@ -198,20 +238,23 @@ export class ChannelRuntime<TEvent extends { readonly type: string }> implements
         },
       });
       const backlog: Envelope[] = [];
-      if (fromSeq < this.coveredFrom) {
+      if (fromSeq < covered) {
         const source = options.source;
         if (source === undefined) {
-          subscriber.error(new ChannelReplayError(this.def.name, fromSeq, this.coveredFrom, 'older events are not in its buffer and no source was given'));
+          subscriber.error(new ChannelReplayError(this.def.name, fromSeq, covered, 'older events are not in its buffer and no source was given'));
           return subscription;
         }
-        if (source.lastSeq < this.coveredFrom - 1) {
-          subscriber.error(
-            new ChannelReplayError(this.def.name, fromSeq, this.coveredFrom, `the source ends at seq ${source.lastSeq}, before the buffer begins (a gap from ${source.lastSeq + 1} to ${this.coveredFrom - 1})`),
-          );
+        if (source.lastSeq < covered - 1) {
+          subscriber.error(new ChannelReplayError(this.def.name, fromSeq, covered, `the source ends at seq ${source.lastSeq}, before the buffer begins (a gap from ${source.lastSeq + 1} to ${covered - 1})`));
+          return subscription;
+        }
+        const sourceFrom = source.firstSeq ?? 0;
+        if (fromSeq <= sourceFrom) {
+          subscriber.error(new ChannelReplayError(this.def.name, fromSeq, covered, `the source holds only the events after seq ${sourceFrom} (a gap from ${fromSeq} to ${sourceFrom})`));
           return subscription;
         }
         try {
-          for (const env of source.envelopes({ fromSeq, toSeq: this.coveredFrom - 1 })) if (this.def.match(env.event)) backlog.push(env as Envelope);
+          for (const env of source.envelopes({ fromSeq, toSeq: covered - 1 })) if (this.def.match(env.event)) backlog.push(env as Envelope);
         } catch (e) {
           subscriber.error(e);
           return subscription;
@@ -219,11 +262,10 @@ export class ChannelRuntime<TEvent extends { readonly type: string }> implements
       }
       for (const c of this.buffered(fromSeq)) backlog.push(c);
       for (const env of backlog) {
-        if (subscriber.closed) return subscription;
-        emit(env);
+        if (subscriber.closed || !emit(env)) return subscription;
       }
       // Envelopes committed while the backlog was delivered (a subscriber may dispatch), in order.
-      while (pending.length > 0 && !subscriber.closed) emit(pending.shift() as CommittedEnvelope);
+      while (pending.length > 0 && !subscriber.closed) if (!emit(pending.shift() as CommittedEnvelope)) return subscription;
       live = true;
       if (completed) subscriber.complete();
       return subscription;

@@ -174,6 +174,38 @@ export class StorageFailedError extends RxSliceError {
 }
 
 /**
+ * Thrown when a slice is added to a session (a statechart installed, the first saga run, a
+ * slice registered at run time) whose storage brings a journal that holds events beyond the
+ * `seq` the session has already numbered events up to since it opened: numbering on would give
+ * a `seq` that the journal (and any flight recording of the earlier run) already holds to
+ * another event. Nothing was added. It cannot happen with `jsonl()`, whose journal the session
+ * opens when it is created; it can with a storage factory that opens its journal only with its
+ * first slice. Before any event was numbered, the session takes the journal's `seq` instead.
+ * @example
+ * ```ts
+ * const session = createSession({ slices: [], storage: (def) => durable(def), unknownEvents: 'accept' });
+ * session.dispatch({ type: 'tool/called', payload: {} }); // seq 1 (the journal is not open yet)
+ * session.install(Phases); // throws StorageAheadError: the journal holds seq 3
+ * ```
+ */
+export class StorageAheadError extends RxSliceError {
+  override readonly name = 'StorageAheadError';
+  constructor(
+    /** The slice whose storage brought the journal. */
+    readonly sliceName: string,
+    /** The last `seq` the journal holds. */
+    readonly storedSeq: number,
+    /** The last `seq` the session has numbered since it opened. */
+    readonly sessionSeq: number,
+  ) {
+    super(
+      'STORAGE_AHEAD',
+      `The storage of slice "${sliceName}" holds events up to seq ${storedSeq}, but this session has numbered events up to seq ${sessionSeq} since it opened: numbering on would give seqs the storage already holds to other events. Nothing was added. Give createSession a storage that opens its journal with the session (jsonl() does), or add the slice (install the statechart, run the saga) before the first dispatch.`,
+    );
+  }
+}
+
+/**
  * Thrown by `restore` and `transaction` on the local view of a shared session
  * (`rxslice/storage/postgres`): every process reduces the shared log, so state changes only by
  * events in that log, and a local restore or rollback would make this process diverge from the

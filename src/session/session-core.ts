@@ -7,14 +7,14 @@ import { SubscriberError, toIssues, type RxSliceError } from '../internal/errors
 import { reportUnhandled } from '../internal/guarded-observable';
 import { RecentAnswers } from '../internal/recent-answers';
 import type { ReducerMiddleware, SliceDef } from '../slices/reducer';
-import type { StorageFactory, StorageTransaction } from '../storage/slice-storage';
+import type { HeldJournal, StorageFactory, StorageJournal, StorageTransaction } from '../storage/slice-storage';
 import { applyOp, applyWindow, importItem, stageLatest } from './apply-op';
 import { replaceLatestByOp } from '../slices/helper-reducers';
 import { replaceLatestOp } from '../slices/latest-reducers';
 import { extend } from '../slices/slice-op';
 import type { EvictedItems } from './session-types';
 import type { CommittedEnvelope } from './committed-envelope';
-import { DispatchInReducerError, InvalidEventError, InvalidSliceItemError, ReducerError, SessionDisposedError, UnknownEventError } from './errors';
+import { DispatchInReducerError, InvalidEventError, InvalidSliceItemError, ReducerError, SessionDisposedError, StorageAheadError, UnknownEventError } from './errors';
 import type { CommitListener, CommittedListener, EnvelopeDecider } from './internals';
 import type { EventMiddleware } from './event-pipeline';
 import { MiddlewareStack } from './middleware-stack';
@@ -96,6 +96,14 @@ export class SessionCore extends SessionQueue {
   private pendingCount = 0;
   /** The open transactions handed to the journals' `commit` (see {@link writeJournals}). */
   private readonly journalTxs: StorageTransaction<any>[] = [];
+  /** The journals opened with the session (`StorageFactory.openJournal`), released by `dispose`. */
+  private readonly heldJournals: HeldJournal[] = [];
+  /**
+   * The `seq` the session continued from when it opened (its journals' last): while `seq` is
+   * still this, no event was numbered in this session, and a journal found later that is ahead
+   * may move it forward (see {@link adoptJournal}).
+   */
+  private openedSeq = 0;
   /** Set by the reduce step of a whole-snapshot restore: the slices it changed, for the commit. */
   private restored: RestoredSlices | undefined = undefined;
   /** Set by the reduce step of any restore: the snapshot (and its id) the commit records as the next snapshots' parent. */
@@ -107,10 +115,22 @@ export class SessionCore extends SessionQueue {
     this.validate = config.validate;
     this.freeze = config.freeze;
     this.strictEvents = config.unknownEvents !== 'accept';
-    const registry = (this.registry = new SessionRegistry(config.globalMiddleware, config.stateStorage, config.logStorage, (source, error) =>
-      this.reportSubscriberFailure(source, error),
+    const registry = (this.registry = new SessionRegistry(
+      config.globalMiddleware,
+      config.stateStorage,
+      config.logStorage,
+      (source, error) => this.reportSubscriberFailure(source, error),
+      (journal, sliceName) => this.adoptJournal(journal, sliceName),
     ));
     try {
+      // Durable factories open their journals now, before any slice: the session continues after
+      // what they hold even when none of their slices exists yet (DESIGN "Seams and scale").
+      for (const factory of config.stateStorage === config.logStorage ? [config.stateStorage] : [config.stateStorage, config.logStorage]) {
+        if (factory.openJournal === undefined) continue;
+        const held = factory.openJournal();
+        this.heldJournals.push(held);
+        registry.addJournal(held.journal);
+      }
       for (const def of config.slices) registry.addSlice(def);
       for (const record of registry.records.values()) {
         for (const entry of record.def.reducers) registry.addReducer(record, entry);
@@ -129,17 +149,39 @@ export class SessionCore extends SessionQueue {
           // the registration error is the one to report
         }
       }
+      this.releaseJournals();
       throw error;
     }
     registry.processing = () => (this.busy ? this.last : undefined);
     this.snapshots = new SessionSnapshots(registry.records, config.freeze);
-    // Durable storages: continue after the recovered seq; failures outside a commit are fatal too.
-    for (const journal of registry.journals) {
-      if (journal.lastSeq > this.seq) this.seq = this.lastSeq = journal.lastSeq;
-      journal.setReporter((error) => this.failStorage(0, error));
-    }
     // Last: an operator middleware may emit as soon as it is subscribed.
     this.middleware = new MiddlewareStack(this, config.eventMiddleware, config.operators);
+  }
+
+  /**
+   * Takes a journal into the session (see `SessionRegistry.addJournal`): the session continues
+   * after the journal's last `seq` when it is ahead and no `seq` was numbered since the session
+   * opened (a library slice made before the first dispatch); ahead of seqs already numbered, it
+   * is refused with {@link StorageAheadError}, never numbered over. Failures the journal finds
+   * outside a commit are fatal too.
+   */
+  private adoptJournal(journal: StorageJournal, sliceName: string | undefined): void {
+    if (journal.lastSeq > this.seq) {
+      if (this.seq !== this.openedSeq) throw new StorageAheadError(sliceName ?? '(session)', journal.lastSeq, this.seq);
+      this.seq = this.lastSeq = this.openedSeq = journal.lastSeq;
+    }
+    journal.setReporter((error) => this.failStorage(0, error));
+  }
+
+  /** Releases the journals the session opened itself (each closes once its slices are disposed too). */
+  private releaseJournals(): void {
+    for (const held of this.heldJournals.splice(0)) {
+      try {
+        held.release();
+      } catch {
+        // closing is best effort here: what was written is durable already
+      }
+    }
   }
 
   /** Counts `types` as listened to by one more (`delta` 1) or one fewer (-1) typed committed listener. */
@@ -383,8 +425,9 @@ export class SessionCore extends SessionQueue {
       this.errors$.next(error);
       return;
     }
-    // Durable storages write one record per event before anything becomes visible.
-    if (this.registry.journals.length !== 0 && this.pendingCount !== 0 && !this.writeJournals(env)) return;
+    // Durable storages write one record per event before anything becomes visible (a seq-only
+    // record for an event that stored nothing).
+    if (this.registry.journals.length !== 0 && !this.writeJournals(env)) return;
     this.commit(env, effects);
   }
 
@@ -402,15 +445,25 @@ export class SessionCore extends SessionQueue {
     return false;
   }
 
-  /** Writes the record of `env` to every journal; on failure rolls back and fails the session. */
+  /**
+   * Writes the record of `env` to every journal whose slices it changed, or, when it changed none
+   * of them, its seq-only record to the first journal: every committed `seq` is stored before
+   * anyone is told of it, so a reopen never numbers an event with it again (DESIGN "Envelope").
+   * On failure rolls back and fails the session.
+   */
   private writeJournals(env: Envelope): boolean {
-    // One list per session, refilled per event (the journals read it during `commit` only).
-    const txs = this.journalTxs;
-    if (txs.length !== this.pendingCount) txs.length = this.pendingCount;
-    for (let i = 0; i < this.pendingCount; i++) txs[i] = (this.pending[i] as SliceRecord<any>).tx as StorageTransaction<any>;
+    const journals = this.registry.journals;
     try {
       if (this.storageFailure !== undefined) throw this.storageFailure;
-      for (const journal of this.registry.journals) journal.commit(env.seq, env.at, txs);
+      let wrote = false;
+      if (this.pendingCount !== 0) {
+        // One list per session, refilled per event (the journals read it during `commit` only).
+        const txs = this.journalTxs;
+        if (txs.length !== this.pendingCount) txs.length = this.pendingCount;
+        for (let i = 0; i < this.pendingCount; i++) txs[i] = (this.pending[i] as SliceRecord<any>).tx as StorageTransaction<any>;
+        for (let i = 0; i < journals.length; i++) if ((journals[i] as StorageJournal).commit(env.seq, env.at, txs)) wrote = true;
+      }
+      if (!wrote) (journals[0] as StorageJournal).commitSeq(env.seq, env.at);
       return true;
     } catch (cause) {
       this.rollbackPending();
@@ -612,6 +665,7 @@ export class SessionCore extends SessionQueue {
       record.complete();
       record.storage.dispose();
     }
+    this.releaseJournals();
     this.events$.complete();
     this.committed$.complete();
     this.errors$.complete();

@@ -104,6 +104,11 @@ export class SessionRegistry {
     private readonly stateStorage: StorageFactory,
     private readonly logStorage: StorageFactory,
     private readonly report?: SubscriberFailureReporter,
+    /**
+     * Told of each journal the session did not know yet (see {@link addJournal}), before it is
+     * used; it may refuse it by throwing (the slice that brought it is then not added).
+     */
+    private readonly adopt?: (journal: StorageJournal, sliceName: string | undefined) => void,
   ) {
     this.reader = { read: (def) => this.recordOf(def as SliceDef<string, any>).storage.all() };
   }
@@ -116,13 +121,31 @@ export class SessionRegistry {
     if (problem !== undefined) throw new InvalidSliceDefinitionError(String(def.name), problem);
     if (this.records.has(def.name)) throw new DuplicateSliceError(def.name);
     const storage = (def.policy === 'log' ? this.logStorage : this.stateStorage)(def);
+    if (storage.journal !== undefined) {
+      try {
+        this.addJournal(storage.journal, def.name);
+      } catch (error) {
+        storage.dispose();
+        throw error;
+      }
+    }
     const record = new SliceRecord(def, storage, this.globalMiddleware, this.report);
     // A slice added after `session.use(...)` gets the run-time global middleware too.
     if (this.globalAdded.length > 0) record.chain = [...this.globalMiddleware, ...this.globalAdded.map((b) => b.middleware), ...def.middleware];
-    if (storage.journal !== undefined && !this.journals.includes(storage.journal)) this.journals.push(storage.journal);
     if (def.schema !== undefined) def.initial.forEach((item, i) => checkItem(record, item, i));
     this.records.set(def.name, record);
     return record;
+  }
+
+  /**
+   * Adds `journal` to {@link journals} unless it is there: the session adopts it first (takes
+   * its `seq` or refuses it). `sliceName`: the slice whose storage brought it (undefined: a
+   * journal the session opened itself).
+   */
+  addJournal(journal: StorageJournal, sliceName?: string): void {
+    if (this.journals.includes(journal)) return;
+    this.adopt?.(journal, sliceName);
+    this.journals.push(journal);
   }
 
   private addRoute(route: Route, schema: z.ZodType | undefined): void {

@@ -124,7 +124,8 @@ export interface SliceStorage<TItem> {
   /**
    * Optional: the journal this storage writes its commits to (durable backends). A session
    * that finds one calls {@link StorageJournal.commit} once per event, before it commits the
-   * slices' transactions, so that one record covers every slice the event changed. Memory
+   * slices' transactions, so that one record covers every slice the event changed (and
+   * {@link StorageJournal.commitSeq} on one journal when the event changed nothing stored). Memory
    * storage has none (and pays nothing for this hook).
    */
   readonly journal?: StorageJournal | undefined;
@@ -134,7 +135,9 @@ export interface SliceStorage<TItem> {
  * The durable side of a storage factory (one per directory or database): it writes ONE
  * record per committed event, covering every slice of this journal that the event changed,
  * before any of those slices' transactions commit (docs/ARCHITECTURE.md "Storage and durability": all or
- * nothing per event holds on disk).
+ * nothing per event holds on disk). An event that changed nothing stored still leaves its `seq`
+ * in one journal of the session ({@link StorageJournal.commitSeq}), so a reopened session never
+ * hands out a `seq` again.
  */
 export interface StorageJournal {
   /** The `seq` of the last event recovered or written (0 for a new store); the session continues after it. */
@@ -142,10 +145,19 @@ export interface StorageJournal {
   /**
    * Writes the record of event `seq` (time `at`, ms) for those of `txs` that belong to this
    * journal and changed something; writes nothing when none did. Runs before any of `txs`
-   * commits. @throws (an {@link RxSliceError}) when the write or its fsync failed: the failure is
-   * fatal, never retried, and every later call throws it again.
+   * commits. Returns whether it wrote a record. @throws (an {@link RxSliceError}) when the write
+   * or its fsync failed: the failure is fatal, never retried, and every later call throws it again.
    */
-  commit(seq: number, at: number, txs: readonly StorageTransaction<any>[]): void;
+  commit(seq: number, at: number, txs: readonly StorageTransaction<any>[]): boolean;
+  /**
+   * Writes the seq-only record of event `seq` (time `at`, ms): a committed event that changed
+   * nothing stored in any journal of the session (an event no stored slice listens to, or one
+   * that changed only memory slices). The session calls it on one of its journals, in the commit,
+   * before anyone is told of the event, so every `seq` a listener (a flight recorder) ever saw
+   * is below the `lastSeq` a reopen finds, even after a SIGKILL right after the call.
+   * @throws as {@link StorageJournal.commit}.
+   */
+  commitSeq(seq: number, at: number): void;
   /**
    * Called once by the session that uses this journal: `report` receives failures found
    * outside a commit (a background fsync, a compromised lock). After one, `commit` throws.
@@ -153,5 +165,27 @@ export interface StorageJournal {
   setReporter(report: (error: RxSliceError) => void): void;
 }
 
-/** Makes the storage for one slice of a session. */
-export type StorageFactory = <TItem>(slice: SliceDef<string, TItem>) => SliceStorage<TItem>;
+/** A journal opened by {@link StorageFactory.openJournal}, held open until {@link HeldJournal.release}. */
+export interface HeldJournal {
+  readonly journal: StorageJournal;
+  /** Lets the journal close once its slices are disposed too. Idempotent. */
+  release(): void;
+}
+
+/**
+ * Makes the storage for one slice of a session.
+ *
+ * @remarks A durable factory also has `openJournal`: the session calls it when it is created,
+ * before any slice is made, so that it knows its place (`lastSeq`) from the journal itself, even
+ * with no slice stored there yet (a session with only a statechart or sagas, whose library slices
+ * are made later) and records the `seq` of events that stored nothing.
+ */
+export interface StorageFactory {
+  <TItem>(slice: SliceDef<string, TItem>): SliceStorage<TItem>;
+  /**
+   * Optional (durable backends): opens the factory's journal now (reading what it holds and
+   * taking its lock) and keeps it open until the returned hold is released, whether or not any
+   * slice is made from the factory. The session releases it when it is disposed.
+   */
+  readonly openJournal?: (() => HeldJournal) | undefined;
+}

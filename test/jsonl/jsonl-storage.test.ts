@@ -147,18 +147,19 @@ describe('jsonl storage in a session', () => {
     r.dispose();
   });
 
-  it('writes ONE record per event covering every slice it changed (all or nothing per event)', () => {
+  it('writes ONE record per event covering every slice it changed (all or nothing per event); one that changed none leaves its seq only', () => {
     const a = open();
     a.dispatch(Noted({ text: 'x' }));
     a.dispatch({ type: 'nobody/listens', payload: 1 });
     a.dispatch(Noted({ text: 'y' }));
     a.dispose();
     const lines = readFileSync(journalOf(), 'utf8').trimEnd().split('\n');
-    expect(lines).toHaveLength(2);
+    expect(lines).toHaveLength(3);
     const recs = lines.map((l) => (JSON.parse(l) as { rec: { seq: number; prev: number; slices: Record<string, unknown> } }).rec);
     expect(recs.map((r) => [r.seq, r.prev, Object.keys(r.slices).sort()])).toEqual([
       [1, 0, ['count', 'notes']],
-      [3, 1, ['count', 'notes']],
+      [2, 1, []],
+      [3, 2, ['count', 'notes']],
     ]);
   });
 
@@ -337,6 +338,20 @@ describe('jsonl storage in a session', () => {
     expect(isRxSliceError(errors[0])).toBe(true);
     a.dispose();
     expect(state(open())).toMatchObject({ seq: 1, count: [1] });
+  });
+
+  it('a failed seq-only record (an event that stored nothing) is fatal too: not visible, not numbered again', () => {
+    const a = open();
+    const committed: number[] = [];
+    a.committed$.subscribe((c) => committed.push(c.seq));
+    a.dispatch(Noted({ text: 'ok' }));
+    disk.full = true;
+    expect(() => a.dispatch(NobodyListens(1))).toThrow(expect.objectContaining({ code: 'STORAGE_FAILED' }));
+    disk.full = false;
+    expect(committed).toEqual([1]);
+    expect(a.lastSeq).toBe(1);
+    a.dispose();
+    expect(state(open())).toMatchObject({ seq: 1 });
   });
 
   it("a failed background fdatasync ('batch') is reported on errors$ and stops the session", () => {

@@ -72,6 +72,20 @@ describe('createSharedSession', () => {
     expect((await logRows(id)).map((r) => r.seq)).toEqual([1, 2]);
   });
 
+  it('events that change no slice keep their seq: a process started after them numbers the next event above them (issue 37)', async () => {
+    const id = randomUUID();
+    const Pinged = defineEvent('test/pinged', z.object({}));
+    const a = await share(id, { events: [Pinged] });
+    await a.dispatch(NoteAdded({ id: 1, text: 'one' }));
+    expect((await a.dispatch(Pinged({}))).changed).toEqual([]);
+    await a.dispatch(Pinged({}));
+    await a.dispose();
+    const b = await share(id, { events: [Pinged] });
+    expect(b.lastSeq).toBe(3);
+    expect((await b.dispatch(Pinged({}))).seq).toBe(4);
+    expect((await logRows(id)).map((r) => r.seq)).toEqual([1, 2, 3, 4]);
+  });
+
   it('concurrent writers in two processes: one gapless order, each writer in its own call order, same state everywhere', async () => {
     const id = randomUUID();
     const a = await share(id);

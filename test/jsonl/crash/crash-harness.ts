@@ -33,11 +33,11 @@ export interface CrashStats {
   childErrors: number;
 }
 
-/** Bundles the child once (esbuild, CommonJS for Node 20) and returns the file to run with `node`. */
-export async function bundleChild(): Promise<string> {
+/** Bundles a child (`entry`, beside this file) once (esbuild, CommonJS for Node 20) and returns the file to run with `node`. */
+export async function bundleChild(entry = 'crash-child.ts'): Promise<string> {
   const { build } = await import('esbuild');
-  const out = join(mkdtempSync(join(tmpdir(), 'rxslice-crash-child-')), 'crash-child.cjs');
-  await build({ entryPoints: [join(dirname(fileURLToPath(import.meta.url)), 'crash-child.ts')], bundle: true, platform: 'node', format: 'cjs', target: 'node20', outfile: out, logLevel: 'error' });
+  const out = join(mkdtempSync(join(tmpdir(), 'rxslice-crash-child-')), entry.replace(/\.ts$/, '.cjs'));
+  await build({ entryPoints: [join(dirname(fileURLToPath(import.meta.url)), entry)], bundle: true, platform: 'node', format: 'cjs', target: 'node20', outfile: out, logLevel: 'error' });
   return out;
 }
 
