@@ -277,6 +277,7 @@ export {
   SagaStepNotCompletedError,
   DuplicateSagaError,
   UnknownSagaError,
+  SagaNotRecordedError,
 } from './sagas/errors';
 
 export { defineState, field, add, dictMerge, setUnion, overwrite, InvalidUpdateError } from './state/define-state';

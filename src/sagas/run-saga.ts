@@ -10,6 +10,16 @@ import { sagaRuntime, type ResumedSaga, type ResumeSagasOptions, type RunSagaOpt
  * and its cause) after the completed steps were compensated in reverse.
  *
  * @remarks
+ * - **Reported means recorded.** The outcome (results or `SagaFailedError`) is reported only once
+ *   the session committed the saga's terminal event (`rxslice.saga.completed` or `failed`) — with
+ *   durable storage, once every transition of the run was written. When the session was idle
+ *   that is synchronous with the last transition; a run started while an envelope is processed
+ *   (from a subscriber or an epic) reports after its queued terminal event commits; on a shared
+ *   session, when that event comes back from the log. When the session does not take a
+ *   transition (the storage failed: `StorageFailedError`; a reducer threw on it: `ReducerError`),
+ *   the run stops there — no later step runs — and errors with `SagaNotRecordedError` (`cause`:
+ *   that error), also reported on `errors$`; the saga stays unfinished in `rxslice/sagas` for
+ *   `resumeSagas` (after a storage failure, in a new session on the same storage).
  * - Transitions are `rxslice.saga.*` events (see `SagaStarted`), dispatched synchronously as they
  *   happen; timeouts and retry delays run on the session scheduler (marble-testable).
  * - A step's result is its promise's value or its observable's first value (an observable that
@@ -25,7 +35,8 @@ import { sagaRuntime, type ResumedSaga, type ResumeSagasOptions, type RunSagaOpt
  *   completes without a value (as every session observable does on dispose).
  * @throws (as the observable's error) `InvalidSagaInputError` for an invalid input (nothing is
  * dispatched), `DuplicateSagaError` for a `sagaId` already running or unfinished,
- * `SessionDisposedError` after `dispose()`.
+ * `SessionDisposedError` after `dispose()`, `SagaNotRecordedError` for a transition the session
+ * did not record.
  * @example
  * ```ts
  * session.runSaga(Deployment, { app: 'web' }).subscribe({
@@ -56,8 +67,10 @@ export function runSaga<TDef extends AnySagaDef>(
  * completed steps whose compensation is not recorded, in reverse, each once. Sagas already running
  * in this session are skipped, so calling it twice resumes nothing twice. Across processes, the
  * storage's directory lock is what keeps two processes from resuming the same saga.
- * @returns The resumed sagas with their outcomes (replayed to late subscribers); failures are also
- * reported on `errors$`.
+ * @returns The resumed sagas with their outcomes (replayed to late subscribers), reported as
+ * `runSaga` reports them: only once the terminal event is recorded; a transition the storage
+ * failed to write ends `result$` with `SagaNotRecordedError` (`cause`: the `StorageFailedError`),
+ * never with success. Failures are also reported on `errors$`.
  * @throws {@link UnknownSagaError} when an unfinished saga has no definition (nothing is resumed).
  * @example
  * ```ts

@@ -7,6 +7,7 @@ import { toIssues, type RxSliceError } from '../internal/errors';
 import type { AnySagaDef, InferSagaInput, InferSagaResult } from './define-saga';
 import { DuplicateSagaError, InvalidSagaDefinitionError, InvalidSagaInputError, UnknownSagaError } from './errors';
 import { SagaExecution, type SagaHost } from './saga-execution';
+import { SagaCompleted, SagaFailed, type SagaRef } from './saga-events';
 import { SagaProgressSlice, type SagaProgress } from './saga-progress';
 
 /** Options of `session.runSaga`. */
@@ -49,6 +50,8 @@ export class SagaRuntime implements SagaHost {
   private readonly internals: SessionInternals;
   private readonly running = new Map<string, SagaExecution>();
   private readonly defs = new Map<string, AnySagaDef>();
+  /** Executions whose terminal event was dispatched and is not committed yet. */
+  private readonly awaiting = new Set<SagaExecution>();
   deps: unknown = undefined;
   readonly scheduler;
 
@@ -59,12 +62,31 @@ export class SagaRuntime implements SagaHost {
     this.internals.onDispose(() => {
       for (const execution of [...this.running.values()]) execution.stop();
       this.running.clear();
+      this.awaiting.clear();
     });
     this.internals.onDispose(this.internals.onCommitted(this));
+    this.internals.onDispose(
+      this.internals.onStorageFailure((error) => {
+        // Their terminal events were queued and are dropped: nothing more is recorded.
+        for (const execution of [...this.awaiting]) execution.notRecorded(execution.awaitedType ?? SagaCompleted.type, error);
+        this.awaiting.clear();
+      }),
+    );
   }
 
-  /** @internal Starts a run of every registered saga whose `startOn` is the committed event's type. */
+  /**
+   * @internal Reports the outcome of a saga whose terminal event was committed, then starts a run
+   * of every registered saga whose `startOn` is the committed event's type.
+   */
   onCommitted(committed: CommittedEnvelope): void {
+    const type = committed.event.type;
+    if (type === SagaCompleted.type || type === SagaFailed.type) {
+      const execution = this.running.get((committed.event.payload as SagaRef).sagaId);
+      if (execution?.awaits(type) === true) {
+        this.awaiting.delete(execution);
+        execution.recorded();
+      }
+    }
     if (this.defs.size === 0) return;
     for (const def of this.defs.values()) {
       if (def.startOn === undefined || def.startOn.type !== committed.event.type) continue;
@@ -97,14 +119,22 @@ export class SagaRuntime implements SagaHost {
 
   dispatch(event: { type: string; payload: unknown }, meta: Parameters<SagaHost['dispatch']>[1]): number | undefined {
     if (this.internals.disposed) return undefined;
-    try {
-      // On a shared session's local view the event is forwarded to the log unnumbered (seq 0).
-      const seq = this.internals.dispatchSystem(event, meta).seq;
-      return seq === 0 ? undefined : seq;
-    } catch {
-      // The session reported it (reducer error) on errors$.
-      return undefined;
-    }
+    // Throws what the session rejected it with (already reported on errors$): the execution stops.
+    // On a shared session's local view the event is forwarded to the log unnumbered (seq 0).
+    const seq = this.internals.dispatchSystem(event, meta).seq;
+    return seq === 0 ? undefined : seq;
+  }
+
+  awaitRecord(execution: SagaExecution): void {
+    this.awaiting.add(execution);
+    if (execution.awaitedSeq === undefined) return; // on its way to a shared log: reported when it comes back
+    // Queued behind the envelope being processed: the drain (and any batch around it) is
+    // synchronous, so by the next microtask the event was committed (and reported) or rejected
+    // by a reducer (reported on errors$; a storage failure is told at once, see the constructor).
+    queueMicrotask(() => {
+      if (!this.awaiting.delete(execution)) return;
+      execution.notRecorded(execution.awaitedType ?? SagaCompleted.type, undefined);
+    });
   }
 
   report(error: RxSliceError): void {
@@ -113,6 +143,7 @@ export class SagaRuntime implements SagaHost {
 
   finished(execution: SagaExecution): void {
     if (this.running.get(execution.sagaId) === execution) this.running.delete(execution.sagaId);
+    this.awaiting.delete(execution);
   }
 
   /**
@@ -123,6 +154,7 @@ export class SagaRuntime implements SagaHost {
   stopAll(): void {
     for (const execution of [...this.running.values()]) execution.stop();
     this.running.clear();
+    this.awaiting.clear();
     this.defs.clear();
   }
 
