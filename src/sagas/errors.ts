@@ -172,3 +172,15 @@ export class SagaNotRecordedError extends RxSliceError {
     );
   }
 }
+
+/** Thrown by `createSession({ sagaHistory })` (and `installSagas`) for an impossible retention. */
+export class InvalidSagaHistoryError extends RxSliceError {
+  override readonly name = 'InvalidSagaHistoryError';
+  constructor(
+    /** The option at fault (`keepLast` or `maxAgeMs`). */
+    readonly option: string,
+    detail: string,
+  ) {
+    super('INVALID_SAGA_HISTORY', `sagaHistory.${option} ${detail}. Pass e.g. { keepLast: 100, maxAgeMs: 7 * 24 * 3_600_000 }.`);
+  }
+}

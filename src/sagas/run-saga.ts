@@ -1,6 +1,7 @@
 import type { Observable } from 'rxjs';
 import type { Session } from '../session/session-types';
 import type { AnySagaDef, InferSagaInput, InferSagaResult } from './define-saga';
+import type { SagaHistoryOptions, SagaRecord } from './saga-history';
 import { sagaRuntime, type ResumedSaga, type ResumeSagasOptions, type RunSagaOptions } from './saga-runtime';
 
 /**
@@ -20,6 +21,8 @@ import { sagaRuntime, type ResumedSaga, type ResumeSagasOptions, type RunSagaOpt
  *   the run stops there — no later step runs — and errors with `SagaNotRecordedError` (`cause`:
  *   that error), also reported on `errors$`; the saga stays unfinished in `rxslice/sagas` for
  *   `resumeSagas` (after a storage failure, in a new session on the same storage).
+ * - The finished saga's completion record (see `SagaHistorySlice`) is written in the same commit
+ *   as its terminal event: `session.sagaHistory()` holds it when the outcome is reported.
  * - Transitions are `rxslice.saga.*` events (see `SagaStarted`), dispatched synchronously as they
  *   happen; timeouts and retry delays run on the session scheduler (marble-testable).
  * - A step's result is its promise's value or its observable's first value (an observable that
@@ -84,8 +87,9 @@ export function resumeSagas(session: Session, options?: ResumeSagasOptions): Res
 }
 
 /**
- * Attaches the saga layer to a session (what `createSession({ sagas, dependencies })` does): adds
- * the `rxslice/sagas` state slice, registers the definitions for `resumeSagas`, and starts a run of
+ * Attaches the saga layer to a session (what `createSession({ sagas, dependencies, sagaHistory })`
+ * does): adds the `rxslice/sagas` and `rxslice/sagaHistory` state slices (the latter under the
+ * retention `history`, read when the saga layer is first attached), registers the definitions for `resumeSagas`, and starts a run of
  * each saga with `startOn` whenever its event is committed (payload = input, validated; the run's
  * `started` event has `meta.causationId` = that event's `seq`). Runs started by events have no
  * subscriber: failures are reported on `errors$`.
@@ -95,8 +99,35 @@ export function resumeSagas(session: Session, options?: ResumeSagasOptions): Res
  * session.dispatch(DeployRequested({ app: 'web' })); // rxslice.saga.started (causationId: 1), ...
  * ```
  */
-export function installSagas(session: Session, options: { readonly sagas?: readonly AnySagaDef[]; readonly deps?: unknown } = {}): void {
-  const runtime = sagaRuntime(session);
+export function installSagas(
+  session: Session,
+  options: { readonly sagas?: readonly AnySagaDef[]; readonly deps?: unknown; readonly history?: SagaHistoryOptions } = {},
+): void {
+  const runtime = sagaRuntime(session, options.history);
   if (options.deps !== undefined) runtime.deps = options.deps;
   runtime.register(options.sagas ?? []);
+}
+
+/**
+ * The completion records of the sagas that finished in `session` (what `session.sagaHistory()`
+ * returns): one {@link SagaRecord} per finished saga — name, id, input, outcome, results, steps
+ * with their outcomes, failure, start and end times — oldest first, under the session's
+ * retention (`createSession({ sagaHistory: { keepLast, maxAgeMs } })`, default: the newest 100).
+ *
+ * @remarks Synchronous: reads the `rxslice/sagaHistory` state slice (adding the saga layer to the
+ * session on first use). A record is written in the same commit as the saga's terminal event,
+ * so it is there when `runSaga` reports the outcome, and durable storage keeps it across a
+ * reopen (create the session with the same storage; the slice is opened with the saga layer).
+ * Records older than `maxAgeMs` (session-scheduler time) are left out here and dropped from the
+ * slice when the next saga finishes. The same array until the slice changes.
+ * @throws `SessionDisposedError` when the saga layer was never used and the session is disposed.
+ * @example
+ * ```ts
+ * const session = createSession({ slices: [Releases], sagas: [Deployment], storage: jsonl({ dir }) });
+ * const [last] = session.sagaHistory().slice(-1);
+ * console.log(last?.sagaId, last?.outcome, last?.steps.map((s) => s.step)); // Logs: d1 completed [ 'createResources', ... ]
+ * ```
+ */
+export function sagaHistory(session: Session): readonly SagaRecord[] {
+  return sagaRuntime(session).history();
 }

@@ -8,6 +8,7 @@ import type { AnySagaDef, InferSagaInput, InferSagaResult } from './define-saga'
 import { DuplicateSagaError, InvalidSagaDefinitionError, InvalidSagaInputError, UnknownSagaError } from './errors';
 import { SagaExecution, type SagaHost } from './saga-execution';
 import { SagaCompleted, SagaFailed, type SagaRef } from './saga-events';
+import { SagaHistorySlice, sagaHistorySlice, type SagaHistoryOptions, type SagaRecord } from './saga-history';
 import { SagaProgressSlice, type SagaProgress } from './saga-progress';
 
 /** Options of `session.runSaga`. */
@@ -52,13 +53,22 @@ export class SagaRuntime implements SagaHost {
   private readonly defs = new Map<string, AnySagaDef>();
   /** Executions whose terminal event was dispatched and is not committed yet. */
   private readonly awaiting = new Set<SagaExecution>();
+  /** The retention of `rxslice/sagaHistory` (whose definition carries it). */
+  private readonly historyMaxAgeMs: number;
   deps: unknown = undefined;
   readonly scheduler;
 
-  constructor(private readonly session: Session) {
+  constructor(
+    private readonly session: Session,
+    history: SagaHistoryOptions = {},
+  ) {
     this.internals = session[SESSION_INTERNALS];
     this.scheduler = session.scheduler;
+    const historySlice = sagaHistorySlice(history);
+    this.historyMaxAgeMs = history.maxAgeMs ?? Number.POSITIVE_INFINITY;
     if (!this.internals.hasSlice(SagaProgressSlice.name)) this.internals.addSlice(SagaProgressSlice);
+    // After the progress slice: its reducers read a finishing saga's progress as committed before the event.
+    if (!this.internals.hasSlice(historySlice.name)) this.internals.addSlice(historySlice);
     this.internals.onDispose(() => {
       for (const execution of [...this.running.values()]) execution.stop();
       this.running.clear();
@@ -146,6 +156,14 @@ export class SagaRuntime implements SagaHost {
     this.awaiting.delete(execution);
   }
 
+  /** The completion records kept under the retention, oldest first (those older than `maxAgeMs` left out). */
+  history(): readonly SagaRecord[] {
+    const records = this.session.read(SagaHistorySlice);
+    if (this.historyMaxAgeMs === Number.POSITIVE_INFINITY) return records;
+    const oldestAllowed = this.scheduler.now() - this.historyMaxAgeMs;
+    return records.some((r) => r.finishedAt < oldestAllowed) ? records.filter((r) => r.finishedAt >= oldestAllowed) : records;
+  }
+
   /**
    * Stops every running saga (each stays unfinished in `rxslice/sagas`, for `resumeSagas`) and
    * forgets the registered definitions, so events start no more runs here. A shared session
@@ -201,13 +219,16 @@ export class SagaRuntime implements SagaHost {
   }
 }
 
-/** @internal The saga runtime of `session`, created on first use (installs the `rxslice/sagas` slice). */
-export function sagaRuntime(session: Session): SagaRuntime {
+/**
+ * @internal The saga runtime of `session`, created on first use (installs the `rxslice/sagas` and
+ * `rxslice/sagaHistory` slices; `history` is the retention of the latter, read at creation only).
+ */
+export function sagaRuntime(session: Session, history?: SagaHistoryOptions): SagaRuntime {
   const internals = session[SESSION_INTERNALS];
   let runtime = internals.extensions.get(RUNTIME) as SagaRuntime | undefined;
   if (runtime === undefined) {
     if (internals.disposed) throw new SessionDisposedError('use sagas');
-    runtime = new SagaRuntime(session);
+    runtime = new SagaRuntime(session, history);
     internals.extensions.set(RUNTIME, runtime);
   }
   return runtime;
