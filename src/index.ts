@@ -252,10 +252,12 @@ export type {
   InferSagaResult,
   InferSagaInput,
 } from './sagas/define-saga';
-export { runSaga, resumeSagas, installSagas } from './sagas/run-saga';
+export { runSaga, resumeSagas, installSagas, sagaHistory } from './sagas/run-saga';
 export type { RunSagaOptions, ResumeSagasOptions, ResumedSaga } from './sagas/saga-runtime';
 export { SagaProgressSlice } from './sagas/saga-progress';
 export type { SagaProgress, CompletedStep } from './sagas/saga-progress';
+export { SagaHistorySlice, DEFAULT_SAGA_HISTORY } from './sagas/saga-history';
+export type { SagaRecord, SagaStepRecord, SagaHistoryOptions } from './sagas/saga-history';
 export {
   SagaStarted,
   SagaStepStarted,
@@ -280,6 +282,8 @@ export {
   SagaStepNotCompletedError,
   DuplicateSagaError,
   UnknownSagaError,
+  SagaNotRecordedError,
+  InvalidSagaHistoryError,
 } from './sagas/errors';
 
 export { defineState, field, add, dictMerge, setUnion, overwrite, InvalidUpdateError } from './state/define-state';

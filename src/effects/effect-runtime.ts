@@ -24,6 +24,7 @@ import type { Envelope, EnvelopeMeta } from '../events/envelope';
 import type { RxSliceError } from '../internal/errors';
 import type { Session } from '../session/session-types';
 import type { CommittedEnvelope } from '../session/committed-envelope';
+import { SessionDisposedError } from '../session/errors';
 import { SESSION_INTERNALS, type SessionInternals } from '../session/internals';
 import { isCompositeEffect } from './compose';
 import type { AnyEffectDef, Concurrency, Effect } from './define-effect';
@@ -79,20 +80,23 @@ function declaredType(event: unknown): string | undefined {
   }
 }
 
-/** @internal Calls `dispatch`, passing to `onRejected` the errors it throws that the session did not report itself. */
+/**
+ * @internal Calls `dispatch`, passing to `onRejected` the errors it throws that the session did
+ * not report itself. Returns what it threw (the event was not recorded), or `undefined`.
+ */
 export function dispatchQuietly(
   dispatch: (event: Event, meta: EnvelopeMeta) => unknown,
   event: Event,
   meta: EnvelopeMeta,
   onRejected: (error: unknown) => void,
-): boolean {
+): unknown {
   try {
     dispatch(event, meta);
-    return true;
+    return undefined;
   } catch (error) {
     const code = (error as { code?: unknown } | null)?.code;
     if (typeof code !== 'string' || !REPORTED_BY_SESSION.has(code)) onRejected(error);
-    return false;
+    return error ?? new Error(`dispatching "${event.type}" failed`);
   }
 }
 
@@ -140,11 +144,11 @@ export class EffectRuntime {
 
   private readonly sink: EffectSink = {
     system: (event, meta) => {
-      if (this.internals.disposed) return;
-      dispatchQuietly(this.internals.dispatchSystem, event, meta, (error) => this.report(error as RxSliceError));
+      if (this.internals.disposed) return undefined;
+      return dispatchQuietly(this.internals.dispatchSystem, event, meta, (error) => this.report(error as RxSliceError));
     },
     user: (event, meta, onRejected) => {
-      if (this.internals.disposed) return false;
+      if (this.internals.disposed) return new SessionDisposedError(`dispatch "${event.type}"`);
       // The effect declares the events its compensate and onSuccess make (docs/ARCHITECTURE.md,
       // "Known events"); a malformed one is left to dispatch to reject.
       const type = declaredType(event);
@@ -189,8 +193,9 @@ export class EffectRuntime {
     };
     const project = (request: Request): Observable<unknown> =>
       this.runLeaf(registration, request.effect, request.cause).pipe(catchError(() => EMPTY));
-    const onDropped = (request: Request): void =>
+    const onDropped = (request: Request): void => {
       this.sink.system(EffectDropped({ effectType: def.type, reason: 'exhaust' }), { source: registration.source, ...causation(request.cause) });
+    };
     if (input !== undefined) subscription.add(input.pipe(flatten(mode, project, onDropped)).subscribe());
     this.subscription.add(subscription);
     this.handlers.set(def.type, registration);
@@ -279,7 +284,7 @@ export class EffectRuntime {
         fail(thrown);
         continue;
       }
-      if (this.sink.user(compensation, meta, fail)) {
+      if (this.sink.user(compensation, meta, fail) === undefined) {
         this.sink.system(EffectCompensated({ effectId, effectType: effect.type, compensation: compensation.type }), meta);
       }
     }

@@ -2,6 +2,7 @@ import {
   defaultIfEmpty,
   defer,
   EMPTY,
+  map,
   Observable,
   retry,
   takeLast,
@@ -37,9 +38,10 @@ import type { RandomSource } from './seeded-random';
 
 /** @internal Where a run reports: library events, user events (compensation, success) and errors. */
 export interface EffectSink {
-  system(event: Event, meta: EnvelopeMeta): void;
-  /** Dispatches a user event; false when the session rejected it (reported by the session or via `onRejected`). */
-  user(event: Event, meta: EnvelopeMeta, onRejected: (error: unknown) => void): boolean;
+  /** Dispatches a library event; returns what the dispatch threw (the event was not recorded), else `undefined`. */
+  system(event: Event, meta: EnvelopeMeta): unknown;
+  /** Dispatches a user event; returns what the dispatch threw (reported by the session or via `onRejected`), else `undefined`. */
+  user(event: Event, meta: EnvelopeMeta, onRejected: (error: unknown) => void): unknown;
   report(error: RxSliceError): void;
 }
 
@@ -210,7 +212,11 @@ class LeafExecution implements Observer<unknown>, Unsubscribable {
     if (this.subscriber.closed) return;
     const result = this.last;
     this.last = undefined;
-    this.succeeded(result);
+    const notRecorded = this.succeeded(result);
+    if (notRecorded !== undefined) {
+      this.subscriber.error(notRecorded);
+      return;
+    }
     this.subscriber.next(result);
     this.subscriber.complete();
   }
@@ -255,29 +261,43 @@ class LeafExecution implements Observer<unknown>, Unsubscribable {
       }),
       // A run cancelled while it was starting (its `started` event's subscribers unsubscribed it)
       // ignores how that attempt ends, as operators subscribed to its closed subscriber would.
-      tap({
-        next: (result) => this.subscriber.closed || this.succeeded(result),
-        error: (error: unknown) => this.subscriber.closed || this.failed(error),
+      tap({ error: (error: unknown) => this.subscriber.closed || this.failed(error) }),
+      // After the tap: a success the session did not record fails the run, not the handler.
+      map((result) => {
+        const notRecorded = this.subscriber.closed ? undefined : this.succeeded(result);
+        if (notRecorded !== undefined) throw notRecorded;
+        return result;
       }),
     );
   }
 
-  /** Dispatches `succeeded`, then the `onSuccess` event. */
-  private succeeded(result: unknown): void {
+  /**
+   * Dispatches `succeeded`, then the `onSuccess` event. Returns what the run must fail with instead
+   * of reporting success (reported means recorded): the session's error when it did not take
+   * `succeeded` (its storage failed: a `StorageFailedError`, which also stops every later
+   * dispatch, so an earlier write of the run that failed is caught here too), or the
+   * `EffectFailedError` of an `onSuccess` event that was not dispatched or not recorded.
+   * `undefined` when everything was recorded.
+   */
+  private succeeded(result: unknown): unknown {
     this.settled = true;
     const { sink, meta } = this;
     const attempt = this.attempts;
-    sink.system(EffectSucceeded({ effectId: this.run.effectId, effectType: this.effect.type, attempt }), meta);
+    const notRecorded = sink.system(EffectSucceeded({ effectId: this.run.effectId, effectType: this.effect.type, attempt }), meta);
+    if (notRecorded !== undefined) return notRecorded;
     const onSuccess = this.run.def.options.onSuccess;
-    if (onSuccess === undefined) return;
+    if (onSuccess === undefined) return undefined;
     let success: Event;
     try {
       success = onSuccess(this.effect, result);
     } catch (error) {
-      this.fail('onSuccess', attempt, error);
-      return;
+      return this.fail('onSuccess', attempt, error);
     }
-    sink.user(success, meta, (error) => this.fail('onSuccess', attempt, error));
+    let failure: EffectFailedError | undefined;
+    const thrown = sink.user(success, meta, (error) => (failure = this.fail('onSuccess', attempt, error)));
+    if (thrown === undefined) return undefined;
+    // A rejection the session reported itself (a reducer threw on it) fails the run too, not reported twice.
+    return failure ?? new EffectFailedError(this.effect.type, this.run.effectId, 'onSuccess', attempt, thrown);
   }
 
   /** Dispatches `failed` (and reports it), then the compensation and `compensated`. */
@@ -298,7 +318,7 @@ class LeafExecution implements Observer<unknown>, Unsubscribable {
       this.fail('compensate', attempt, thrown);
       return;
     }
-    if (sink.user(compensation, meta, (rejected) => this.fail('compensate', attempt, rejected))) {
+    if (sink.user(compensation, meta, (rejected) => this.fail('compensate', attempt, rejected)) === undefined) {
       sink.system(EffectCompensated({ effectId, effectType, compensation: compensation.type }), meta);
     }
   }

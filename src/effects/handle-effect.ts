@@ -45,6 +45,13 @@ export function handleEffect<TDef extends AnyEffectDef, TDeps = unknown>(
  * handler's result once and completes, or errors with the last error after the last attempt
  * (the failure is also reported on `errors$` and as `rxslice.effect.failed`). The effect's
  * concurrency mode does not apply here (it orders the effects reducers request).
+ *
+ * Reported means recorded: the result is emitted only after `rxslice.effect.succeeded` and the
+ * `onSuccess` event were dispatched without error — on durable storage, written. When the
+ * storage failed (on those writes or any earlier one: a failure stops every later dispatch), the
+ * run errors with the session's `StorageFailedError`, or, for the `onSuccess` event, with an
+ * `EffectFailedError` (`stage: 'onSuccess'`) whose `cause` it is; both are reported on `errors$`.
+ * An `onSuccess` event the session rejects (a reducer threw) fails the run the same way.
  * @example
  * ```ts
  * const pipeline: Epic = (events$) => events$.pipe(ofType(Refresh), switchMap(() => runEffect(session, Fetch()).pipe(map(Loaded))));

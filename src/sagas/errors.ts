@@ -143,3 +143,44 @@ export class UnknownSagaError extends RxSliceError {
     super('UNKNOWN_SAGA', `Unfinished saga "${saga}" (${sagaId}) has no definition in this session. Pass it: createSession({ sagas: [${saga}] }) or resumeSagas({ sagas: [...] }).`);
   }
 }
+
+/**
+ * The error a saga run ends with (and reports on `errors$`) when the session did not record one of
+ * its transitions: the storage failed to write it (`cause`: the session's `StorageFailedError`), or
+ * the event was rejected (`cause`: the `ReducerError` of a reducer that threw on it). The run stops
+ * there: no step runs after a transition that was not recorded, and no success is reported for
+ * work the storage does not hold. What was recorded before stays in `rxslice/sagas` as an
+ * unfinished saga, for `resumeSagas()` (after a storage failure: in a new session on the same storage).
+ */
+export class SagaNotRecordedError extends RxSliceError {
+  override readonly name = 'SagaNotRecordedError';
+  constructor(
+    /** The saga's name. */
+    readonly saga: string,
+    /** The saga run's id. */
+    readonly sagaId: string,
+    /** The type of the transition that was not recorded (`rxslice.saga.completed`, ...). */
+    readonly transition: string,
+    cause: unknown,
+  ) {
+    super(
+      'SAGA_NOT_RECORDED',
+      `Saga "${saga}" (${sagaId}) stopped: the session did not record its transition "${transition}"` +
+        (cause === undefined ? ' (the event was rejected; see errors$)' : `: ${messageOf(cause)}`) +
+        '. What was recorded before stays unfinished; resume it with resumeSagas() (after a storage failure, in a new session opened on the same storage).',
+      { cause },
+    );
+  }
+}
+
+/** Thrown by `createSession({ sagaHistory })` (and `installSagas`) for an impossible retention. */
+export class InvalidSagaHistoryError extends RxSliceError {
+  override readonly name = 'InvalidSagaHistoryError';
+  constructor(
+    /** The option at fault (`keepLast` or `maxAgeMs`). */
+    readonly option: string,
+    detail: string,
+  ) {
+    super('INVALID_SAGA_HISTORY', `sagaHistory.${option} ${detail}. Pass e.g. { keepLast: 100, maxAgeMs: 7 * 24 * 3_600_000 }.`);
+  }
+}

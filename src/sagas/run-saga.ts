@@ -1,6 +1,7 @@
 import type { Observable } from 'rxjs';
 import type { Session } from '../session/session-types';
 import type { AnySagaDef, InferSagaInput, InferSagaResult } from './define-saga';
+import type { SagaHistoryOptions, SagaRecord } from './saga-history';
 import { sagaRuntime, type ResumedSaga, type ResumeSagasOptions, type RunSagaOptions } from './saga-runtime';
 
 /**
@@ -10,6 +11,18 @@ import { sagaRuntime, type ResumedSaga, type ResumeSagasOptions, type RunSagaOpt
  * and its cause) after the completed steps were compensated in reverse.
  *
  * @remarks
+ * - **Reported means recorded.** The outcome (results or `SagaFailedError`) is reported only once
+ *   the session committed the saga's terminal event (`rxslice.saga.completed` or `failed`) — with
+ *   durable storage, once every transition of the run was written. When the session was idle
+ *   that is synchronous with the last transition; a run started while an envelope is processed
+ *   (from a subscriber or an epic) reports after its queued terminal event commits; on a shared
+ *   session, when that event comes back from the log. When the session does not take a
+ *   transition (the storage failed: `StorageFailedError`; a reducer threw on it: `ReducerError`),
+ *   the run stops there — no later step runs — and errors with `SagaNotRecordedError` (`cause`:
+ *   that error), also reported on `errors$`; the saga stays unfinished in `rxslice/sagas` for
+ *   `resumeSagas` (after a storage failure, in a new session on the same storage).
+ * - The finished saga's completion record (see `SagaHistorySlice`) is written in the same commit
+ *   as its terminal event: `session.sagaHistory()` holds it when the outcome is reported.
  * - Transitions are `rxslice.saga.*` events (see `SagaStarted`), dispatched synchronously as they
  *   happen; timeouts and retry delays run on the session scheduler (marble-testable).
  * - A step's result is its promise's value or its observable's first value (an observable that
@@ -25,7 +38,8 @@ import { sagaRuntime, type ResumedSaga, type ResumeSagasOptions, type RunSagaOpt
  *   completes without a value (as every session observable does on dispose).
  * @throws (as the observable's error) `InvalidSagaInputError` for an invalid input (nothing is
  * dispatched), `DuplicateSagaError` for a `sagaId` already running or unfinished,
- * `SessionDisposedError` after `dispose()`.
+ * `SessionDisposedError` after `dispose()`, `SagaNotRecordedError` for a transition the session
+ * did not record.
  * @example
  * ```ts
  * session.runSaga(Deployment, { app: 'web' }).subscribe({
@@ -56,8 +70,10 @@ export function runSaga<TDef extends AnySagaDef>(
  * completed steps whose compensation is not recorded, in reverse, each once. Sagas already running
  * in this session are skipped, so calling it twice resumes nothing twice. Across processes, the
  * storage's directory lock is what keeps two processes from resuming the same saga.
- * @returns The resumed sagas with their outcomes (replayed to late subscribers); failures are also
- * reported on `errors$`.
+ * @returns The resumed sagas with their outcomes (replayed to late subscribers), reported as
+ * `runSaga` reports them: only once the terminal event is recorded; a transition the storage
+ * failed to write ends `result$` with `SagaNotRecordedError` (`cause`: the `StorageFailedError`),
+ * never with success. Failures are also reported on `errors$`.
  * @throws {@link UnknownSagaError} when an unfinished saga has no definition (nothing is resumed).
  * @example
  * ```ts
@@ -71,8 +87,9 @@ export function resumeSagas(session: Session, options?: ResumeSagasOptions): Res
 }
 
 /**
- * Attaches the saga layer to a session (what `createSession({ sagas, dependencies })` does): adds
- * the `rxslice/sagas` state slice, registers the definitions for `resumeSagas`, and starts a run of
+ * Attaches the saga layer to a session (what `createSession({ sagas, dependencies, sagaHistory })`
+ * does): adds the `rxslice/sagas` and `rxslice/sagaHistory` state slices (the latter under the
+ * retention `history`, read when the saga layer is first attached), registers the definitions for `resumeSagas`, and starts a run of
  * each saga with `startOn` whenever its event is committed (payload = input, validated; the run's
  * `started` event has `meta.causationId` = that event's `seq`). Runs started by events have no
  * subscriber: failures are reported on `errors$`.
@@ -82,8 +99,35 @@ export function resumeSagas(session: Session, options?: ResumeSagasOptions): Res
  * session.dispatch(DeployRequested({ app: 'web' })); // rxslice.saga.started (causationId: 1), ...
  * ```
  */
-export function installSagas(session: Session, options: { readonly sagas?: readonly AnySagaDef[]; readonly deps?: unknown } = {}): void {
-  const runtime = sagaRuntime(session);
+export function installSagas(
+  session: Session,
+  options: { readonly sagas?: readonly AnySagaDef[]; readonly deps?: unknown; readonly history?: SagaHistoryOptions } = {},
+): void {
+  const runtime = sagaRuntime(session, options.history);
   if (options.deps !== undefined) runtime.deps = options.deps;
   runtime.register(options.sagas ?? []);
+}
+
+/**
+ * The completion records of the sagas that finished in `session` (what `session.sagaHistory()`
+ * returns): one {@link SagaRecord} per finished saga — name, id, input, outcome, results, steps
+ * with their outcomes, failure, start and end times — oldest first, under the session's
+ * retention (`createSession({ sagaHistory: { keepLast, maxAgeMs } })`, default: the newest 100).
+ *
+ * @remarks Synchronous: reads the `rxslice/sagaHistory` state slice (adding the saga layer to the
+ * session on first use). A record is written in the same commit as the saga's terminal event,
+ * so it is there when `runSaga` reports the outcome, and durable storage keeps it across a
+ * reopen (create the session with the same storage; the slice is opened with the saga layer).
+ * Records older than `maxAgeMs` (session-scheduler time) are left out here and dropped from the
+ * slice when the next saga finishes. The same array until the slice changes.
+ * @throws `SessionDisposedError` when the saga layer was never used and the session is disposed.
+ * @example
+ * ```ts
+ * const session = createSession({ slices: [Releases], sagas: [Deployment], storage: jsonl({ dir }) });
+ * const [last] = session.sagaHistory().slice(-1);
+ * console.log(last?.sagaId, last?.outcome, last?.steps.map((s) => s.step)); // Logs: d1 completed [ 'createResources', ... ]
+ * ```
+ */
+export function sagaHistory(session: Session): readonly SagaRecord[] {
+  return sagaRuntime(session).history();
 }

@@ -1,4 +1,4 @@
-import { AsyncSubject, defaultIfEmpty, defer, from, isObservable, Observable, of, retry, take, timer, type SchedulerLike, type Subscription } from 'rxjs';
+import { AsyncSubject, defaultIfEmpty, defer, EMPTY, from, isObservable, Observable, of, retry, take, timer, type SchedulerLike, type Subscription } from 'rxjs';
 import type { EnvelopeMeta } from '../events/envelope';
 import type { EventCreator } from '../events/event';
 import { errorInfo, type ErrorInfo } from '../effects/lifecycle-events';
@@ -6,7 +6,7 @@ import { RetryPolicy } from '../effects/retry-policy';
 import type { RandomSource } from '../effects/seeded-random';
 import type { RxSliceError } from '../internal/errors';
 import type { AnySagaDef, AnySagaStep, SagaStepContext } from './define-saga';
-import { SagaCancelledError, SagaCompensationFailedError, SagaFailedError, SagaStepNotCompletedError, SagaStepTimeoutError } from './errors';
+import { SagaCancelledError, SagaCompensationFailedError, SagaFailedError, SagaNotRecordedError, SagaStepNotCompletedError, SagaStepTimeoutError } from './errors';
 import {
   SagaCompensating,
   SagaCompensationFailed,
@@ -25,11 +25,17 @@ import type { CompletedStep, SagaProgress } from './saga-progress';
 /** @internal What an execution needs from its session. */
 export interface SagaHost {
   readonly scheduler: SchedulerLike;
-  /** Dispatches a library event; returns its seq, or undefined when the session rejected it or is disposed. */
+  /**
+   * Dispatches a library event; returns its seq, or undefined when the session is disposed or
+   * is the local view of a shared log (which numbers it).
+   * @throws what the session threw: the event was not recorded (a `StorageFailedError`, a `ReducerError`).
+   */
   dispatch(event: { type: string; payload: unknown }, meta: EnvelopeMeta): number | undefined;
   report(error: RxSliceError): void;
-  /** Called once the execution settled (completed, failed, or stopped by dispose). */
+  /** Called once the execution settled (its outcome reported, or stopped by dispose). */
   finished(execution: SagaExecution): void;
+  /** The terminal event was dispatched but is not committed yet (queued, or on its way to a shared log): tell the execution when it is, or when it cannot be. */
+  awaitRecord(execution: SagaExecution): void;
 }
 
 type Phase = 'idle' | 'running' | 'compensating' | 'done';
@@ -41,10 +47,25 @@ function single(output: unknown): Observable<unknown> {
   return of(output);
 }
 
+/** The terminal transition of a run, dispatched and waiting for its commit. */
+interface Terminal {
+  readonly type: string;
+  /** Reports the outcome (once the terminal event is recorded). */
+  readonly deliver: () => void;
+  /** The terminal envelope's seq once dispatched (undefined on a shared log's local view). */
+  seq: number | undefined;
+}
+
 /**
  * @internal One run of a saga: the steps in order, then either `completed`, or the rollback of the
  * completed steps in reverse. Dispatches every transition as an `rxslice.saga.*` event; its
  * outcome (the results by step name, or a {@link SagaFailedError}) is `outcome`.
+ *
+ * Reported means recorded: the outcome is reported once the terminal event (`completed` or
+ * `failed`) is committed — at once when the session was idle, after the envelope being processed
+ * when it was queued behind one, when it comes back from the log on a shared session. A
+ * transition the session did not take (the dispatch threw, or the queued event was rejected or
+ * dropped by a storage failure) stops the run with a {@link SagaNotRecordedError}.
  */
 export class SagaExecution {
   readonly outcome = new AsyncSubject<Record<string, unknown>>();
@@ -63,6 +84,12 @@ export class SagaExecution {
   private abortReason: unknown = undefined;
   private readonly randoms = new Map<RetryPolicy, RandomSource>();
   private readonly source: string;
+  /** The outcome was reported, or the run was stopped: nothing more happens. */
+  private settled = false;
+  /** The terminal transition waiting for its commit. */
+  private terminal: Terminal | undefined = undefined;
+  /** The seq of the last transition dispatched (undefined on a shared log's local view). */
+  private emittedSeq: number | undefined = undefined;
 
   constructor(
     readonly def: AnySagaDef,
@@ -122,10 +149,54 @@ export class SagaExecution {
    * observable completes on dispose.
    */
   stop(): void {
-    if (this.phase === 'done') return;
+    if (this.settled) return;
+    this.settled = true;
     this.phase = 'done';
+    this.terminal = undefined;
     this.abort(new SagaCancelledError(this.def.name, this.sagaId, 'disposed'));
     this.outcome.complete();
+  }
+
+  /** The terminal transition of type `type` awaits its commit. */
+  awaits(type: string): boolean {
+    return this.terminal?.type === type;
+  }
+
+  /** The seq of the terminal envelope awaiting its commit (undefined when none, or on a shared log). */
+  get awaitedSeq(): number | undefined {
+    return this.terminal?.seq;
+  }
+
+  /** The terminal event was committed: reports the outcome. */
+  recorded(): void {
+    const terminal = this.terminal;
+    if (terminal === undefined || this.settled) return;
+    this.terminal = undefined;
+    this.settled = true;
+    this.host.finished(this);
+    terminal.deliver();
+  }
+
+  /**
+   * A transition was not recorded (`cause`: the error the session threw or reported; undefined
+   * when the queued event was rejected and reported on `errors$`): the run stops here, and its
+   * outcome is a {@link SagaNotRecordedError} (also reported on `errors$`).
+   */
+  notRecorded(transition: string, cause: unknown): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.phase = 'done';
+    this.terminal = undefined;
+    const error = new SagaNotRecordedError(this.def.name, this.sagaId, transition, cause);
+    this.abort(error);
+    this.host.finished(this);
+    this.host.report(error);
+    this.outcome.error(error);
+  }
+
+  /** The type of the terminal transition awaiting its commit, for {@link notRecorded}. */
+  get awaitedType(): string | undefined {
+    return this.terminal?.type;
   }
 
   private abort(reason: unknown): void {
@@ -136,13 +207,35 @@ export class SagaExecution {
     this.abortReason = undefined;
   }
 
-  private emit<TPayload>(creator: EventCreator<string, TPayload>, payload: Omit<TPayload, 'sagaId' | 'saga'>): void {
+  /** Dispatches a transition; false when the session did not take it (the run then stopped: see {@link notRecorded}). */
+  private emit<TPayload>(creator: EventCreator<string, TPayload>, payload: Omit<TPayload, 'sagaId' | 'saga'>): boolean {
+    if (this.settled) return false;
     const meta: EnvelopeMeta =
       this.lastSeq === undefined
         ? { source: this.source, correlationId: this.sagaId }
         : { source: this.source, correlationId: this.sagaId, causationId: this.lastSeq };
-    const seq = this.host.dispatch({ type: creator.type, payload: { sagaId: this.sagaId, saga: this.def.name, ...payload } }, meta);
+    let seq: number | undefined;
+    try {
+      seq = this.host.dispatch({ type: creator.type, payload: { sagaId: this.sagaId, saga: this.def.name, ...payload } }, meta);
+    } catch (error) {
+      this.notRecorded(creator.type, error);
+      return false;
+    }
+    this.emittedSeq = seq;
     if (seq !== undefined) this.lastSeq = seq;
+    return true;
+  }
+
+  /**
+   * Dispatches the terminal transition; `deliver` reports the outcome once it is committed: during
+   * the dispatch when the session was idle, else later (see {@link SagaHost.awaitRecord}).
+   */
+  private finish<TPayload>(creator: EventCreator<string, TPayload>, payload: Omit<TPayload, 'sagaId' | 'saga'>, deliver: () => void): void {
+    const terminal: Terminal = { type: creator.type, deliver, seq: undefined };
+    this.terminal = terminal;
+    if (!this.emit(creator, payload) || this.terminal !== terminal) return;
+    terminal.seq = this.emittedSeq;
+    this.host.awaitRecord(this);
   }
 
   private nextStep(): AnySagaStep | undefined {
@@ -150,16 +243,16 @@ export class SagaExecution {
   }
 
   private runStep(resumed: boolean): void {
-    if (this.phase !== 'running') return;
+    if (this.phase !== 'running' || this.settled) return;
     const current = this.nextStep();
     if (current === undefined) {
       this.phase = 'done';
-      this.emit(SagaCompleted, {});
       const results: Record<string, unknown> = {};
       for (const c of this.completed) results[c.step] = c.result;
-      this.host.finished(this);
-      this.outcome.next(results);
-      this.outcome.complete();
+      this.finish(SagaCompleted, {}, () => {
+        this.outcome.next(results);
+        this.outcome.complete();
+      });
       return;
     }
     let attempts = 0;
@@ -193,6 +286,7 @@ export class SagaExecution {
   }
 
   private beginCompensation(reason: 'failed' | 'cancelled'): void {
+    if (this.settled) return;
     this.phase = 'compensating';
     const steps = this.toCompensate().map((c) => c.step);
     this.emit(SagaCompensating, reason === 'failed' && this.failedStep !== undefined ? { reason, step: this.failedStep, steps } : { reason, steps });
@@ -207,7 +301,7 @@ export class SagaExecution {
   }
 
   private compensateNext(): void {
-    if (this.phase !== 'compensating') return;
+    if (this.phase !== 'compensating' || this.settled) return;
     const next = this.toCompensate()[0];
     if (next === undefined) return this.finishFailed();
     const s = this.def.steps.find((x) => x.name === next.step) as AnySagaStep;
@@ -240,11 +334,15 @@ export class SagaExecution {
   private finishFailed(): void {
     this.phase = 'done';
     const info: ErrorInfo = errorInfo(this.error);
-    this.emit(SagaFailed, this.failedStep === undefined ? { error: info, compensationFailures: [...this.compensationFailures] } : { step: this.failedStep, error: info, compensationFailures: [...this.compensationFailures] });
     const failure = new SagaFailedError(this.def.name, this.sagaId, this.failedStep, this.error, [...this.compensationFailures]);
-    this.host.finished(this);
-    if (this.cancelledBy === undefined) this.host.report(failure);
-    this.outcome.error(failure);
+    this.finish(
+      SagaFailed,
+      this.failedStep === undefined ? { error: info, compensationFailures: [...this.compensationFailures] } : { step: this.failedStep, error: info, compensationFailures: [...this.compensationFailures] },
+      () => {
+        if (this.cancelledBy === undefined) this.host.report(failure);
+        this.outcome.error(failure);
+      },
+    );
   }
 
   /**
@@ -266,6 +364,8 @@ export class SagaExecution {
     const one = defer(() => {
       const n = ++attempt;
       onAttempt(n);
+      // The attempt's start was not recorded (or the run was stopped meanwhile): it does not run.
+      if (this.settled) return EMPTY;
       return new Observable<unknown>((subscriber) => {
         // The signal is made on first read of ctx.signal: an AbortController costs more than a
         // synchronous step, and most steps never read it (as effect attempts do).

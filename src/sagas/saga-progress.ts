@@ -21,12 +21,15 @@ export interface CompletedStep {
 
 /**
  * The recorded progress of one unfinished saga, an item of the state slice `rxslice/sagas`,
- * reduced from the `rxslice.saga.*` events. Finished sagas (completed or failed) leave the slice.
+ * reduced from the `rxslice.saga.*` events. Finished sagas (completed or failed) leave the slice;
+ * their completion record goes to `rxslice/sagaHistory` in the same commit (see `SagaHistorySlice`).
  */
 export interface SagaProgress {
   readonly sagaId: string;
   readonly saga: string;
   readonly input: unknown;
+  /** When the saga started: the session scheduler's time (ms) of its `rxslice.saga.started` event (absent when recorded by an earlier rxslice version). */
+  readonly startedAt?: number;
   /** `'running'` until a step fails (or the saga is cancelled), then `'compensating'`. */
   readonly phase: 'running' | 'compensating';
   /** Completed steps with their results, in completion order. */
@@ -66,10 +69,19 @@ const finish = (view: View, sagaId: string): SliceOp<SagaProgress> =>
 export const SagaProgressSlice = defineSlice<SagaProgress, 'rxslice/sagas'>('rxslice/sagas', {
   policy: 'state',
   reducers: ({ on }) => [
-    on(SagaStarted, (view, e) =>
+    on(SagaStarted, (view, e, ctx) =>
       view.all().some((p) => p.sagaId === e.payload.sagaId)
         ? none()
-        : append({ sagaId: e.payload.sagaId, saga: e.payload.saga, input: e.payload.input, phase: 'running', completed: [], compensated: [], compensationFailures: [] }),
+        : append({
+            sagaId: e.payload.sagaId,
+            saga: e.payload.saga,
+            input: e.payload.input,
+            startedAt: ctx.at,
+            phase: 'running',
+            completed: [],
+            compensated: [],
+            compensationFailures: [],
+          }),
     ),
     on(SagaStepSucceeded, (view, e) =>
       update(view, e.payload.sagaId, (p) =>

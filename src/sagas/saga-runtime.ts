@@ -7,6 +7,8 @@ import { toIssues, type RxSliceError } from '../internal/errors';
 import type { AnySagaDef, InferSagaInput, InferSagaResult } from './define-saga';
 import { DuplicateSagaError, InvalidSagaDefinitionError, InvalidSagaInputError, UnknownSagaError } from './errors';
 import { SagaExecution, type SagaHost } from './saga-execution';
+import { SagaCompleted, SagaFailed, type SagaRef } from './saga-events';
+import { SagaHistorySlice, sagaHistorySlice, type SagaHistoryOptions, type SagaRecord } from './saga-history';
 import { SagaProgressSlice, type SagaProgress } from './saga-progress';
 
 /** Options of `session.runSaga`. */
@@ -49,22 +51,52 @@ export class SagaRuntime implements SagaHost {
   private readonly internals: SessionInternals;
   private readonly running = new Map<string, SagaExecution>();
   private readonly defs = new Map<string, AnySagaDef>();
+  /** Executions whose terminal event was dispatched and is not committed yet. */
+  private readonly awaiting = new Set<SagaExecution>();
+  /** The retention of `rxslice/sagaHistory` (whose definition carries it). */
+  private readonly historyMaxAgeMs: number;
   deps: unknown = undefined;
   readonly scheduler;
 
-  constructor(private readonly session: Session) {
+  constructor(
+    private readonly session: Session,
+    history: SagaHistoryOptions = {},
+  ) {
     this.internals = session[SESSION_INTERNALS];
     this.scheduler = session.scheduler;
+    const historySlice = sagaHistorySlice(history);
+    this.historyMaxAgeMs = history.maxAgeMs ?? Number.POSITIVE_INFINITY;
     if (!this.internals.hasSlice(SagaProgressSlice.name)) this.internals.addSlice(SagaProgressSlice);
+    // After the progress slice: its reducers read a finishing saga's progress as committed before the event.
+    if (!this.internals.hasSlice(historySlice.name)) this.internals.addSlice(historySlice);
     this.internals.onDispose(() => {
       for (const execution of [...this.running.values()]) execution.stop();
       this.running.clear();
+      this.awaiting.clear();
     });
     this.internals.onDispose(this.internals.onCommitted(this));
+    this.internals.onDispose(
+      this.internals.onStorageFailure((error) => {
+        // Their terminal events were queued and are dropped: nothing more is recorded.
+        for (const execution of [...this.awaiting]) execution.notRecorded(execution.awaitedType ?? SagaCompleted.type, error);
+        this.awaiting.clear();
+      }),
+    );
   }
 
-  /** @internal Starts a run of every registered saga whose `startOn` is the committed event's type. */
+  /**
+   * @internal Reports the outcome of a saga whose terminal event was committed, then starts a run
+   * of every registered saga whose `startOn` is the committed event's type.
+   */
   onCommitted(committed: CommittedEnvelope): void {
+    const type = committed.event.type;
+    if (type === SagaCompleted.type || type === SagaFailed.type) {
+      const execution = this.running.get((committed.event.payload as SagaRef).sagaId);
+      if (execution?.awaits(type) === true) {
+        this.awaiting.delete(execution);
+        execution.recorded();
+      }
+    }
     if (this.defs.size === 0) return;
     for (const def of this.defs.values()) {
       if (def.startOn === undefined || def.startOn.type !== committed.event.type) continue;
@@ -97,14 +129,22 @@ export class SagaRuntime implements SagaHost {
 
   dispatch(event: { type: string; payload: unknown }, meta: Parameters<SagaHost['dispatch']>[1]): number | undefined {
     if (this.internals.disposed) return undefined;
-    try {
-      // On a shared session's local view the event is forwarded to the log unnumbered (seq 0).
-      const seq = this.internals.dispatchSystem(event, meta).seq;
-      return seq === 0 ? undefined : seq;
-    } catch {
-      // The session reported it (reducer error) on errors$.
-      return undefined;
-    }
+    // Throws what the session rejected it with (already reported on errors$): the execution stops.
+    // On a shared session's local view the event is forwarded to the log unnumbered (seq 0).
+    const seq = this.internals.dispatchSystem(event, meta).seq;
+    return seq === 0 ? undefined : seq;
+  }
+
+  awaitRecord(execution: SagaExecution): void {
+    this.awaiting.add(execution);
+    if (execution.awaitedSeq === undefined) return; // on its way to a shared log: reported when it comes back
+    // Queued behind the envelope being processed: the drain (and any batch around it) is
+    // synchronous, so by the next microtask the event was committed (and reported) or rejected
+    // by a reducer (reported on errors$; a storage failure is told at once, see the constructor).
+    queueMicrotask(() => {
+      if (!this.awaiting.delete(execution)) return;
+      execution.notRecorded(execution.awaitedType ?? SagaCompleted.type, undefined);
+    });
   }
 
   report(error: RxSliceError): void {
@@ -113,6 +153,15 @@ export class SagaRuntime implements SagaHost {
 
   finished(execution: SagaExecution): void {
     if (this.running.get(execution.sagaId) === execution) this.running.delete(execution.sagaId);
+    this.awaiting.delete(execution);
+  }
+
+  /** The completion records kept under the retention, oldest first (those older than `maxAgeMs` left out). */
+  history(): readonly SagaRecord[] {
+    const records = this.session.read(SagaHistorySlice);
+    if (this.historyMaxAgeMs === Number.POSITIVE_INFINITY) return records;
+    const oldestAllowed = this.scheduler.now() - this.historyMaxAgeMs;
+    return records.some((r) => r.finishedAt < oldestAllowed) ? records.filter((r) => r.finishedAt >= oldestAllowed) : records;
   }
 
   /**
@@ -123,6 +172,7 @@ export class SagaRuntime implements SagaHost {
   stopAll(): void {
     for (const execution of [...this.running.values()]) execution.stop();
     this.running.clear();
+    this.awaiting.clear();
     this.defs.clear();
   }
 
@@ -169,13 +219,16 @@ export class SagaRuntime implements SagaHost {
   }
 }
 
-/** @internal The saga runtime of `session`, created on first use (installs the `rxslice/sagas` slice). */
-export function sagaRuntime(session: Session): SagaRuntime {
+/**
+ * @internal The saga runtime of `session`, created on first use (installs the `rxslice/sagas` and
+ * `rxslice/sagaHistory` slices; `history` is the retention of the latter, read at creation only).
+ */
+export function sagaRuntime(session: Session, history?: SagaHistoryOptions): SagaRuntime {
   const internals = session[SESSION_INTERNALS];
   let runtime = internals.extensions.get(RUNTIME) as SagaRuntime | undefined;
   if (runtime === undefined) {
     if (internals.disposed) throw new SessionDisposedError('use sagas');
-    runtime = new SagaRuntime(session);
+    runtime = new SagaRuntime(session, history);
     internals.extensions.set(RUNTIME, runtime);
   }
   return runtime;

@@ -194,6 +194,7 @@ export function createCoreSession(options: SessionOptions): Session {
       core.checkNextSeq(seq, 'skipTo');
       core.seq = seq - 1;
     },
+    onStorageFailure: (listener) => addListener(core.storageFailureListeners, listener),
     onDispose: (teardown) => core.subscriptions.add(teardown),
   };
   const internals = withAccessors<SessionInternals>(internalsData, INTERNALS_ACCESSORS);

@@ -122,6 +122,12 @@ export interface SessionInternals {
   /** Dispatches a library event (`rxslice.*`), skipping the reserved-prefix check. */
   dispatchSystem<TEvent extends Event>(event: TEvent, meta?: EnvelopeMeta): Envelope<TEvent>;
   readonly disposed: boolean;
+  /**
+   * Tells `listener` once, when the session's durable storage fails (fatal: the envelopes still
+   * queued are dropped, and every later dispatch throws the same error). For the layers that wait
+   * for a queued envelope to commit (sagas). Returns a function that removes it.
+   */
+  onStorageFailure(listener: (error: RxSliceError) => void): () => void;
   onDispose(teardown: TeardownLogic): void;
   /** Registers a slice after creation (machines install theirs this way). @throws DuplicateSliceError */
   addSlice(def: SliceDef<string, any>): void;

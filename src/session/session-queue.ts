@@ -58,6 +58,8 @@ export abstract class SessionQueue {
   readonly held: HeldCommit[] = [];
   /** Set when a durable storage failed (fatal): every later dispatch throws it. */
   storageFailure: StorageFailedError | undefined = undefined;
+  /** Told once, when a durable storage fails (see `SessionInternals.onStorageFailure`). */
+  readonly storageFailureListeners: ((error: StorageFailedError) => void)[] = [];
   /** The last envelope that entered the pipeline. */
   last: Envelope | undefined = undefined;
   /** The time of the drain in progress: what an envelope accepted while `busy` takes as `at` (see {@link SessionQueue.clock}). */
@@ -299,6 +301,8 @@ export abstract class SessionQueue {
     this.storageFailure = error;
     this.queue.length = 0;
     if (!this.disposed) this.errors$.next(error);
+    // The queued envelopes were dropped: whoever waits for one of them to commit learns it now.
+    for (const listener of [...this.storageFailureListeners]) listener(error);
     return error;
   }
 

@@ -8,7 +8,8 @@ import { installEffects } from '../effects/install-effects';
 import type { MachineDefinition } from '../machines/machine-definition';
 import { installMachine, sessionMachine, type SessionMachine } from '../machines/session-machine';
 import type { AnySagaDef, InferSagaInput, InferSagaResult } from '../sagas/define-saga';
-import { installSagas, resumeSagas, runSaga } from '../sagas/run-saga';
+import { installSagas, resumeSagas, runSaga, sagaHistory } from '../sagas/run-saga';
+import type { SagaHistoryOptions, SagaRecord } from '../sagas/saga-history';
 import type { ResumedSaga, ResumeSagasOptions, RunSagaOptions } from '../sagas/saga-runtime';
 import type { Event } from '../events/event';
 import { createCoreSession } from '../session/create-core-session';
@@ -26,6 +27,12 @@ export interface SessionOptions<TDeps = unknown> extends CoreSessionOptions {
    * start on their event. Sagas run with `runSaga` need not be listed.
    */
   readonly sagas?: readonly AnySagaDef[];
+  /**
+   * Retention of the sagas' completion records (`session.sagaHistory()`): `keepLast` (default
+   * 100) and `maxAgeMs` (default: no age limit). Given alone, it attaches the saga layer too.
+   * @throws `InvalidSagaHistoryError` for a `keepLast` that is not an integer >= 0 or a negative `maxAgeMs`.
+   */
+  readonly sagaHistory?: SagaHistoryOptions;
 }
 
 /**
@@ -45,6 +52,8 @@ export interface Session<TDeps = unknown, TEvent extends Event = Event> extends 
   runSaga<TDef extends AnySagaDef>(def: TDef, input: InferSagaInput<TDef>, options?: RunSagaOptions<TDeps>): Observable<InferSagaResult<TDef>>;
   /** Resumes the unfinished sagas recorded in the session (after a restore or reopening storage). See `resumeSagas`. */
   resumeSagas(options?: ResumeSagasOptions<TDeps>): ResumedSaga[];
+  /** The completion records of the finished sagas, oldest first, under the retention `sagaHistory`. See `sagaHistory`. */
+  sagaHistory(): readonly SagaRecord[];
   /** Installs a statechart: its snapshot becomes the slice `machine/<name>`. See `installMachine`. */
   install<TContext, TEventType extends string, TStateId extends string>(
     machine: MachineDefinition<TContext, TEventType, TStateId>,
@@ -95,7 +104,7 @@ export function createSession<TDeps = unknown, TOptions extends SessionOptions<T
   options: TOptions & SessionOptions<TDeps>,
 ): Session<TDeps, SessionEvent<TOptions>>;
 export function createSession<TDeps = unknown>(options: SessionOptions<TDeps>): Session<TDeps> {
-  const { epics, dependencies, sagas, ...core } = options;
+  const { epics, dependencies, sagas, sagaHistory: history, ...core } = options;
   const session = createCoreSession(core) as Session<TDeps>;
   let fx: ReturnType<typeof installEffects<TDeps>>;
   try {
@@ -103,7 +112,7 @@ export function createSession<TDeps = unknown>(options: SessionOptions<TDeps>): 
       ...(epics === undefined ? {} : { epics }),
       ...(dependencies === undefined ? {} : { dependencies }),
     });
-    if (sagas !== undefined) installSagas(session, { sagas, deps: dependencies });
+    if (sagas !== undefined || history !== undefined) installSagas(session, { sagas: sagas ?? [], deps: dependencies, ...(history === undefined ? {} : { history }) });
   } catch (error) {
     session.dispose(); // nothing half-open: storages closed, a durable directory unlocked
     throw error;
@@ -121,6 +130,7 @@ export function createSession<TDeps = unknown>(options: SessionOptions<TDeps>): 
       sagaDeps();
       return resumeSagas(session, opts);
     },
+    sagaHistory: () => sagaHistory(session),
     run: fx.run,
     handle: fx.handle,
     runEffect: (effect: Effect) => runEffect(session, effect),

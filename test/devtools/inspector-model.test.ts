@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { lastValueFrom } from 'rxjs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createSession, defineEvent, defineMachine, defineSaga, RetryPolicy, SagaProgressSlice, toMermaid } from '../../src/index';
+import { createSession, defineEvent, defineMachine, defineSaga, RetryPolicy, SagaHistorySlice, SagaProgressSlice, toMermaid } from '../../src/index';
 import { InspectorModel } from '../../src/devtools/index';
 import { flightRecorder } from '../../src/jsonl/index';
 import { Counter, CounterBumped, NoteAdded, Notes } from '../fixtures';
@@ -61,7 +61,7 @@ describe('InspectorModel', () => {
     expect(sagaSlice).toBeDefined();
     // The replay session has the machine's and the sagas' reducers: the live session's own make.
     const model = new InspectorModel(file, {
-      slices: [Notes, Counter, machineSlice, SagaProgressSlice],
+      slices: [Notes, Counter, machineSlice, SagaProgressSlice, SagaHistorySlice],
       session: (scheduler) => {
         const s = createSession({ slices: [Notes, Counter], sagas: [Deploy, Broken, Flaky], events: [Toggled], scheduler });
         s.install(Light);
@@ -102,7 +102,7 @@ describe('InspectorModel', () => {
     const recorder = flightRecorder(session, { file, snapshotEvery: 3 });
     session.dispatch(NoteAdded({ id: 1, text: 'first' }));
     recorder.flush();
-    const model = new InspectorModel(file, { slices: [Notes, Counter, SagaProgressSlice] });
+    const model = new InspectorModel(file, { slices: [Notes, Counter, SagaProgressSlice, SagaHistorySlice] });
     // Every cache filled on the first part of the recording.
     expect(model.types().find((t) => t.type === 'notes/added')?.count).toBe(1);
     expect(model.events({ offset: 0, limit: 10, text: 'second' }).total).toBe(0);

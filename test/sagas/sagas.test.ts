@@ -209,12 +209,15 @@ describe('dispose', () => {
 });
 
 describe('progress slice', () => {
-  it('holds the unfinished sagas only, with completed steps and results', () => {
-    const session = createSession({ slices: [] });
+  it('holds the unfinished sagas only, with their start time, completed steps and results', () => {
+    const scheduler = new VirtualTimeScheduler();
+    scheduler.schedule(() => undefined, 5);
+    scheduler.flush(); // the session's clock reads 5 ms
+    const session = createSession({ slices: [], scheduler });
     const Saga = defineSaga('s', { input: Input, steps: [step('a', { run: () => 'ra' }), step('b', { run: () => NEVER })] });
     const sub = session.runSaga(Saga, { app: 'x' }, { sagaId: 'p' }).subscribe();
     expect(session.read('rxslice/sagas')).toEqual([
-      { sagaId: 'p', saga: 's', input: { app: 'x' }, phase: 'running', completed: [{ step: 'a', result: 'ra' }], compensated: [], compensationFailures: [] },
+      { sagaId: 'p', saga: 's', input: { app: 'x' }, startedAt: 5, phase: 'running', completed: [{ step: 'a', result: 'ra' }], compensated: [], compensationFailures: [] },
     ]);
     sub.unsubscribe(); // cancel: nothing to compensate (a has no compensate) → failed
     expect(session.read('rxslice/sagas')).toEqual([]);
