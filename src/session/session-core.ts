@@ -12,7 +12,7 @@ import { applyOp, applyWindow, stageLatest } from './apply-op';
 import type { EvictedItems } from './session-types';
 import type { CommittedEnvelope } from './committed-envelope';
 import { DispatchInReducerError, InvalidEventError, ReducerError, SessionDisposedError, UnknownEventError } from './errors';
-import type { CommitListener, CommittedListener, EnvelopeDecider } from './internals';
+import type { CommitListener, CommittedListener, EnvelopeDecider, TransactionListener } from './internals';
 import type { EventMiddleware } from './event-pipeline';
 import { MiddlewareStack } from './middleware-stack';
 import { isLibraryType, SessionQueue, type HeldCommit } from './session-queue';
@@ -81,6 +81,9 @@ export class SessionCore extends SessionQueue {
   committedListeners: readonly CommittedListener[] = [];
   /** Consulted before the reducers of every non-library envelope (installed machines). */
   readonly deciders: EnvelopeDecider[] = [];
+  /** Open `session.transaction` calls (nested ones each count), and who is told when one begins or ends. */
+  transactionDepth = 0;
+  readonly transactionListeners: TransactionListener[] = [];
   readonly subscriptions = new Subscription();
   /** Committed listeners that want every commit (not only those carrying effects). */
   fullCommittedListeners = 0;
