@@ -231,12 +231,13 @@ export function createCoreSession(options: SessionOptions): Session {
       const before = session.snapshot({ tag: 'rxslice.transaction' });
       // Listeners (an attached checkpointer) hold back what a rollback may still undo until the
       // outermost transaction ends.
-      tellTransaction(core, true, true);
+      const id = ++core.transactionCount;
+      tellTransaction(core, id, true, true);
       let open = true;
       const end = (committed: boolean): void => {
         if (!open) return;
         open = false;
-        tellTransaction(core, false, committed);
+        tellTransaction(core, id, false, committed);
       };
       const rollback = (error: unknown): never => {
         try {
@@ -321,14 +322,14 @@ function guarded<T>(core: SessionCore, subject: Subject<T>, label: string): Obse
 }
 
 /** Counts a transaction in (`begin`) or out, and tells the transaction listeners; a listener that throws is reported. */
-function tellTransaction(core: SessionCore, begin: boolean, committed: boolean): void {
+function tellTransaction(core: SessionCore, id: number, begin: boolean, committed: boolean): void {
   core.transactionDepth += begin ? 1 : -1;
   if (core.transactionListeners.length === 0) return;
   const depth = core.transactionDepth;
   for (const listener of [...core.transactionListeners]) {
     try {
-      if (begin) listener.onTransactionBegin(depth);
-      else listener.onTransactionEnd(committed, depth);
+      if (begin) listener.onTransactionBegin(id, depth);
+      else listener.onTransactionEnd(id, committed, depth);
     } catch (error) {
       core.reportSubscriberFailure('transaction', error);
     }

@@ -73,14 +73,18 @@ export interface EnvelopeDecider {
  * reason given at {@link CommitListener}.
  */
 export interface TransactionListener {
-  /** A transaction began; `depth` counts the open ones, this one included (1: the outermost). */
-  onTransactionBegin(depth: number): void;
   /**
-   * A transaction ended: `committed` when its function returned (or its promise resolved), false
-   * when it was rolled back (its restore already committed and published). `depth` counts the
-   * transactions still open (0: the outermost ended).
+   * Transaction `id` (unique in the session) began; `depth` counts the open ones, this one
+   * included. Async transactions may overlap without nesting, so their ends need not come in
+   * the reverse order of their beginnings: match them by `id`.
    */
-  onTransactionEnd(committed: boolean, depth: number): void;
+  onTransactionBegin(id: number, depth: number): void;
+  /**
+   * Transaction `id` ended: `committed` when its function returned (or its promise resolved), false
+   * when it was rolled back (its restore already committed and published). `depth` counts the
+   * transactions still open (0: none).
+   */
+  onTransactionEnd(id: number, committed: boolean, depth: number): void;
 }
 
 /** @internal A slice's committed content as a computed node reads it (its storage). */

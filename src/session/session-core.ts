@@ -81,8 +81,9 @@ export class SessionCore extends SessionQueue {
   committedListeners: readonly CommittedListener[] = [];
   /** Consulted before the reducers of every non-library envelope (installed machines). */
   readonly deciders: EnvelopeDecider[] = [];
-  /** Open `session.transaction` calls (nested ones each count), and who is told when one begins or ends. */
+  /** Open `session.transaction` calls (nested ones each count), transactions begun so far (their ids), and who is told when one begins or ends. */
   transactionDepth = 0;
+  transactionCount = 0;
   readonly transactionListeners: TransactionListener[] = [];
   readonly subscriptions = new Subscription();
   /** Committed listeners that want every commit (not only those carrying effects). */

@@ -56,25 +56,32 @@ export function recordSession<TValue, TUpdate>(session: Session, target: Session
     // A session that does not freeze its items (production) keeps them as they are: the checkpoint gets its own copy.
     return value === null || typeof value !== 'object' || Object.isFrozen(value) ? value : (JSON.parse(JSON.stringify(value)) as TValue);
   };
-  /** The thread's value once every held step is written (`undefined`: no checkpoint yet). */
-  let head = target.latest();
-  /** Steps of open transactions, written when the outermost commits. */
+  /** The value of the thread's latest checkpoint written (`undefined`: none yet). */
+  let written = target.latest();
+  /** Steps of open transactions, written when no transaction is open any more. */
   const held: SessionStep<TValue, TUpdate>[] = [];
-  /** Per open transaction: where its steps begin and the thread's value before them. */
-  const marks: { readonly length: number; readonly head: TValue | undefined }[] = [];
+  /** Per open transaction (by id): how many steps were held when it began. */
+  const marks = new Map<number, number>();
+  /** Transactions open when attaching (their ids unknown): they hold steps too. */
+  let openBefore = internals.transactionDepth;
   /** Changes of one publish (a batch publishes several commits at once), and the seq of its last change of the slice. */
   let pending: Change<TUpdate>[] = [];
   let lastSeq = -1;
 
+  /** The thread's value once every held step is written. */
+  const head = (): TValue | undefined => (held.length > 0 ? (held[held.length - 1] as SessionStep<TValue, TUpdate>).values : written);
+  const write = (step: SessionStep<TValue, TUpdate>): void => {
+    target.record(step);
+    written = step.values;
+  };
   const emit = (step: SessionStep<TValue, TUpdate>): void => {
-    head = step.values;
-    if (marks.length > 0) held.push(step);
-    else target.record(step);
+    if (marks.size > 0 || openBefore > 0) held.push(step);
+    else write(step);
   };
   /** A checkpoint of the committed value, unless the thread already holds it. */
   const sync = (metadata: Readonly<Record<string, unknown>>, source: 'loop' | 'update'): void => {
     const value = committedValue();
-    if (!jsonEqual(head ?? target.defaults, value)) emit({ values: value, source, metadata });
+    if (!jsonEqual(head() ?? target.defaults, value)) emit({ values: value, source, metadata });
   };
   /** The changes of one publish are all told: checkpoint them. */
   const settle = (): void => {
@@ -85,7 +92,7 @@ export function recordSession<TValue, TUpdate>(session: Session, target: Session
       // Update steps: one delta each, when replaying them gives exactly what the session committed
       // (a reducer middleware or another reducer of the event may have changed the outcome).
       const steps: SessionStep<TValue, TUpdate>[] = [];
-      let value = head ?? target.defaults;
+      let value = head() ?? target.defaults;
       try {
         for (const c of changes) {
           const next = target.apply(value, c.updates as readonly TUpdate[]);
@@ -108,7 +115,6 @@ export function recordSession<TValue, TUpdate>(session: Session, target: Session
   };
 
   const subscription = new Subscription();
-  for (let i = 0; i < internals.transactionDepth; i++) marks.push({ length: 0, head });
   // Attaching: the thread's latest checkpoint must already be the session's committed value.
   sync({ seq: session.lastSeq, attached: true }, 'update');
   subscription.add(
@@ -124,19 +130,19 @@ export function recordSession<TValue, TUpdate>(session: Session, target: Session
     }),
   );
   const listener: TransactionListener = {
-    onTransactionBegin() {
-      marks.push({ length: held.length, head });
+    onTransactionBegin(id) {
+      marks.set(id, held.length);
     },
-    onTransactionEnd(committed) {
-      const mark = marks.pop();
-      if (mark === undefined) return;
-      if (!committed) {
-        held.length = mark.length;
-        head = mark.head;
-      }
-      if (marks.length === 0) for (const step of held.splice(0)) target.record(step);
+    onTransactionEnd(id, committed) {
+      const mark = marks.get(id);
+      if (mark === undefined) openBefore = Math.max(0, openBefore - 1);
+      marks.delete(id);
+      // A rollback drops what was held since its transaction began (an overlapping async
+      // transaction's rollback may have dropped more already).
+      if (!committed) held.length = Math.min(held.length, mark ?? 0);
+      if (marks.size === 0 && openBefore === 0) for (const step of held.splice(0)) write(step);
       // The rollback restored what the transaction began with; should the slice hold anything
-      // else (a restore that could not run), the thread follows the session.
+      // else (overlapping transactions, a restore that could not run), the thread follows the session.
       if (!committed && pending.length === 0) sync({ seq: session.lastSeq, rolledBack: true }, 'update');
     },
   };

@@ -166,6 +166,31 @@ describe.each<[string, () => CheckpointStorage]>([
     expect(cp.latest('t1')?.values).toEqual(committed(session));
   });
 
+  it('overlapping async transactions: the first one’s rollback undoes both, and neither’s work is recorded', async () => {
+    const cp = createCheckpointer({ state: Run, storage: storage() });
+    const session = createSession({ slices: [Run] });
+    cp.attach(session, 't1');
+    session.dispatch(step('start'));
+    let failFirst!: (e: Error) => void;
+    let finishSecond!: () => void;
+    const first = session.transaction(() => {
+      session.dispatch(step('first'));
+      return new Promise<void>((_resolve, reject) => (failFirst = reject));
+    });
+    const second = session.transaction(() => {
+      session.dispatch(step('second'));
+      return new Promise<void>((resolve) => (finishSecond = resolve));
+    });
+    failFirst(new Error('first failed')); // restores the state before "first": "second" goes too
+    await expect(first).rejects.toThrow('first failed');
+    finishSecond();
+    await second;
+    expect(committed(session)?.steps).toEqual(['start']);
+    expect(cp.history('t1').map((c) => stepsOf(c.values))).toEqual(['start']);
+    session.dispatch(step('after'));
+    expect(cp.history('t1').map((c) => stepsOf(c.values))).toEqual(['start,after', 'start']);
+  });
+
   it('a time-travel restore from a flight recording is recorded', () => {
     const file = join(freshDir(), 'run.jsonl');
     const cp = createCheckpointer({ state: Run, storage: storage() });
