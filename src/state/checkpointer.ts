@@ -153,10 +153,10 @@ export interface Checkpointer<TValue, TUpdate> {
    *   `batch`) are one delta each when all are updates, else one checkpoint of the result.
    *
    * Inside `session.transaction`, checkpoints are held and written, in order, when the outermost
-   * transaction commits (for an async `fn`, when its promise resolves); a rollback drops the held
-   * checkpoints of the transactions it undid, so no checkpoint ever holds rolled-back work (as in
-   * LangGraph, where a step that fails writes no checkpoint). While a transaction is open, the
-   * latest checkpoint is the state when the outermost began.
+   * transaction commits (for an async `fn`, when its promise resolves; with async transactions that
+   * overlap, when none is open any more); a rollback drops the held checkpoints of what it undid,
+   * so no checkpoint ever holds rolled-back work (as in LangGraph, where a step that fails writes
+   * no checkpoint). While a transaction is open, the latest checkpoint is the state before it.
    *
    * When attaching, if the session's state is not the thread's latest checkpoint (a reopened
    * thread, a session restored from elsewhere), the session's state is recorded first

@@ -45,8 +45,8 @@ interface Change<TUpdate> {
  * commit that changed the slice is a checkpoint: an update step as a delta (when applying its
  * updates to the previous checkpoint gives exactly what the session committed), anything else
  * (restore, rollback, reset, seed, clear, another reducer, middleware that changed the outcome) as
- * the committed value. Inside `session.transaction` the steps are held and written when the
- * outermost transaction commits; a rollback drops the steps of the transactions it undid.
+ * the committed value. Inside `session.transaction` the steps are held and written when no
+ * transaction is open any more; a rollback drops the steps held since its transaction began.
  */
 export function recordSession<TValue, TUpdate>(session: Session, target: SessionRecorderTarget<TValue, TUpdate>): Subscription {
   const handle = session.slice(target.slice); // throws SliceNotRegisteredError
