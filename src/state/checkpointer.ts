@@ -135,6 +135,9 @@ export interface Checkpointer<TValue, TUpdate> {
    * `ttlMs`; a thread whose every checkpoint is older than `ttlMs` (and not kept) is deleted.
    * The oldest kept checkpoint is stored in full, so what is kept still decodes.
    * Returns the number of checkpoints removed.
+   * @remarks Every thread is decoded first: one that does not decode fails the prune
+   * (`CHECKPOINT_CORRUPT`) with nothing removed. In a directory that `RxSliceSaver` writes too,
+   * the saver's threads are left alone (LangGraph's saver has no retention but `deleteThread`).
    */
   prune(options: { readonly keepLast?: number; readonly ttlMs?: number }): number;
   /**
@@ -237,10 +240,10 @@ export function createCheckpointer<TName extends string, TFields extends Readonl
     throw new CheckpointError('CHECKPOINT_CORRUPT', `Thread "${threadId}": ${why}; nothing was read`, cause === undefined ? undefined : { cause });
   };
   /** Decodes a thread: every record checked, every value rebuilt (fails closed). */
-  const decode = (threadId: string): Checkpoint<V>[] => {
+  const decode = (threadId: string, records: readonly CheckpointRecord[] = storage.read(threadId)): Checkpoint<V>[] => {
     const out: Checkpoint<V>[] = [];
     const byId = new Map<string, V>();
-    for (const raw of storage.read(threadId)) {
+    for (const raw of records) {
       const parsed = RecordSchema.safeParse(raw);
       if (!parsed.success) corrupt(threadId, `a record does not match the checkpoint format (${parsed.error.issues[0]?.message ?? 'invalid'})`);
       const r = parsed.data as CheckpointRecord;
@@ -365,10 +368,18 @@ export function createCheckpointer<TName extends string, TFields extends Readonl
       if (keepLast !== undefined && !(Number.isInteger(keepLast) && keepLast >= 0)) throw new CheckpointError('INVALID_CHECKPOINT_OPTIONS', 'keepLast must be an integer ≥ 0');
       let removed = 0;
       const t = now();
+      // Every thread is decoded before anything is removed: a thread that does not decode fails the
+      // prune with nothing changed. Threads of RxSliceSaver (every record has a `kind`), in a
+      // directory both write to, are not this checkpointer's: left as they are.
+      const plans: { threadId: string; raw: readonly CheckpointRecord[]; list: Checkpoint<V>[]; keep: Checkpoint<V>[] }[] = [];
       for (const threadId of storage.threads()) {
-        const list = decode(threadId);
+        const raw = storage.read(threadId);
+        if (raw.length > 0 && raw.every((r) => typeof (r as { kind?: unknown }).kind === 'string')) continue;
+        const list = decode(threadId, raw);
         const keep = list.filter((c, i) => (keepLast !== undefined && i >= list.length - keepLast) || (ttlMs !== undefined && t - c.createdAt < ttlMs));
-        if (keep.length === list.length) continue;
+        if (keep.length < list.length) plans.push({ threadId, raw, list, keep });
+      }
+      for (const { threadId, raw, list, keep } of plans) {
         removed += list.length - keep.length;
         if (keep.length === 0) {
           storage.delete(threadId);
@@ -377,7 +388,6 @@ export function createCheckpointer<TName extends string, TFields extends Readonl
           continue;
         }
         // Kept checkpoints are contiguous newest ones; the oldest kept becomes a full record.
-        const raw = storage.read(threadId);
         const first = raw.findIndex((r) => r.id === (keep[0] as Checkpoint<V>).id);
         const head = keep[0] as Checkpoint<V>;
         storage.rewrite(threadId, [{ id: head.id, threadId, parentId: null, createdAt: head.createdAt, metadata: head.metadata, values: head.values as Record<string, unknown> }, ...raw.slice(first + 1)]);

@@ -199,3 +199,26 @@ describe('checkpoint backends: update, fork, history and retention through dispo
     expect(await script(backend, clock, withPrune)).toEqual(await memoryModel(withPrune));
   });
 });
+
+describe('a directory written by a checkpointer and by the LangGraph saver', () => {
+  it('prune applies retention to the checkpointer’s threads and leaves the saver’s alone; a thread that does not decode fails it with nothing removed', async () => {
+    const dir = freshDir();
+    const cp = createCheckpointer({ state: Run, storage: checkpointFiles(dir, { fsync: false }) });
+    for (const s of ['a', 'b', 'c']) cp.put('rx', [{ steps: [s] }]);
+    // A checkpointer thread whose record the state's schema refuses (a valid frame, the wrong
+    // content): the prune fails on it, and "rx" is not pruned, whichever the directory lists first.
+    checkpointFiles(dir, { fsync: false }).append({ id: 'z1', threadId: 'zz', parentId: null, createdAt: 0, metadata: { source: 'input', step: 0 }, values: { steps: 'nope', phase: 'p' } });
+    expect(() => cp.prune({ keepLast: 1 })).toThrow(expect.objectContaining({ code: 'CHECKPOINT_CORRUPT' }));
+    expect(cp.history('rx')).toHaveLength(3);
+    cp.deleteThread('zz');
+
+    const saver = saverBackend(dir).open();
+    await saver.update('lg', { steps: ['x'] });
+    await saver.update('lg', { steps: ['y'] });
+    expect(cp.prune({ keepLast: 1 })).toBe(2);
+
+    const reopened = createCheckpointer({ state: Run, storage: checkpointFiles(dir, { fsync: false }) });
+    expect(reopened.history('rx').map((c) => c.values.steps.join(','))).toEqual(['a,b,c']);
+    expect((await saverBackend(dir).open().history('lg')).map((r) => r.values.steps.join(','))).toEqual(['x,y', 'x']);
+  });
+});
