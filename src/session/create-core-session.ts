@@ -47,6 +47,12 @@ const INTERNALS_ACCESSORS: PropertyDescriptorMap = {
     },
     enumerable: true,
   },
+  transactionDepth: {
+    get(this: WithCore) {
+      return this[CORE].transactionDepth;
+    },
+    enumerable: true,
+  },
 };
 /**
  * The properties `createSession` adds to the core session once effects, sagas and machines are
@@ -143,7 +149,7 @@ export function createCoreSession(options: SessionOptions): Session {
     return handle;
   };
 
-  const internalsData: Omit<SessionInternals, 'pendingRestores' | 'disposed'> & WithCore = {
+  const internalsData: Omit<SessionInternals, 'pendingRestores' | 'disposed' | 'transactionDepth'> & WithCore = {
     [CORE]: core,
     addSlice(def) {
       if (core.disposed) throw new SessionDisposedError(`add slice "${def.name}"`);
@@ -176,6 +182,7 @@ export function createCoreSession(options: SessionOptions): Session {
     onCommit(listener) {
       return addListener(core.commitListeners, listener);
     },
+    onTransaction: (listener) => addListener(core.transactionListeners, listener),
     addDecider: (decider) => addListener(core.deciders, decider),
     version: (name) => (registry.records.get(name) ?? registry.recordOf(name)).storage.version,
     sliceSource: (name) => registry.recordOf(name).storage,
@@ -225,8 +232,22 @@ export function createCoreSession(options: SessionOptions): Session {
       if (core.disposed) throw new SessionDisposedError('run a transaction');
       if (core.forward !== undefined) throw new UnsupportedOnSharedSessionError('transaction');
       const before = session.snapshot({ tag: 'rxslice.transaction' });
+      // Listeners (an attached checkpointer) hold back what a rollback may still undo until the
+      // outermost transaction ends.
+      const id = ++core.transactionCount;
+      tellTransaction(core, id, true, true);
+      let open = true;
+      const end = (committed: boolean): void => {
+        if (!open) return;
+        open = false;
+        tellTransaction(core, id, false, committed);
+      };
       const rollback = (error: unknown): never => {
-        if (!core.disposed) session.restore(before);
+        try {
+          if (!core.disposed) session.restore(before);
+        } finally {
+          end(false);
+        }
         throw error;
       };
       let result: TResult;
@@ -236,8 +257,12 @@ export function createCoreSession(options: SessionOptions): Session {
         return rollback(error);
       }
       if (result !== null && typeof result === 'object' && typeof (result as { then?: unknown }).then === 'function') {
-        return (result as unknown as PromiseLike<unknown>).then((value) => value, rollback) as TResult;
+        return (result as unknown as PromiseLike<unknown>).then((value) => {
+          end(true);
+          return value;
+        }, rollback) as TResult;
       }
+      end(true);
       return result;
     },
     snapshot(opts) {
@@ -297,6 +322,21 @@ export function createCoreSession(options: SessionOptions): Session {
 /** `subject` as an observable whose subscribers' failures are reported on `errors$` (see `GuardedObservable`). */
 function guarded<T>(core: SessionCore, subject: Subject<T>, label: string): Observable<T> {
   return new GuardedObservable<T>(label, (source, error) => core.reportSubscriberFailure(source, error), (subscriber) => subject.subscribe(subscriber));
+}
+
+/** Counts a transaction in (`begin`) or out, and tells the transaction listeners; a listener that throws is reported. */
+function tellTransaction(core: SessionCore, id: number, begin: boolean, committed: boolean): void {
+  core.transactionDepth += begin ? 1 : -1;
+  if (core.transactionListeners.length === 0) return;
+  const depth = core.transactionDepth;
+  for (const listener of [...core.transactionListeners]) {
+    try {
+      if (begin) listener.onTransactionBegin(id, depth);
+      else listener.onTransactionEnd(id, committed, depth);
+    } catch (error) {
+      core.reportSubscriberFailure('transaction', error);
+    }
+  }
 }
 
 /** Adds `listener` to `list`; returns the function that removes it. */

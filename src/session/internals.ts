@@ -67,6 +67,26 @@ export interface EnvelopeDecider {
   decide(env: Envelope): { readonly error: RxSliceError; readonly throws: boolean } | undefined;
 }
 
+/**
+ * @internal Told when a `session.transaction` begins and ends (nested ones too), so that a layer
+ * above can tell work a rollback may still undo from work the session committed. An object for the
+ * reason given at {@link CommitListener}.
+ */
+export interface TransactionListener {
+  /**
+   * Transaction `id` (unique in the session) began; `depth` counts the open ones, this one
+   * included. Async transactions may overlap without nesting, so their ends need not come in
+   * the reverse order of their beginnings: match them by `id`.
+   */
+  onTransactionBegin(id: number, depth: number): void;
+  /**
+   * Transaction `id` ended: `committed` when its function returned (or its promise resolved), false
+   * when it was rolled back (its restore already committed and published). `depth` counts the
+   * transactions still open (0: none).
+   */
+  onTransactionEnd(id: number, committed: boolean, depth: number): void;
+}
+
 /** @internal A slice's committed content as a computed node reads it (its storage). */
 export interface SliceSource {
   readonly version: number;
@@ -148,6 +168,14 @@ export interface SessionInternals {
    * than a `committed$` subscription on the hot path). Returns a function that removes it.
    */
   onCommitted(listener: CommittedListener): () => void;
+  /** Open `session.transaction` calls, nested ones included (0 outside any). */
+  readonly transactionDepth: number;
+  /**
+   * Tells `listener` when each `session.transaction` begins and ends (see {@link TransactionListener}).
+   * A listener that throws is reported on `errors$` (source `'transaction'`); the transaction's
+   * outcome does not change. Returns a function that removes it.
+   */
+  onTransaction(listener: TransactionListener): () => void;
   /** Adds a decider consulted before the reducers of every non-library envelope (see {@link EnvelopeDecider}). Returns a function that removes it. */
   addDecider(decider: EnvelopeDecider): () => void;
   /** Per-session registry for higher layers (computed handles, installed machines, effect runners). */

@@ -15,7 +15,7 @@ import { extend } from '../slices/slice-op';
 import type { EvictedItems } from './session-types';
 import type { CommittedEnvelope } from './committed-envelope';
 import { DispatchInReducerError, InvalidEventError, InvalidSliceItemError, ReducerError, SessionDisposedError, StorageAheadError, UnknownEventError } from './errors';
-import type { CommitListener, CommittedListener, EnvelopeDecider } from './internals';
+import type { CommitListener, CommittedListener, EnvelopeDecider, TransactionListener } from './internals';
 import type { EventMiddleware } from './event-pipeline';
 import { MiddlewareStack } from './middleware-stack';
 import { isLibraryType, SessionQueue, type HeldCommit } from './session-queue';
@@ -84,6 +84,10 @@ export class SessionCore extends SessionQueue {
   committedListeners: readonly CommittedListener[] = [];
   /** Consulted before the reducers of every non-library envelope (installed machines). */
   readonly deciders: EnvelopeDecider[] = [];
+  /** Open `session.transaction` calls (nested ones each count), transactions begun so far (their ids), and who is told when one begins or ends. */
+  transactionDepth = 0;
+  transactionCount = 0;
+  readonly transactionListeners: TransactionListener[] = [];
   readonly subscriptions = new Subscription();
   /** Committed listeners that want every commit (not only those carrying effects). */
   fullCommittedListeners = 0;

@@ -5,6 +5,7 @@ import { deepFreeze } from '../internal/freeze';
 import type { Session } from '../session/session-types';
 import { newSnapshotId } from '../snapshots/snapshot';
 import type { StateDef, StateUpdate, StateValue } from './define-state';
+import { recordSession, type SessionStep } from './session-recorder';
 
 /** Thrown by a checkpointer: an unknown thread or checkpoint, bad options, or a stored record that does not decode. */
 export class CheckpointError extends RxSliceError {
@@ -134,11 +135,49 @@ export interface Checkpointer<TValue, TUpdate> {
    * `ttlMs`; a thread whose every checkpoint is older than `ttlMs` (and not kept) is deleted.
    * The oldest kept checkpoint is stored in full, so what is kept still decodes.
    * Returns the number of checkpoints removed.
+   * @remarks Every thread is decoded first: one that does not decode fails the prune
+   * (`CHECKPOINT_CORRUPT`) with nothing removed. In a directory that `RxSliceSaver` writes too,
+   * the saver's threads are left alone (LangGraph's saver has no retention but `deleteThread`).
    */
   prune(options: { readonly keepLast?: number; readonly ttlMs?: number }): number;
   /**
-   * Records every committed update event of the state in `session` as a checkpoint of
-   * `threadId` (`source: 'loop'`), from now on; unsubscribe to stop.
+   * Keeps thread `threadId` on what `session` committed: from now on, every commit that changes
+   * the state's slice is a checkpoint, so the thread's latest checkpoint always equals the
+   * session's committed state, and a fork or a resume from it never brings back undone work.
+   *
+   * @remarks Keyed on the slice's committed content, not on event types:
+   * - an update step is a delta (`source: 'loop'`, metadata `seq`) when applying its updates to
+   *   the previous checkpoint gives exactly what the session committed; otherwise (a reducer
+   *   middleware or another reducer changed the outcome) the committed value is stored in full;
+   * - any other change (`session.restore`, a time-travel `restoreTo`, a transaction's rollback,
+   *   `reset`, `seed`, `clear`, a reducer of another event) is a full checkpoint of the committed
+   *   value (`source: 'update'`, metadata `seq` and `event`, the type of the event that changed it);
+   * - an update that changes nothing records nothing; several commits published at once (a
+   *   `batch`) are one delta each when all are updates, else one checkpoint of the result.
+   *
+   * Inside `session.transaction`, checkpoints are held and written, in order, when the outermost
+   * transaction commits (for an async `fn`, when its promise resolves; with async transactions that
+   * overlap, when none is open any more); a rollback drops the held checkpoints of what it undid,
+   * so no checkpoint ever holds rolled-back work (as in LangGraph, where a step that fails writes
+   * no checkpoint). While a transaction is open, the latest checkpoint is the state before it.
+   *
+   * When attaching, if the session's state is not the thread's latest checkpoint (a reopened
+   * thread, a session restored from elsewhere), the session's state is recorded first
+   * (`source: 'update'`, metadata `attached: true`); a thread without checkpoints and a session
+   * at the defaults record nothing until the first change. Writes are synchronous, inside the
+   * commit's notification; a storage failure is reported on the session's `errors$`.
+   * Unsubscribe to stop (checkpoints held by an open transaction are then dropped).
+   * @throws `SliceNotRegisteredError` when the state is not a slice of `session`;
+   * {@link CheckpointError} when the thread's records do not decode (`CHECKPOINT_CORRUPT`).
+   * @example
+   * ```ts
+   * checkpoints.attach(session, 't1');
+   * session.dispatch(Run.update({ steps: ['plan'] }));
+   * session.transaction(() => {
+   *   session.dispatch(Run.update({ steps: ['oops'] }));
+   *   throw new Error('abort');
+   * }); // throws; the thread's latest checkpoint is still { steps: ['plan'] }
+   * ```
    */
   attach(session: Session, threadId: string): Subscription;
   /** Bytes stored, as JSON. */
@@ -201,10 +240,10 @@ export function createCheckpointer<TName extends string, TFields extends Readonl
     throw new CheckpointError('CHECKPOINT_CORRUPT', `Thread "${threadId}": ${why}; nothing was read`, cause === undefined ? undefined : { cause });
   };
   /** Decodes a thread: every record checked, every value rebuilt (fails closed). */
-  const decode = (threadId: string): Checkpoint<V>[] => {
+  const decode = (threadId: string, records: readonly CheckpointRecord[] = storage.read(threadId)): Checkpoint<V>[] => {
     const out: Checkpoint<V>[] = [];
     const byId = new Map<string, V>();
-    for (const raw of storage.read(threadId)) {
+    for (const raw of records) {
       const parsed = RecordSchema.safeParse(raw);
       if (!parsed.success) corrupt(threadId, `a record does not match the checkpoint format (${parsed.error.issues[0]?.message ?? 'invalid'})`);
       const r = parsed.data as CheckpointRecord;
@@ -271,14 +310,17 @@ export function createCheckpointer<TName extends string, TFields extends Readonl
     if (index < 0) throw new CheckpointError('CHECKPOINT_NOT_FOUND', `Thread "${threadId}" has no checkpoint "${checkpointId}"`);
     return { list, index };
   };
+  /** The newest checkpoint of a thread, from what this checkpointer wrote or else from storage. */
+  const parentOf = (threadId: string): Checkpoint<V> | undefined => {
+    const known = tip.get(threadId);
+    if (known !== undefined) return known;
+    const list = decode(threadId);
+    sync(threadId, list);
+    return list.at(-1);
+  };
   const step = (threadId: string, updates: readonly U[], extra: Readonly<Record<string, unknown>>, source: 'input' | 'loop' | 'update'): Checkpoint<V> => {
     checkThread(threadId);
-    let parent = tip.get(threadId);
-    if (parent === undefined) {
-      const list = decode(threadId);
-      sync(threadId, list);
-      parent = list.at(-1);
-    }
+    const parent = parentOf(threadId);
     const parsed = updatesSchema.safeParse({ updates });
     if (!parsed.success) throw new CheckpointError('INVALID_CHECKPOINT_OPTIONS', `the updates do not match the state "${state.name}" (${parsed.error.issues[0]?.message ?? 'invalid'})`);
     const clean = (parsed.data as { updates: U[] }).updates;
@@ -326,10 +368,18 @@ export function createCheckpointer<TName extends string, TFields extends Readonl
       if (keepLast !== undefined && !(Number.isInteger(keepLast) && keepLast >= 0)) throw new CheckpointError('INVALID_CHECKPOINT_OPTIONS', 'keepLast must be an integer ≥ 0');
       let removed = 0;
       const t = now();
+      // Every thread is decoded before anything is removed: a thread that does not decode fails the
+      // prune with nothing changed. Threads of RxSliceSaver (every record has a `kind`), in a
+      // directory both write to, are not this checkpointer's: left as they are.
+      const plans: { threadId: string; raw: readonly CheckpointRecord[]; list: Checkpoint<V>[]; keep: Checkpoint<V>[] }[] = [];
       for (const threadId of storage.threads()) {
-        const list = decode(threadId);
+        const raw = storage.read(threadId);
+        if (raw.length > 0 && raw.every((r) => typeof (r as { kind?: unknown }).kind === 'string')) continue;
+        const list = decode(threadId, raw);
         const keep = list.filter((c, i) => (keepLast !== undefined && i >= list.length - keepLast) || (ttlMs !== undefined && t - c.createdAt < ttlMs));
-        if (keep.length === list.length) continue;
+        if (keep.length < list.length) plans.push({ threadId, raw, list, keep });
+      }
+      for (const { threadId, raw, list, keep } of plans) {
         removed += list.length - keep.length;
         if (keep.length === 0) {
           storage.delete(threadId);
@@ -338,7 +388,6 @@ export function createCheckpointer<TName extends string, TFields extends Readonl
           continue;
         }
         // Kept checkpoints are contiguous newest ones; the oldest kept becomes a full record.
-        const raw = storage.read(threadId);
         const first = raw.findIndex((r) => r.id === (keep[0] as Checkpoint<V>).id);
         const head = keep[0] as Checkpoint<V>;
         storage.rewrite(threadId, [{ id: head.id, threadId, parentId: null, createdAt: head.createdAt, metadata: head.metadata, values: head.values as Record<string, unknown> }, ...raw.slice(first + 1)]);
@@ -348,8 +397,23 @@ export function createCheckpointer<TName extends string, TFields extends Readonl
     },
     attach: (session, threadId) => {
       checkThread(threadId);
-      return session.committed$.subscribe((c) => {
-        if (state.Updated.match(c.event)) step(threadId, (c.event.payload as { updates: U[] }).updates, { seq: c.seq }, 'loop');
+      return recordSession<V, U>(session, {
+        slice: state,
+        defaults: state.defaults,
+        isUpdate: (event) => state.Updated.match(event as { type: string }),
+        updatesOf: (event) => {
+          const parsed = updatesSchema.safeParse((event as { payload: unknown }).payload);
+          return parsed.success ? (parsed.data as { updates: U[] }).updates : undefined;
+        },
+        apply: (value, updates) => state.apply(value, updates),
+        latest: () => parentOf(threadId)?.values,
+        record: (s: SessionStep<V, U>) => {
+          const parent = parentOf(threadId);
+          // A delta only on the very checkpoint the step was computed from (another writer of the thread makes it a full record).
+          const delta = s.updates !== undefined && parent !== undefined && parent.values === s.base;
+          const metadata = { ...s.metadata, source: parent === undefined ? 'input' : s.source, step: parent === undefined ? 0 : parent.metadata.step + 1 } as CheckpointMetadata;
+          write(threadId, parent, metadata, delta ? s.updates : undefined, s.values);
+        },
       });
     },
     bytes: () => storage.bytes(),
