@@ -16,7 +16,9 @@ import { BODY_OFFSET, crcOf, encodeLine, lineCrc } from './recording-format';
  *   `["s",[items],appended]` restore, `["u",index,[item]]` the item at index replaced (the other
  *   items keep their place and time), `["c"]` clear all, `["f",n]` / `["b",n]` drop n items at the
  *   front / back, `["i",[indices]]` drop those indices (ascending).
- * - `LOCK` (proper-lockfile's lock directory) and `LOCK.owner.json` (pid, host, since).
+ * - `LOCK` (proper-lockfile's lock directory), `LOCK.owner.json` (pid, host, since: written before
+ *   `LOCK` is made) and, while a process acquires or releases the lock, `LOCK.takeover` (its mutex,
+ *   naming its maker); see `directory-lock.ts`.
  */
 export const BASE_FORMAT = 'rxslice.journal-base';
 /** @internal */
