@@ -8,6 +8,7 @@ import { formatReport } from '../transcripts/report';
 import { createTranscriptSession, replayTranscript, type TranscriptSession } from '../transcripts/replay';
 import { describeRecording, openStored, recordingFileOf, saveStored, startRecording } from '../transcripts/durable';
 import { progress, type CliIO, type Progress } from './progress';
+import { quote } from '../internal/quote';
 
 /** Options of `rxslice replay`. */
 export interface ReplayCommandOptions {
@@ -42,10 +43,10 @@ function readInputs(cwd: string, args: readonly string[]): { inputs: Input[]; pr
     const full = path.resolve(cwd, arg);
     try {
       const files = statSync(full).isDirectory() ? jsonlIn(full) : [full];
-      if (files.length === 0) problems.push(`"${arg}" is a directory without .jsonl files`);
+      if (files.length === 0) problems.push(`${quote(arg)} is a directory without .jsonl files`);
       for (const file of files) inputs.push({ label: file !== full ? path.basename(file) : arg, text: readFileSync(file, 'utf8') });
     } catch (error) {
-      problems.push(`cannot read "${arg}": ${describe(error)}`);
+      problems.push(`cannot read ${quote(arg)}: ${describe(error)}`);
     }
   }
   return { inputs, problems };

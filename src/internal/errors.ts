@@ -1,3 +1,4 @@
+import { clip, messageOf } from './quote';
 /**
  * Error codes carried by every {@link RxSliceError}. Codes are stable strings: match on
  * them rather than on messages or class identity.
@@ -110,7 +111,7 @@ export class SubscriberError extends RxSliceError {
   ) {
     super(
       'SUBSCRIBER_FAILED',
-      `A subscriber of ${source} threw: ${cause instanceof Error ? cause.message : String(cause)}. The other subscribers got the value; the session is unaffected. Catch errors in the subscriber, or add catchError/an error callback to the chain.`,
+      `A subscriber of ${source} threw: ${messageOf(cause)}. The other subscribers got the value; the session is unaffected. Catch errors in the subscriber, or add catchError/an error callback to the chain.`,
       { cause },
     );
   }
@@ -130,7 +131,7 @@ export interface ValidationIssue {
 export function formatIssues(issues: readonly ValidationIssue[]): string {
   return issues
     .slice(0, 5)
-    .map((i) => `${i.path.length > 0 ? i.path.map(String).join('.') : '(root)'}: ${i.message}`)
+    .map((i) => `${i.path.length > 0 ? clip(i.path.map(String).join('.')) : '(root)'}: ${clip(i.message)}`)
     .join('; ')
     .concat(issues.length > 5 ? `; and ${issues.length - 5} more` : '');
 }

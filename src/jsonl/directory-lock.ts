@@ -5,6 +5,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import lockfile from 'proper-lockfile';
 import { RxSliceError } from '../internal/errors';
+import { messageOf, quote } from '../internal/quote';
 
 /** Who holds a storage directory's lock (the owner file written next to the lock). */
 export interface LockHolder {
@@ -26,7 +27,7 @@ export class StorageLockedError extends RxSliceError {
   constructor(readonly dir: string, readonly holder: LockHolder | undefined) {
     super(
       'STORAGE_LOCKED',
-      `Storage directory "${dir}" is locked by ${holder === undefined ? 'another writer (owner unknown)' : `pid ${holder.pid} on ${holder.host} since ${holder.since}`}. Only one session may write a directory; dispose the other session, or wait for its lock to go stale if that process died.`,
+      `Storage directory ${quote(dir)} is locked by ${holder === undefined ? 'another writer (owner unknown)' : `pid ${holder.pid} on ${holder.host} since ${holder.since}`}. Only one session may write a directory; dispose the other session, or wait for its lock to go stale if that process died.`,
     );
   }
 }
@@ -35,7 +36,7 @@ export class StorageLockedError extends RxSliceError {
 export class StorageLockCompromisedError extends RxSliceError {
   override readonly name = 'StorageLockCompromisedError';
   constructor(readonly dir: string, cause: unknown) {
-    super('STORAGE_LOCK_COMPROMISED', `The lock of storage directory "${dir}" was compromised (${cause instanceof Error ? cause.message : String(cause)}); this writer stopped writing.`, { cause });
+    super('STORAGE_LOCK_COMPROMISED', `The lock of storage directory ${quote(dir)} was compromised (${messageOf(cause)}); this writer stopped writing.`, { cause });
   }
 }
 

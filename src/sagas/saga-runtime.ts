@@ -8,6 +8,7 @@ import type { AnySagaDef, InferSagaInput, InferSagaResult } from './define-saga'
 import { DuplicateSagaError, InvalidSagaDefinitionError, InvalidSagaInputError, UnknownSagaError } from './errors';
 import { SagaExecution, type SagaHost } from './saga-execution';
 import { SagaProgressSlice, type SagaProgress } from './saga-progress';
+import { quote } from '../internal/quote';
 
 /** Options of `session.runSaga`. */
 export interface RunSagaOptions<TDeps = unknown> {
@@ -87,7 +88,7 @@ export class SagaRuntime implements SagaHost {
       const known = seen.get(def.name);
       seen.set(def.name, def);
       if (known !== undefined && known !== def) {
-        throw new InvalidSagaDefinitionError(def.name, `two different sagas are named "${def.name}" in this session; resumeSagas finds an unfinished saga by its name, so names must be unique`);
+        throw new InvalidSagaDefinitionError(def.name, `two different sagas are named ${quote(def.name)} in this session; resumeSagas finds an unfinished saga by its name, so names must be unique`);
       }
     }
     for (const def of defs) this.defs.set(def.name, def);
@@ -138,7 +139,7 @@ export class SagaRuntime implements SagaHost {
 
   run<TDef extends AnySagaDef>(def: TDef, input: InferSagaInput<TDef>, options: RunSagaOptions = {}): Observable<InferSagaResult<TDef>> {
     return new Observable<InferSagaResult<TDef>>((subscriber) => {
-      if (this.internals.disposed) throw new SessionDisposedError(`run saga "${def.name}"`);
+      if (this.internals.disposed) throw new SessionDisposedError(`run saga ${quote(def.name)}`);
       const parsed = def.input.safeParse(input);
       if (!parsed.success) throw new InvalidSagaInputError(def.name, toIssues(parsed.error.issues));
       const sagaId = options.sagaId ?? newSagaId();
