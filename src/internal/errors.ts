@@ -1,4 +1,8 @@
 import { clip, messageOf } from './quote';
+
+/** The longest message an {@link RxSliceError} keeps (characters); longer ones are cut, with their length. */
+const MAX_MESSAGE_CHARS = 8000;
+
 /**
  * Error codes carried by every {@link RxSliceError}. Codes are stable strings: match on
  * them rather than on messages or class identity.
@@ -71,7 +75,9 @@ export class RxSliceError extends Error {
   readonly code: RxSliceErrorCode;
 
   constructor(code: RxSliceErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
+    // Messages quote user input through quote/clip (src/internal/quote.ts); this bound is the
+    // backstop for a message built some other way.
+    super(message.length > MAX_MESSAGE_CHARS ? clip(message, MAX_MESSAGE_CHARS) : message, options);
     this.code = code;
   }
 }

@@ -2,7 +2,8 @@
 // length; a cause's message 1000), whatever the input; the whole value stays on the error.
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { append, createSession, defineEvent, defineSlice, snapshotFromJSON, type RxSliceError } from '../../src/index';
+import { append, createSession, defineEvent, defineSlice, snapshotFromJSON } from '../../src/index';
+import { RxSliceError } from '../../src/internal/errors';
 import { clip, quote } from '../../src/internal/quote';
 import { SliceNotRegisteredError } from '../../src/session/errors';
 import { InvalidSagaInputError } from '../../src/sagas/errors';
@@ -76,6 +77,12 @@ describe('bounded error messages', () => {
     expect(e.code).toBe('UNKNOWN_SLICE');
     expect(e.message.length).toBeLessThan(MAX_MESSAGE);
     expect((e as unknown as { sliceName: string }).sliceName).toHaveLength(TEN_MB);
+  });
+
+  it('any RxSliceError message is cut at 8000 characters, whatever built it', () => {
+    const e = new RxSliceError('SOME_CODE', `built without quote: ${huge}`);
+    expect(e.message.length).toBeLessThan(8100);
+    expect(e.message).toMatch(/… \(\d{8} characters\)$/);
   });
 
   it('other classes: slice name, saga input issues, a damaged storage file path', () => {
