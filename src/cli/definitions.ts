@@ -3,6 +3,7 @@ import { pathToFileURL } from 'node:url';
 import { readRecordingHeader } from '../jsonl/read-recording';
 import type { InspectorDefinitions } from '../devtools/inspector-model';
 import { TRANSCRIPT_LABEL, transcriptDefinitions } from '../transcripts/durable';
+import { messageOf, quote } from '../internal/quote';
 
 /** A recording the command line cannot read without being told its slice definitions. */
 export class DefinitionsError extends Error {
@@ -27,7 +28,7 @@ interface TsxApi {
  */
 async function loadModule(file: string, given: string): Promise<unknown> {
   const url = pathToFileURL(file).href;
-  const cannot = (e: unknown) => new DefinitionsError(`cannot load --session module "${given}": ${e instanceof Error ? e.message : String(e)}`);
+  const cannot = (e: unknown) => new DefinitionsError(`cannot load --session module ${quote(given)}: ${messageOf(e)}`);
   if (!TYPESCRIPT.test(file)) {
     try {
       return await import(url);
@@ -40,7 +41,7 @@ async function loadModule(file: string, given: string): Promise<unknown> {
     tsx = (await import('tsx/esm/api')) as TsxApi;
   } catch {
     throw new DefinitionsError(
-      `--session module "${given}" is TypeScript, and loading it needs the package tsx, which is not installed: ` +
+      `--session module ${quote(given)} is TypeScript, and loading it needs the package tsx, which is not installed: ` +
         'run `npm i -D tsx` beside rxslice, or compile the module to JavaScript and pass the .js file',
     );
   }
@@ -65,7 +66,7 @@ export async function definitionsFor(file: string, sessionModule: string | undef
     const mod = (await loadModule(path.resolve(cwd, sessionModule), sessionModule)) as Partial<InspectorDefinitions> & { default?: Partial<InspectorDefinitions> };
     const defs = Array.isArray(mod.slices) ? mod : mod.default;
     if (defs === undefined || !Array.isArray(defs.slices)) {
-      throw new DefinitionsError(`--session module "${sessionModule}" must export \`slices\` (the recorded session's slice definitions), and may export \`session\` (scheduler) => Session and \`machines\``);
+      throw new DefinitionsError(`--session module ${quote(sessionModule)} must export \`slices\` (the recorded session's slice definitions), and may export \`session\` (scheduler) => Session and \`machines\``);
     }
     return {
       slices: defs.slices,
@@ -75,7 +76,7 @@ export async function definitionsFor(file: string, sessionModule: string | undef
   }
   if (header.label === TRANSCRIPT_LABEL) return transcriptDefinitions();
   throw new DefinitionsError(
-    `${file} was recorded ${header.label === undefined ? 'without a label' : `with label "${header.label}"`}, so its slice definitions are unknown: ` +
+    `${file} was recorded ${header.label === undefined ? 'without a label' : `with label ${quote(header.label)}`}, so its slice definitions are unknown: ` +
       'pass --session <module>, a module exporting `slices` (and optionally `session` and `machines`)',
   );
 }

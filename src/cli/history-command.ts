@@ -2,6 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import type { CheckpointRecord } from '../state/checkpointer';
 import { checkpointFiles } from '../jsonl/checkpoint-files';
 import type { LangGraphBlob, LangGraphRecord } from '../langgraph/rxslice-saver';
+import { quote } from '../internal/quote';
 
 /** A directory or thread `rxslice history` cannot list (printed on stderr, exit code 1). */
 export class HistoryError extends Error {
@@ -145,14 +146,14 @@ function saverRows(records: readonly LangGraphRecord[], where: string): HistoryR
  * ```
  */
 export function threadHistory(dir: string, thread: string): ThreadHistory {
-  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new HistoryError(`"${dir}" is not a directory of checkpoint files (checkpointFiles(dir) writes them)`);
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new HistoryError(`${quote(dir)} is not a directory of checkpoint files (checkpointFiles(dir) writes them)`);
   const storage = checkpointFiles<{ readonly threadId: string }>(dir, { fsync: false });
   const records: readonly unknown[] = storage.read(thread);
   if (records.length === 0) {
     const threads = storage.threads();
     throw new HistoryError(
-      `"${dir}" holds no checkpoint of thread "${thread}"; ` +
-        (threads.length === 0 ? 'it holds no thread at all' : `its threads: ${threads.slice(0, 20).map((t) => `"${t}"`).join(', ')}${threads.length > 20 ? `, … (${threads.length})` : ''}`),
+      `${quote(dir)} holds no checkpoint of thread ${quote(thread)}; ` +
+        (threads.length === 0 ? 'it holds no thread at all' : `its threads: ${threads.slice(0, 20).map((t) => `${quote(t)}`).join(', ')}${threads.length > 20 ? `, … (${threads.length})` : ''}`),
     );
   }
   const where = `"${dir}", thread "${thread}"`;

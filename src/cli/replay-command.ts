@@ -9,6 +9,7 @@ import { createTranscriptSession, replayTranscript, type TranscriptSession } fro
 import { describeRecording, openStored, recordingFileOf, saveStored, startRecording } from '../transcripts/durable';
 import { inputKind, refusal } from './input-kind';
 import { progress, type CliIO, type Progress } from './progress';
+import { quote } from '../internal/quote';
 
 /** Options of `rxslice replay`. */
 export interface ReplayCommandOptions {
@@ -62,7 +63,7 @@ function readInputs(cwd: string, args: readonly string[]): { inputs: Input[]; pr
         else inputs.push({ label, text: readFileSync(file, 'utf8') });
       }
     } catch (error) {
-      problems.push(`rxslice replay: cannot read "${arg}": ${describe(error)}`);
+      problems.push(`rxslice replay: cannot read ${quote(arg)}: ${describe(error)}`);
     }
   }
   return { inputs, problems };

@@ -1,4 +1,5 @@
 import { RxSliceError } from '../internal/errors';
+import { messageOf, quote } from '../internal/quote';
 
 /**
  * Thrown when a computed slice is used where a writable slice is expected: registered as a
@@ -19,7 +20,7 @@ export class ComputedReadOnlyError extends RxSliceError {
   ) {
     super(
       'COMPUTED_READ_ONLY',
-      `Cannot ${operation} "${computedName}": it is a computed slice, which is read-only. Dispatch events to the slices it derives from, and read it with session.computed(def).`,
+      `Cannot ${operation} ${quote(computedName)}: it is a computed slice, which is read-only. Dispatch events to the slices it derives from, and read it with session.computed(def).`,
     );
   }
 }
@@ -38,7 +39,7 @@ export class ComputedError extends RxSliceError {
   ) {
     super(
       'COMPUTED_FAILED',
-      `Computed slice "${computedName}" failed: ${cause instanceof Error ? cause.message : String(cause)}. Its previous value is kept; make its project function total (it must be pure and must not throw).`,
+      `Computed slice ${quote(computedName)} failed: ${messageOf(cause)}. Its previous value is kept; make its project function total (it must be pure and must not throw).`,
       { cause },
     );
   }
@@ -52,6 +53,6 @@ export class InvalidComputedError extends RxSliceError {
     readonly computedName: string,
     reason: string,
   ) {
-    super('INVALID_COMPUTED', `Computed slice "${computedName}" is invalid: ${reason}`);
+    super('INVALID_COMPUTED', `Computed slice ${quote(computedName)} is invalid: ${reason}`);
   }
 }

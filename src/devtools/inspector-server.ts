@@ -8,6 +8,7 @@ import { isRxSliceError, RxSliceError } from '../internal/errors';
 import { InspectorModel, type InspectorDefinitions } from './inspector-model';
 import { INSPECTOR_PAGE } from './inspector-page';
 import { refusalOf, type LocalServerIdentity } from './local-request-guard';
+import { clip, quote } from '../internal/quote';
 
 /** Where an inspector listens, and which requests it answers (see `refusalOf`). */
 export interface InspectorListenOptions {
@@ -127,10 +128,10 @@ const intParam = (url: URL, name: string, fallback?: number): number => {
   const raw = url.searchParams.get(name);
   if (raw === null || raw === '') {
     if (fallback !== undefined) return fallback;
-    throw new BadRequest(`query parameter "${name}" is required`);
+    throw new BadRequest(`query parameter ${quote(name)} is required`);
   }
   const n = Number(raw);
-  if (!Number.isInteger(n)) throw new BadRequest(`query parameter "${name}" must be an integer, got ${JSON.stringify(raw)}`);
+  if (!Number.isInteger(n)) throw new BadRequest(`query parameter ${quote(name)} must be an integer, got ${clip(JSON.stringify(raw))}`);
   return n;
 };
 

@@ -3,6 +3,7 @@ import { defineEvent } from '../events/define-event';
 import type { Event, EventCreator } from '../events/event';
 import { InvalidEffectDefinitionError, InvalidEffectOptionsError } from './errors';
 import { InvalidRetryPolicyError, RetryPolicy, type RetrySpec } from './retry-policy';
+import { quote } from '../internal/quote';
 
 /**
  * An effect request: plain data `{ type, payload }`, like an event, produced by reducers with
@@ -138,7 +139,7 @@ export function defineEffect(
     throw new InvalidEffectDefinitionError(type, `timeoutMs must be > 0 (got ${options.timeoutMs}); omit it for no timeout`);
   }
   if (options.concurrency !== undefined && !CONCURRENCY.includes(options.concurrency)) {
-    throw new InvalidEffectDefinitionError(type, `concurrency must be one of ${CONCURRENCY.join(', ')} (got "${String(options.concurrency)}")`);
+    throw new InvalidEffectDefinitionError(type, `concurrency must be one of ${CONCURRENCY.join(', ')} (got ${quote(String(options.concurrency))})`);
   }
   const event = schema === undefined ? defineEvent(type) : defineEvent(type, schema);
   const creator = (payload?: unknown, own?: EffectRunOptions): Effect => {
@@ -167,7 +168,7 @@ export function instanceOptions(type: string, own: unknown): EffectInstanceOptio
   }
   const { retry, timeoutMs } = own as { retry?: unknown; timeoutMs?: unknown };
   const unknownKeys = Object.keys(own).filter((k) => k !== 'retry' && k !== 'timeoutMs');
-  if (unknownKeys.length > 0) throw new InvalidEffectOptionsError(type, `unknown option(s) ${unknownKeys.map((k) => `"${k}"`).join(', ')}; concurrency, compensate and onSuccess belong to defineEffect`);
+  if (unknownKeys.length > 0) throw new InvalidEffectOptionsError(type, `unknown option(s) ${unknownKeys.map((k) => `${quote(k)}`).join(', ')}; concurrency, compensate and onSuccess belong to defineEffect`);
   if (timeoutMs !== undefined && !(typeof timeoutMs === 'number' && timeoutMs > 0 && Number.isFinite(timeoutMs))) {
     throw new InvalidEffectOptionsError(type, `timeoutMs must be a finite number > 0 (got ${String(timeoutMs)}); leave it out to use the effect type's`);
   }

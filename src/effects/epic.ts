@@ -8,6 +8,7 @@ import type { SessionReader } from '../slices/reducer';
 import { EpicFailedError, InvalidEpicOutputError } from './errors';
 import { EffectFailed, errorInfo } from './lifecycle-events';
 import { effectMeta } from './execute-effect';
+import { quote } from '../internal/quote';
 
 /**
  * A long-running workflow over the committed event stream (redux-observable's epic):
@@ -78,9 +79,9 @@ export interface EpicHandle {
 export function runEpic<TDeps>(session: Session, epic: Epic<TDeps>, options: EpicOptions<TDeps> = {}): EpicHandle {
   const internals = session[SESSION_INTERNALS];
   const name = options.name ?? (epic.name || 'anonymousEpic');
-  if (internals.disposed) throw new SessionDisposedError(`run epic "${name}"`);
+  if (internals.disposed) throw new SessionDisposedError(`run epic ${quote(name)}`);
   const maxFailures = options.maxConsecutiveFailures ?? 10;
-  if (!(maxFailures >= 1)) throw new RangeError(`maxConsecutiveFailures of epic "${name}" must be ≥ 1 (got ${maxFailures}).`);
+  if (!(maxFailures >= 1)) throw new RangeError(`maxConsecutiveFailures of epic ${quote(name)} must be ≥ 1 (got ${maxFailures}).`);
   const resubscribe = options.resubscribe ?? true;
   if (options.events !== undefined) internals.declareEvents(options.events.map((creator) => creator.type));
   const reader: SessionReader = { read: (slice) => session.read(slice) };

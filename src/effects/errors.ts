@@ -1,6 +1,6 @@
 import { RxSliceError } from '../internal/errors';
+import { messageOf, quote } from '../internal/quote';
 
-const messageOf = (cause: unknown): string => (cause instanceof Error ? cause.message : String(cause));
 
 /** Where an effect failed: its handler (after the last attempt), its payload check, or one of its mapping callbacks. */
 export type EffectFailureStage = 'handler' | 'validation' | 'onSuccess' | 'compensate';
@@ -22,9 +22,9 @@ export class EffectFailedError extends RxSliceError {
     super(
       'EFFECT_FAILED',
       stage === 'handler'
-        ? `Effect "${effectType}" (#${effectId}) failed after ${attempts} attempt(s): ${messageOf(cause)}. ` +
+        ? `Effect ${quote(effectType)} (#${effectId}) failed after ${attempts} attempt(s): ${messageOf(cause)}. ` +
             `Give it a retry policy or a compensate callback in defineEffect(type, schema, { retry, compensate }).`
-        : `Effect "${effectType}" (#${effectId}) failed in its ${stage} step: ${messageOf(cause)}.`,
+        : `Effect ${quote(effectType)} (#${effectId}) failed in its ${stage} step: ${messageOf(cause)}.`,
       { cause },
     );
   }
@@ -43,7 +43,7 @@ export class EffectTimeoutError extends RxSliceError {
   ) {
     super(
       'EFFECT_TIMEOUT',
-      `Attempt ${attempt} of effect "${effectType}" did not finish within ${timeoutMs} ms and was cancelled. ` +
+      `Attempt ${attempt} of effect ${quote(effectType)} did not finish within ${timeoutMs} ms and was cancelled. ` +
         `Raise timeoutMs (defineEffect's, or this instance's: Fx(payload, { timeoutMs })) or make the handler observe ctx.signal.`,
     );
   }
@@ -58,7 +58,7 @@ export class EffectCancelledError extends RxSliceError {
     /** The attempt that was running (1 for the first). */
     readonly attempt: number,
   ) {
-    super('EFFECT_CANCELLED', `Attempt ${attempt} of effect "${effectType}" was cancelled before it finished.`);
+    super('EFFECT_CANCELLED', `Attempt ${attempt} of effect ${quote(effectType)} was cancelled before it finished.`);
   }
 }
 
@@ -71,7 +71,7 @@ export class MissingEffectHandlerError extends RxSliceError {
   ) {
     super(
       'MISSING_EFFECT_HANDLER',
-      `No handler is registered for effect "${effectType}", so it did not run. ` +
+      `No handler is registered for effect ${quote(effectType)}, so it did not run. ` +
         `Register one with handleEffect(session, ${effectType}Effect, handler) before the event that produces it.`,
     );
   }
@@ -86,7 +86,7 @@ export class DuplicateEffectHandlerError extends RxSliceError {
   ) {
     super(
       'DUPLICATE_EFFECT_HANDLER',
-      `Effect "${effectType}" already has a handler in this session. Call the previous registration's stop() first.`,
+      `Effect ${quote(effectType)} already has a handler in this session. Call the previous registration's stop() first.`,
     );
   }
 }
@@ -105,7 +105,7 @@ export class EpicFailedError extends RxSliceError {
   ) {
     super(
       'EPIC_FAILED',
-      `Epic "${epic}" failed (${consecutiveFailures} consecutive failure(s)): ${messageOf(cause)}. ` +
+      `Epic ${quote(epic)} failed (${consecutiveFailures} consecutive failure(s)): ${messageOf(cause)}. ` +
         (stopped
           ? 'It was stopped; fix the error and run it again with runEpic.'
           : 'It was resubscribed; catch errors inside the epic (catchError) to keep its state.'),
@@ -126,7 +126,7 @@ export class InvalidEpicOutputError extends RxSliceError {
   ) {
     super(
       'INVALID_EPIC_OUTPUT',
-      `Epic "${epic}" emitted ${describe(output)}, which the session rejected: ${messageOf(cause)}. ` +
+      `Epic ${quote(epic)} emitted ${describe(output)}, which the session rejected: ${messageOf(cause)}. ` +
         `Epics must emit events made by a defineEvent creator, with valid payloads.`,
       { cause },
     );
@@ -135,7 +135,7 @@ export class InvalidEpicOutputError extends RxSliceError {
 
 function describe(output: unknown): string {
   if (output !== null && typeof output === 'object' && typeof (output as { type?: unknown }).type === 'string') {
-    return `"${(output as { type: string }).type}"`;
+    return `${quote((output as { type: string }).type)}`;
   }
   return output !== null && typeof output === 'object' ? 'an object without a string "type"' : String(output);
 }
@@ -148,7 +148,7 @@ export class InvalidEffectDefinitionError extends RxSliceError {
     readonly effectType: string,
     detail: string,
   ) {
-    super('INVALID_EFFECT_DEFINITION', `Effect "${effectType}" is misconfigured: ${detail}.`);
+    super('INVALID_EFFECT_DEFINITION', `Effect ${quote(effectType)} is misconfigured: ${detail}.`);
   }
 }
 
@@ -167,7 +167,7 @@ export class InvalidEffectOptionsError extends RxSliceError {
   ) {
     super(
       'INVALID_EFFECT_OPTIONS',
-      `The options of effect "${effectType}" are invalid: ${detail}. An effect instance carries { retry, timeoutMs } as plain data: ` +
+      `The options of effect ${quote(effectType)} are invalid: ${detail}. An effect instance carries { retry, timeoutMs } as plain data: ` +
         `a RetryPolicy made by RetryPolicy.exponential/fixed/none (or its spec) and a timeoutMs > 0.`,
       options,
     );

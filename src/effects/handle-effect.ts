@@ -5,6 +5,7 @@ import { SESSION_INTERNALS } from '../session/internals';
 import type { AnyEffectDef, Effect, InferEffect, InferEffectResult } from './define-effect';
 import type { EffectHandler } from './effect-handler';
 import { effectRuntime, type EffectRegistration } from './effect-runtime';
+import { quote } from '../internal/quote';
 
 /**
  * Registers the handler of one effect type in `session`: from now on every effect of that
@@ -33,7 +34,7 @@ export function handleEffect<TDef extends AnyEffectDef, TDeps = unknown>(
   def: TDef,
   handler: EffectHandler<InferEffect<TDef>, InferEffectResult<TDef>, TDeps>,
 ): EffectRegistration {
-  if (session[SESSION_INTERNALS].disposed) throw new SessionDisposedError(`handle effect "${def.type}"`);
+  if (session[SESSION_INTERNALS].disposed) throw new SessionDisposedError(`handle effect ${quote(def.type)}`);
   return effectRuntime(session).handle(def, handler as EffectHandler<any, any, any>);
 }
 
@@ -58,7 +59,7 @@ export function handleEffect<TDef extends AnyEffectDef, TDeps = unknown>(
  * ```
  */
 export function runEffect(session: Session, effect: Effect): Observable<unknown> {
-  if (session[SESSION_INTERNALS].disposed) throw new SessionDisposedError(`run effect "${effect.type}"`);
+  if (session[SESSION_INTERNALS].disposed) throw new SessionDisposedError(`run effect ${quote(effect.type)}`);
   return effectRuntime(session).execute(effect, undefined);
 }
 

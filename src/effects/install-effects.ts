@@ -7,6 +7,7 @@ import type { EffectHandler } from './effect-handler';
 import { effectRuntime, type EffectRegistration } from './effect-runtime';
 import { runEpic, type Epic, type EpicHandle, type EpicOptions } from './epic';
 import { effects$ } from './handle-effect';
+import { quote } from '../internal/quote';
 
 /** Options of {@link installEffects} (the `epics` and `dependencies` of `createSession`). */
 export interface InstallEffectsOptions<TDeps> {
@@ -54,7 +55,7 @@ export function installEffects<TDeps = unknown>(session: Session, options: Insta
   return {
     run: (epic, epicOptions) => runEpic(session, epic, withDeps(epicOptions)),
     handle: (def, handler) => {
-      if (session[SESSION_INTERNALS].disposed) throw new SessionDisposedError(`handle effect "${def.type}"`);
+      if (session[SESSION_INTERNALS].disposed) throw new SessionDisposedError(`handle effect ${quote(def.type)}`);
       return runtime.handle(def, handler as EffectHandler<any, any, any>);
     },
     effects$: effects$(session),

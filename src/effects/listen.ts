@@ -5,6 +5,7 @@ import { SESSION_INTERNALS } from '../session/internals';
 import type { Session } from '../session/session-types';
 import type { SessionReader } from '../slices/reducer';
 import { effectMeta } from './execute-effect';
+import { quote } from '../internal/quote';
 
 /** What a {@link listen} handler is given besides the committed envelope. */
 export interface ListenerApi extends SessionReader {
@@ -58,12 +59,12 @@ export function listen<const TCreator extends AnyEventCreator>(
   if (typeof handler !== 'function') throw new TypeError(`listen expects a handler function, got ${typeof handler}.`);
   const internals = session[SESSION_INTERNALS];
   const name = options.name ?? (handler.name || 'listener');
-  if (internals.disposed) throw new SessionDisposedError(`listen as "${name}"`);
+  if (internals.disposed) throw new SessionDisposedError(`listen as ${quote(name)}`);
   const list = (Array.isArray(creators) ? creators : [creators]) as readonly unknown[];
   const types = new Set<string>();
   for (const creator of list) {
     const type: unknown = typeof creator === 'function' || (creator !== null && typeof creator === 'object') ? (creator as { type?: unknown }).type : undefined;
-    if (typeof type !== 'string') throw new TypeError(`listen expects event creators (from defineEvent), got ${typeof creator === 'string' ? `the string "${creator}"` : String(creator)}.`);
+    if (typeof type !== 'string') throw new TypeError(`listen expects event creators (from defineEvent), got ${typeof creator === 'string' ? `the string ${quote(creator)}` : String(creator)}.`);
     types.add(type);
   }
   internals.declareEvents(types);
@@ -83,7 +84,7 @@ export function listen<const TCreator extends AnyEventCreator>(
       try {
         handler(committed as CommittedEnvelope<InferEvent<TCreator>>, api);
       } catch (error) {
-        internals.reportSubscriberFailure(`listener "${name}"`, error);
+        internals.reportSubscriberFailure(`listener ${quote(name)}`, error);
       } finally {
         current = previous;
       }

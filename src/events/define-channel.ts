@@ -1,11 +1,12 @@
 import { RxSliceError } from '../internal/errors';
 import type { AnyEventCreator, InferEvent } from './event';
+import { quote } from '../internal/quote';
 
 /** Thrown for a malformed channel declaration, or an event published to a channel it is not part of. */
 export class InvalidChannelError extends RxSliceError {
   override readonly name = 'InvalidChannelError';
   constructor(readonly channel: string, reason: string) {
-    super('INVALID_CHANNEL', `Channel "${channel}": ${reason}`);
+    super('INVALID_CHANNEL', `Channel ${quote(channel)}: ${reason}`);
   }
 }
 

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { RxSliceError } from '../internal/errors';
 import type { EventCreator } from './event';
+import { quote } from '../internal/quote';
 
 /** Prefix reserved for the library's own events (`rxslice.slice.seeded`, `rxslice.effect.failed`, ...). */
 export const RESERVED_PREFIX = 'rxslice.';
@@ -11,7 +12,7 @@ export class ReservedEventTypeError extends RxSliceError {
   constructor(readonly eventType: string) {
     super(
       'RESERVED_EVENT_TYPE',
-      `Event type "${eventType}" uses the reserved "${RESERVED_PREFIX}" prefix. Pick a "domain/pastTenseVerb" name such as "plan/stepAdded".`,
+      `Event type ${quote(eventType)} uses the reserved ${quote(RESERVED_PREFIX)} prefix. Pick a "domain/pastTenseVerb" name such as "plan/stepAdded".`,
     );
   }
 }

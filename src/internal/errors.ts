@@ -1,3 +1,8 @@
+import { clip, messageOf } from './quote';
+
+/** The longest message an {@link RxSliceError} keeps (characters); longer ones are cut, with their length. */
+const MAX_MESSAGE_CHARS = 8000;
+
 /**
  * Error codes carried by every {@link RxSliceError}. Codes are stable strings: match on
  * them rather than on messages or class identity.
@@ -71,7 +76,9 @@ export class RxSliceError extends Error {
   readonly code: RxSliceErrorCode;
 
   constructor(code: RxSliceErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
+    // Messages quote user input through quote/clip (src/internal/quote.ts); this bound is the
+    // backstop for a message built some other way.
+    super(message.length > MAX_MESSAGE_CHARS ? clip(message, MAX_MESSAGE_CHARS) : message, options);
     this.code = code;
   }
 }
@@ -111,7 +118,7 @@ export class SubscriberError extends RxSliceError {
   ) {
     super(
       'SUBSCRIBER_FAILED',
-      `A subscriber of ${source} threw: ${cause instanceof Error ? cause.message : String(cause)}. The other subscribers got the value; the session is unaffected. Catch errors in the subscriber, or add catchError/an error callback to the chain.`,
+      `A subscriber of ${source} threw: ${messageOf(cause)}. The other subscribers got the value; the session is unaffected. Catch errors in the subscriber, or add catchError/an error callback to the chain.`,
       { cause },
     );
   }
@@ -131,7 +138,7 @@ export interface ValidationIssue {
 export function formatIssues(issues: readonly ValidationIssue[]): string {
   return issues
     .slice(0, 5)
-    .map((i) => `${i.path.length > 0 ? i.path.map(String).join('.') : '(root)'}: ${i.message}`)
+    .map((i) => `${i.path.length > 0 ? clip(i.path.map(String).join('.')) : '(root)'}: ${clip(i.message)}`)
     .join('; ')
     .concat(issues.length > 5 ? `; and ${issues.length - 5} more` : '');
 }

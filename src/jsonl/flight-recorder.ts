@@ -9,6 +9,7 @@ import { SessionRestored } from '../session/system-events';
 import { bodyLength, encodeLinesInto, FULL_SNAPSHOT_EVERY, linesRoom, type LineBody, RECORDING_FORMAT, RECORDING_FORMAT_VERSION } from './recording-format';
 import { fsyncDirectory } from './snapshot-file';
 import { keptRuns } from './snapshot-runs';
+import { quote } from '../internal/quote';
 
 /** When the recorder makes its writes durable, after SQLite's `synchronous` levels. */
 export type RecorderFsync = 'always' | 'batch' | 'never';
@@ -61,7 +62,7 @@ export class FlightRecorderError extends RxSliceError {
     message: string,
     options?: { cause?: unknown },
   ) {
-    super('FLIGHT_RECORDER', `Flight recorder "${file}": ${message}`, options);
+    super('FLIGHT_RECORDER', `Flight recorder ${quote(file)}: ${message}`, options);
   }
 }
 

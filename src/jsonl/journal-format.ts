@@ -1,6 +1,7 @@
 import { isAscii } from 'node:buffer';
 import { RxSliceError } from '../internal/errors';
 import { BODY_OFFSET, crcOf, encodeLine, lineCrc } from './recording-format';
+import { CAUSE_CHARS, clip, quote } from '../internal/quote';
 
 /**
  * @internal The files of a JSONL storage directory (one journal for every slice of the factory):
@@ -19,7 +20,9 @@ import { BODY_OFFSET, crcOf, encodeLine, lineCrc } from './recording-format';
  *   `["s",[items],appended]` restore, `["u",index,[item]]` the item at index replaced (the other
  *   items keep their place and time), `["c"]` clear all, `["f",n]` / `["b",n]` drop n items at the
  *   front / back, `["i",[indices]]` drop those indices (ascending).
- * - `LOCK` (proper-lockfile's lock directory) and `LOCK.owner.json` (pid, host, since).
+ * - `LOCK` (proper-lockfile's lock directory), `LOCK.owner.json` (pid, host, since: written before
+ *   `LOCK` is made) and, while a process acquires or releases the lock, `LOCK.takeover` (its mutex,
+ *   naming its maker); see `directory-lock.ts`.
  */
 export const BASE_FORMAT = 'rxslice.journal-base';
 /** @internal */
@@ -70,7 +73,7 @@ export interface BaseSlice {
 export class CorruptStorageError extends RxSliceError {
   override readonly name = 'CorruptStorageError';
   constructor(readonly file: string, readonly offset: number, readonly reason: string) {
-    super('STORAGE_CORRUPT', `Storage file "${file}" is damaged at byte ${offset}: ${reason}. Nothing was opened; restore the file from a copy, or open with recovery: 'point-in-time' to keep the records before this point.`);
+    super('STORAGE_CORRUPT', `Storage file ${quote(file)} is damaged at byte ${offset}: ${clip(reason, CAUSE_CHARS)}. Nothing was opened; restore the file from a copy, or open with recovery: 'point-in-time' to keep the records before this point.`);
   }
 }
 

@@ -18,6 +18,7 @@ import { encodeBase, type CorruptStorageError, type JournalOp } from './journal-
 import { journalFileOf, recoverJournal, type JsonlRecovery, type JsonlRecoveryMode, type RawSlice } from './journal-recovery';
 import { replayJournalOp } from './journal-replay';
 import { fsyncDirectory } from './snapshot-file';
+import { messageOf, quote } from '../internal/quote';
 
 /**
  * When the journal is flushed to stable storage (fsync), after SQLite's `synchronous` levels:
@@ -78,7 +79,7 @@ export interface JsonlStorageFactory extends StorageFactory {
 export class StorageIOError extends RxSliceError {
   override readonly name = 'StorageIOError';
   constructor(readonly file: string, readonly operation: string, cause: unknown) {
-    super('STORAGE_IO', `Storage ${operation} of "${file}" failed: ${cause instanceof Error ? cause.message : String(cause)}. The failure is fatal; nothing more is written.`, { cause });
+    super('STORAGE_IO', `Storage ${operation} of ${quote(file)} failed: ${messageOf(cause)}. The failure is fatal; nothing more is written.`, { cause });
   }
 }
 
@@ -232,7 +233,7 @@ export class JsonlJournal implements StorageJournal {
 
   /** Checks that record `seq` may be written now (compacting first when due) and starts its line. */
   private startRecord(seq: number, at: number): void {
-    if (seq <= this.lastSeq) throw new RangeError(`JSONL storage "${this.dir}": event seq ${seq} is not above the stored seq ${this.lastSeq}.`);
+    if (seq <= this.lastSeq) throw new RangeError(`JSONL storage ${quote(this.dir)}: event seq ${seq} is not above the stored seq ${this.lastSeq}.`);
     if (this.failure !== undefined) throw this.failure;
     if (this.closed) throw new StorageIOError(this.journalFile, 'write', new Error('the storage is closed'));
     if (this.compactDue) this.compact();

@@ -13,6 +13,7 @@ import type { CommittedEnvelope } from '../session/committed-envelope';
 import { SESSION_INTERNALS } from '../session/internals';
 import { foldSnapshotLine, type SnapshotLine } from './snapshot-runs';
 import { BODY_OFFSET, crcOf, lineCrc, NOT_A_RECORD, prefixSeq, RECORDING_FORMAT, RECORDING_FORMAT_VERSION } from './recording-format';
+import { quote } from '../internal/quote';
 
 /** One envelope as the flight recorder wrote it (deep-frozen). */
 export type RecordedEnvelope = CommittedEnvelope;
@@ -138,7 +139,7 @@ export class RecordingError extends RxSliceError {
     message: string,
     options?: { cause?: unknown },
   ) {
-    super(code, `Recording "${file}": ${message}`, options);
+    super(code, `Recording ${quote(file)}: ${message}`, options);
   }
 }
 

@@ -5,6 +5,7 @@ import { RxSliceError } from '../internal/errors';
 import type { SliceDef } from '../slices/reducer';
 import { InvalidSnapshotError, snapshotFromJSON, type SnapshotReadLimits } from '../snapshots/codec';
 import { SNAPSHOT_FORMAT_VERSION, type Snapshot } from '../snapshots/snapshot';
+import { quote } from '../internal/quote';
 
 /** Thrown by {@link loadSnapshot} when there is no file at the path. */
 export class SnapshotFileNotFoundError extends RxSliceError {
@@ -12,7 +13,7 @@ export class SnapshotFileNotFoundError extends RxSliceError {
   constructor(readonly path: string) {
     super(
       'SNAPSHOT_FILE_NOT_FOUND',
-      `No snapshot file at "${path}". Save one first with saveSnapshot(path, session.snapshot()), check the path, ` +
+      `No snapshot file at ${quote(path)}. Save one first with saveSnapshot(path, session.snapshot()), check the path, ` +
         `or pass loadSnapshot(path, { slices, ifMissing: 'initial' }) to start from defaults.`,
     );
   }
@@ -28,7 +29,7 @@ export class SnapshotFileError extends RxSliceError {
   ) {
     super(
       'SNAPSHOT_FILE_IO',
-      `Could not ${operation} the snapshot file "${path}": ${(cause as Error)?.message ?? String(cause)}.${operation === 'save' ? ' The previous file, if any, is unchanged.' : ''}`,
+      `Could not ${operation} the snapshot file ${quote(path)}: ${(cause as Error)?.message ?? String(cause)}.${operation === 'save' ? ' The previous file, if any, is unchanged.' : ''}`,
       { cause },
     );
   }
@@ -59,7 +60,7 @@ export function fsyncDirectory(path: string): void {
 export class NotASnapshotError extends RxSliceError {
   override readonly name = 'NotASnapshotError';
   constructor(readonly path: string) {
-    super('INVALID_SNAPSHOT', `saveSnapshot("${path}", ...) expects a Snapshot: pass session.snapshot() or a snapshot from loadSnapshot/snapshotFromJSON. Nothing was written.`);
+    super('INVALID_SNAPSHOT', `saveSnapshot(${quote(path)}, ...) expects a Snapshot: pass session.snapshot() or a snapshot from loadSnapshot/snapshotFromJSON. Nothing was written.`);
   }
 }
 
@@ -181,7 +182,7 @@ export function loadSnapshot(
   const slices: readonly SliceDef<string, any>[] = Array.isArray(slicesOrOptions)
     ? slicesOrOptions
     : ((slicesOrOptions as { slices?: readonly SliceDef<string, any>[] } | null)?.slices as readonly SliceDef<string, any>[]);
-  if (!Array.isArray(slices)) throw new InvalidSnapshotError(`loadSnapshot("${path}", { slices }) needs slices, an array of the slice definitions the file may hold`);
+  if (!Array.isArray(slices)) throw new InvalidSnapshotError(`loadSnapshot(${quote(path)}, { slices }) needs slices, an array of the slice definitions the file may hold`);
   const ifMissing = options.ifMissing ?? 'throw';
   checkIfMissing(ifMissing);
   const limits: SnapshotReadLimits = {
@@ -202,7 +203,7 @@ export function loadSnapshot(
 function checkIfMissing(ifMissing: unknown): void {
   if (ifMissing === 'throw' || ifMissing === 'initial' || typeof ifMissing === 'function') return;
   if (ifMissing !== null && typeof ifMissing === 'object' && typeof (ifMissing as { toJSON?: unknown }).toJSON === 'function') return;
-  throw new InvalidSnapshotError(`loadSnapshot option ifMissing must be 'throw', 'initial', a snapshot or a function returning one (got ${typeof ifMissing === 'string' ? `"${ifMissing}"` : String(ifMissing)})`);
+  throw new InvalidSnapshotError(`loadSnapshot option ifMissing must be 'throw', 'initial', a snapshot or a function returning one (got ${typeof ifMissing === 'string' ? `${quote(ifMissing)}` : String(ifMissing)})`);
 }
 
 /** The snapshot `ifMissing` gives for a missing file. */
@@ -215,7 +216,7 @@ function defaults(path: string, ifMissing: Exclude<IfSnapshotMissing, 'throw'>, 
   }
   const snapshot = typeof ifMissing === 'function' ? ifMissing() : ifMissing;
   if (snapshot === null || typeof snapshot !== 'object' || typeof (snapshot as { toJSON?: unknown }).toJSON !== 'function') {
-    throw new InvalidSnapshotError(`the ifMissing function of loadSnapshot("${path}") returned ${snapshot === null ? 'null' : typeof snapshot}, not a snapshot`);
+    throw new InvalidSnapshotError(`the ifMissing function of loadSnapshot(${quote(path)}) returned ${snapshot === null ? 'null' : typeof snapshot}, not a snapshot`);
   }
   return snapshot;
 }

@@ -1,3 +1,4 @@
+import { quote } from '../internal/quote';
 // The relative snapshot lines of a flight recording (format version 2): the writer's runs of the
 // previous snapshot's items (`keptRuns`, in `flightRecorder`) and the reader's fold of them back
 // into whole slices (`foldSnapshotLine`, in `readRecording`). A line with `"base": <seq>` is
@@ -73,21 +74,21 @@ export function foldSnapshotLine(base: SnapshotLine['snapshot'] | undefined, lin
     }
     const { runs, items, ...rest } = slice as { runs: unknown; items: unknown };
     const before = (base?.slices as Record<string, { items?: unknown } | undefined> | undefined)?.[name]?.items;
-    if (!Array.isArray(before)) throw bad(`keeps items of slice "${name}", which the snapshot before it does not hold`);
+    if (!Array.isArray(before)) throw bad(`keeps items of slice ${quote(name)}, which the snapshot before it does not hold`);
     if (!Array.isArray(runs) || runs.length % 3 !== 0 || !runs.every((n) => Number.isInteger(n) && (n as number) >= 0) || !Array.isArray(items)) {
-      throw bad(`has runs of slice "${name}" that are not triples of counts (from, keep, add)`);
+      throw bad(`has runs of slice ${quote(name)} that are not triples of counts (from, keep, add)`);
     }
     const out: unknown[] = [];
     let added = 0;
     for (let r = 0; r < runs.length; r += 3) {
       const [from, keep, add] = runs.slice(r, r + 3) as [number, number, number];
-      if (from + keep > before.length) throw bad(`keeps items ${from} to ${from} + ${keep} of slice "${name}", outside the ${before.length} of the snapshot before it`);
+      if (from + keep > before.length) throw bad(`keeps items ${from} to ${from} + ${keep} of slice ${quote(name)}, outside the ${before.length} of the snapshot before it`);
       for (let j = from; j < from + keep; j++) out.push(before[j]);
-      if (added + add > items.length) throw bad(`adds more items to slice "${name}" than it holds (${items.length})`);
+      if (added + add > items.length) throw bad(`adds more items to slice ${quote(name)} than it holds (${items.length})`);
       for (let j = added; j < added + add; j++) out.push(items[j]);
       added += add;
     }
-    if (added !== items.length) throw bad(`holds ${items.length - added} items of slice "${name}" that its runs do not place`);
+    if (added !== items.length) throw bad(`holds ${items.length - added} items of slice ${quote(name)} that its runs do not place`);
     slices[name] = { ...rest, items: out };
   }
   return { ...snapshot, slices };

@@ -2,6 +2,7 @@ import type { AnyEffectDef, EffectDef } from '../effects/define-effect.js';
 import { InvalidMachineActionError } from './errors.js';
 import type { MachineEffect, MachineEvent, MachineEventKind } from './machine-event.js';
 import type { MachineSlices } from './machine-slices.js';
+import { quote } from '../internal/quote';
 
 /**
  * What guards and actions receive: the context as it is at that point of the microstep,
@@ -306,7 +307,7 @@ export function effect<TContext, TEvent = MachineEvent, const TEffect extends st
 
 const describeValue = (value: unknown): string =>
   typeof value === 'function'
-    ? `a plain function${value.name ? ` "${value.name}"` : ''} (it has no effect type)`
+    ? `a plain function${value.name ? ` ${quote(value.name)}` : ''} (it has no effect type)`
     : typeof value === 'string'
       ? 'an empty string'
       : value === null

@@ -4,6 +4,7 @@ import { InvalidMachineError } from './errors.js';
 import type { Actions, InitialSpec, MachineConfig, StateConfig, Targets, TransitionConfig, TransitionSpec } from './machine-config.js';
 import type { StateNode, StateNodeKind, TransitionNode } from './state-node.js';
 import { isDescendant } from './state-node.js';
+import { quote } from '../internal/quote';
 
 /** The id of the machine's root node; never part of a configuration. */
 export const ROOT_ID = '(machine)';
@@ -39,7 +40,7 @@ export function buildStateTree(name: string, config: MachineConfig): { root: Sta
     spec: Omit<TransitionConfig, 'event'> & { event?: string },
   ): Mutable<TransitionNode> => {
     if (spec.name !== undefined && (typeof spec.name !== 'string' || spec.name.length === 0))
-      fail(`state "${source.id}" has a transition whose name is ${JSON.stringify(spec.name)}: a name must be a non-empty string (or leave it out).`);
+      fail(`state ${quote(source.id)} has a transition whose name is ${JSON.stringify(spec.name)}: a name must be a non-empty string (or leave it out).`);
     const t: Mutable<TransitionNode> = {
       name: spec.name,
       source,
@@ -51,7 +52,7 @@ export function buildStateTree(name: string, config: MachineConfig): { root: Sta
       actions: toList(spec.actions as Actions<unknown> | undefined) as MachineAction<unknown>[],
       order: transitionOrder++,
     };
-    if (spec.event !== undefined && t.events.length === 0) fail(`state "${source.id}" has a transition with an empty event descriptor; omit "event" for an eventless transition.`);
+    if (spec.event !== undefined && t.events.length === 0) fail(`state ${quote(source.id)} has a transition with an empty event descriptor; omit "event" for an eventless transition.`);
     pending.push({ transition: t, targets: toList(spec.target) });
     return t;
   };
@@ -67,19 +68,19 @@ export function buildStateTree(name: string, config: MachineConfig): { root: Sta
   };
 
   const build = (id: string, cfg: StateConfig, parent: StateNode | undefined): StateNode => {
-    if (states.has(id) || (id === ROOT_ID && parent !== undefined)) fail(`duplicate state id "${id}". State ids must be unique in the whole machine.`);
+    if (states.has(id) || (id === ROOT_ID && parent !== undefined)) fail(`duplicate state id ${quote(id)}. State ids must be unique in the whole machine.`);
     const childEntries = Object.entries(cfg.states ?? {});
     const kind: StateNodeKind =
       parent === undefined ? 'root' : (cfg.type ?? (childEntries.length > 0 ? 'compound' : 'atomic'));
     if ((kind === 'atomic' || kind === 'final' || kind === 'history') && childEntries.length > 0)
-      fail(`state "${id}" of type "${kind}" cannot have child states.`);
+      fail(`state ${quote(id)} of type ${quote(kind)} cannot have child states.`);
     if ((kind === 'compound' || kind === 'parallel') && childEntries.length === 0)
-      fail(`state "${id}" of type "${kind}" needs child states.`);
-    if (kind === 'parallel' && cfg.initial !== undefined) fail(`parallel state "${id}" cannot have "initial": all its regions are entered.`);
+      fail(`state ${quote(id)} of type ${quote(kind)} needs child states.`);
+    if (kind === 'parallel' && cfg.initial !== undefined) fail(`parallel state ${quote(id)} cannot have "initial": all its regions are entered.`);
     if ((kind === 'final' || kind === 'history') && (cfg.on || cfg.always || cfg.transitions))
-      fail(`${kind} state "${id}" cannot have transitions.`);
+      fail(`${kind} state ${quote(id)} cannot have transitions.`);
     if (kind === 'history' && (parent === undefined || parent.kind === 'root'))
-      fail(`history state "${id}" must be the child of a compound or parallel state.`);
+      fail(`history state ${quote(id)} must be the child of a compound or parallel state.`);
     const node: Mutable<StateNode> = {
       id,
       kind,
@@ -110,14 +111,14 @@ export function buildStateTree(name: string, config: MachineConfig): { root: Sta
       node.historyDefault = makeTransition(node, { ...(cfg.target !== undefined ? { target: cfg.target } : {}), ...(cfg.defaultActions !== undefined ? { actions: cfg.defaultActions } : {}) });
     }
     const initial = initialOf(node, cfg.initial);
-    if (initial !== undefined && kind !== 'compound' && kind !== 'root') fail(`state "${id}" of type "${kind}" cannot have "initial".`);
+    if (initial !== undefined && kind !== 'compound' && kind !== 'root') fail(`state ${quote(id)} of type ${quote(kind)} cannot have "initial".`);
     for (const [childId, childCfg] of childEntries) {
       const child = build(childId, childCfg, node);
       if (child.kind === 'history') (node.history as StateNode[]).push(child);
       else (node.children as StateNode[]).push(child);
     }
     if (kind === 'compound' || kind === 'root') {
-      if (node.children.length === 0) fail(kind === 'root' ? 'the machine needs at least one state in "states".' : `compound state "${id}" needs a child state other than history states.`);
+      if (node.children.length === 0) fail(kind === 'root' ? 'the machine needs at least one state in "states".' : `compound state ${quote(id)} needs a child state other than history states.`);
       node.initial = initial ?? makeTransition(node, { target: node.children[0]!.id, type: 'internal' });
     }
     return node;
@@ -127,7 +128,7 @@ export function buildStateTree(name: string, config: MachineConfig): { root: Sta
 
   // Machine-level transitions: one node per source state, after that state's own transitions.
   (config.transitions ?? []).forEach((spec, i) => {
-    const what = spec?.name === undefined ? `transitions[${i}]` : `transition "${String(spec.name)}" (transitions[${i}])`;
+    const what = spec?.name === undefined ? `transitions[${i}]` : `transition ${quote(String(spec.name))} (transitions[${i}])`;
     if (spec === null || typeof spec !== 'object') fail(`${what} is not a transition config: write { name?, event, from, target?, guard?, actions? }.`);
     if (typeof spec.event !== 'string' || spec.event.length === 0)
       fail(`${what} needs an "event": a machine-level transition is taken on an event. Write eventless transitions under a state's "always".`);
@@ -137,9 +138,9 @@ export function buildStateTree(name: string, config: MachineConfig): { root: Sta
     for (const id of from) {
       const source = states.get(id);
       if (source === undefined || id === ROOT_ID)
-        fail(`${what} leaves unknown state "${id}". Known states: ${[...states.keys()].filter((k) => k !== ROOT_ID).join(', ')}.`);
-      if (source!.kind === 'final' || source!.kind === 'history') fail(`${what} leaves ${source!.kind} state "${id}", which cannot have transitions.`);
-      if (seen.has(id)) fail(`${what} names state "${id}" twice in "from".`);
+        fail(`${what} leaves unknown state ${quote(id)}. Known states: ${[...states.keys()].filter((k) => k !== ROOT_ID).join(', ')}.`);
+      if (source!.kind === 'final' || source!.kind === 'history') fail(`${what} leaves ${source!.kind} state ${quote(id)}, which cannot have transitions.`);
+      if (seen.has(id)) fail(`${what} names state ${quote(id)} twice in "from".`);
       seen.add(id);
       const { from: _from, ...rest } = spec;
       (source!.transitions as TransitionNode[]).push(makeTransition(source!, rest));
@@ -147,13 +148,13 @@ export function buildStateTree(name: string, config: MachineConfig): { root: Sta
   });
 
   for (const { transition, targets } of pending) {
-    transition.targets = targets.map((t) => states.get(t) ?? fail(`state "${transition.source.id}" has a transition to unknown state "${t}". Known states: ${[...states.keys()].filter((k) => k !== ROOT_ID).join(', ')}.`));
+    transition.targets = targets.map((t) => states.get(t) ?? fail(`state ${quote(transition.source.id)} has a transition to unknown state ${quote(t)}. Known states: ${[...states.keys()].filter((k) => k !== ROOT_ID).join(', ')}.`));
   }
   for (const node of states.values()) {
     const init = node.initial;
     if (init && init.source === node) {
-      if (init.targets.length === 0) fail(`state "${node.id}" has an empty initial.`);
-      for (const t of init.targets) if (!isDescendant(t, node)) fail(`initial state "${t.id}" of "${node.id === ROOT_ID ? name : node.id}" is not one of its descendants.`);
+      if (init.targets.length === 0) fail(`state ${quote(node.id)} has an empty initial.`);
+      for (const t of init.targets) if (!isDescendant(t, node)) fail(`initial state ${quote(t.id)} of ${quote(node.id === ROOT_ID ? name : node.id)} is not one of its descendants.`);
     }
     if (node.kind === 'history') {
       const parent = node.parent!;
@@ -164,7 +165,7 @@ export function buildStateTree(name: string, config: MachineConfig): { root: Sta
         if (t) t.targets = fallback;
         else (node as Mutable<StateNode>).historyDefault = { name: undefined, source: node, events: [], guard: undefined, guardLabel: undefined, targets: fallback, type: 'external', actions: [], order: transitionOrder++ };
       }
-      for (const t of node.historyDefault!.targets) if (!isDescendant(t, parent)) fail(`history state "${node.id}" has default target "${t.id}" outside its parent "${parent.id}".`);
+      for (const t of node.historyDefault!.targets) if (!isDescendant(t, parent)) fail(`history state ${quote(node.id)} has default target ${quote(t.id)} outside its parent ${quote(parent.id)}.`);
     }
   }
   return { root, states };

@@ -1,13 +1,14 @@
 import { RxSliceError } from '../internal/errors.js';
 import type { ConsideredTransition, TransitionDecision } from './transition-decision.js';
+import { quote } from '../internal/quote';
 
 /** One considered transition in a sentence: `guard "stepIsNew" refused "plan/stepAdded" in [active]: step "a" exists`. */
 function describeConsidered(t: ConsideredTransition, eventType: string, configuration: readonly string[]): string {
   const label = t.guard ?? 'guard';
   // An anonymous guard is labelled after its transition (`guard of "plan/completed" in [active]`).
-  const guard = `${label.startsWith('guard of ') ? label : `guard "${label}"`}${t.name === undefined ? '' : ` of transition "${t.name}"`}`;
-  const where = `"${eventType}" in [${configuration.join(', ')}]`;
-  const from = configuration.length === 1 && configuration[0] === t.source ? '' : ` (from "${t.source}")`;
+  const guard = `${label.startsWith('guard of ') ? label : `guard ${quote(label)}`}${t.name === undefined ? '' : ` of transition ${quote(t.name)}`}`;
+  const where = `${quote(eventType)} in [${configuration.join(', ')}]`;
+  const from = configuration.length === 1 && configuration[0] === t.source ? '' : ` (from ${quote(t.source)})`;
   if (t.verdict === 'threw') return `${guard} threw on ${where}${from}${t.reason === undefined ? '' : `: ${t.reason}`}`;
   return `${guard} refused ${where}${from}${t.reason === undefined ? ' (it gave no reason: return refuse(reason) instead of false to say why)' : `: ${t.reason}`}`;
 }
@@ -16,17 +17,17 @@ function invalidTransitionMessage(machine: string, eventType: string, configurat
   const policy = `or create the machine with { invalidTransitions: 'ignore' | 'report' }.`;
   if (done)
     return (
-      `Machine "${machine}" is done (final configuration [${configuration.join(', ')}]): event "${eventType}" is not accepted any more. ` +
+      `Machine ${quote(machine)} is done (final configuration [${configuration.join(', ')}]): event ${quote(eventType)} is not accepted any more. ` +
       `Check canTransition() (false once done) or matches() before sending, ${policy}`
     );
   const guarded = considered.filter((t) => t.verdict === 'refused' || t.verdict === 'threw');
   if (guarded.length === 0)
     return (
-      `Machine "${machine}": event "${eventType}" enables no transition in configuration [${configuration.join(', ')}]: no active state has a transition for it. ` +
-      `Check canTransition() before sending, add a transition for "${eventType}" to one of [${configuration.join(', ')}], ${policy}`
+      `Machine ${quote(machine)}: event ${quote(eventType)} enables no transition in configuration [${configuration.join(', ')}]: no active state has a transition for it. ` +
+      `Check canTransition() before sending, add a transition for ${quote(eventType)} to one of [${configuration.join(', ')}], ${policy}`
     );
   return (
-    `Machine "${machine}": ${guarded.map((t) => describeConsidered(t, eventType, configuration)).join('; ')}. ` +
+    `Machine ${quote(machine)}: ${guarded.map((t) => describeConsidered(t, eventType, configuration)).join('; ')}. ` +
     `Check canTransition() or explainTransition() before sending, ${policy}`
   );
 }
@@ -97,7 +98,7 @@ export class InvalidMachineError extends RxSliceError {
   readonly machine: string;
 
   constructor(machine: string, message: string) {
-    super('INVALID_MACHINE', `Machine "${machine}": ${message}`);
+    super('INVALID_MACHINE', `Machine ${quote(machine)}: ${message}`);
     this.machine = machine;
   }
 }
@@ -187,7 +188,7 @@ export class InvalidExpressionError extends RxSliceError {
   readonly expression: string;
 
   constructor(expression: string, detail: string, options?: { cause?: unknown }) {
-    super('INVALID_EXPRESSION', `Expression "${expression}": ${detail}`, options);
+    super('INVALID_EXPRESSION', `Expression ${quote(expression)}: ${detail}`, options);
     this.expression = expression;
   }
 }
@@ -209,8 +210,8 @@ export class MachineNotRunningError extends RxSliceError {
     super(
       'MACHINE_NOT_RUNNING',
       status === 'idle'
-        ? `Machine actor "${machine}" is not started: call start() first.`
-        : `Machine actor "${machine}" is stopped: create a new actor (pass { snapshot: actor.snapshot() } to continue).`,
+        ? `Machine actor ${quote(machine)} is not started: call start() first.`
+        : `Machine actor ${quote(machine)} is stopped: create a new actor (pass { snapshot: actor.snapshot() } to continue).`,
     );
     this.machine = machine;
   }
@@ -223,7 +224,7 @@ export class MachineNotInstalledError extends RxSliceError {
     /** The machine's name. */
     readonly machine: string,
   ) {
-    super('MACHINE_NOT_INSTALLED', `Machine "${machine}" is not installed in this session. Call session.install(${machine}) first.`);
+    super('MACHINE_NOT_INSTALLED', `Machine ${quote(machine)} is not installed in this session. Call session.install(${machine}) first.`);
   }
 }
 

@@ -9,6 +9,7 @@ import { computeExitSet, removeConflictingTransitions } from './microstep.js';
 import { byDocumentOrder, isAtomic, type StateNode, type TransitionNode } from './state-node.js';
 import type { ConsideredTransition, TransitionDecision, TransitionVerdict } from './transition-decision.js';
 import { restore } from './restore-snapshot.js';
+import { quote } from '../internal/quote';
 
 type AnyDef = MachineDefinition<unknown, string, string>;
 
@@ -94,7 +95,7 @@ export function decideTransition(def: AnyDef, snapshot: MachineSnapshot<unknown,
       if (kept.includes(t)) continue;
       const exit = computeExitSet(it, [t]);
       const winner = kept.find((k) => [...computeExitSet(it, [k])].some((s) => exit.has(s))) ?? kept[0]!;
-      verdicts.set(t, considered(t, 'preempted', `the transition from "${winner.source.id}" conflicts with it and wins (SCXML removeConflictingTransitions)`));
+      verdicts.set(t, considered(t, 'preempted', `the transition from ${quote(winner.source.id)} conflicts with it and wins (SCXML removeConflictingTransitions)`));
     }
   }
   return { ...base, enabled: selected.length > 0, considered: [...verdicts.values()] };

@@ -1,6 +1,7 @@
 import { RxSliceError } from '../internal/errors.js';
 import type { SliceDef } from '../slices/reducer.js';
 import type { SliceView } from '../slices/slice-view.js';
+import { quote } from '../internal/quote';
 
 /**
  * A read-only view of the session's slices, as guards and actions see them (`args.slices`).
@@ -39,7 +40,7 @@ export class MachineSlicesUnavailableError extends RxSliceError {
   constructor(readonly slice: string) {
     super(
       'MACHINE_SLICES_UNAVAILABLE',
-      `A guard or action read slice "${slice}", but this machine runs without slices. ` +
+      `A guard or action read slice ${quote(slice)}, but this machine runs without slices. ` +
         'Install it in a session (session.install(machine)), or pass { slices } to transition() / createMachineActor().',
     );
   }

@@ -8,6 +8,7 @@ import { evaluateGuard, executeBlock, raiseExecutionError } from './execute-cont
 import { actionArgs, type InterpreterState } from './interpreter-state.js';
 import type { QueuedEvent } from './machine-event.js';
 import { byDocumentOrder, isAtomic, isCompoundOrRoot, isDescendant, properAncestors, type StateNode, type TransitionNode } from './state-node.js';
+import { quote } from '../internal/quote';
 
 /**
  * Appendix D `selectTransitions` / `selectEventlessTransitions` (event undefined: eventless).
@@ -345,7 +346,7 @@ export function microstep(it: InterpreterState, enabled: readonly TransitionNode
   it.microsteps++;
   if (it.microsteps > it.tree.maxMicrosteps) {
     throw new RangeError(
-      `Machine "${it.tree.name}" took more than ${it.tree.maxMicrosteps} microsteps in one transition: an eventless or raise loop? Raise maxMicrosteps if this is intended.`,
+      `Machine ${quote(it.tree.name)} took more than ${it.tree.maxMicrosteps} microsteps in one transition: an eventless or raise loop? Raise maxMicrosteps if this is intended.`,
     );
   }
   // Targetless transitions exit and enter nothing (empty exit and entry sets): only their content runs.

@@ -4,6 +4,7 @@ import type { MachineDefinition } from './machine-definition.js';
 import type { MachineSnapshot } from './machine-snapshot.js';
 import { NO_SLICES, type MachineSlices } from './machine-slices.js';
 import { byDocumentOrder, isAtomic, type StateNode } from './state-node.js';
+import { quote } from '../internal/quote';
 
 /** A fresh interpreter state (internal). */
 export function fresh(def: MachineDefinition<unknown, string, string>, nowMs: number, slices: MachineSlices = NO_SLICES, active?: readonly StateNode[]): InterpreterState {
@@ -138,7 +139,7 @@ export function snapshotConfiguration(it: InterpreterState, previous: MachineSna
 /** The state `id` of `def` that a snapshot may name. @throws {@link InvalidMachineError} for any other id. */
 function stateOf(def: MachineDefinition<unknown, string, string>, id: string): StateNode {
   const s = def.states.get(id);
-  if (s === undefined || s.kind === 'root' || s.kind === 'history') throw new InvalidMachineError(def.name, `the snapshot names unknown state "${id}". Was it taken from another version of the machine?`);
+  if (s === undefined || s.kind === 'root' || s.kind === 'history') throw new InvalidMachineError(def.name, `the snapshot names unknown state ${quote(id)}. Was it taken from another version of the machine?`);
   return s;
 }
 
@@ -149,7 +150,7 @@ export function restore(
   nowMs: number,
   slices: MachineSlices = NO_SLICES,
 ): InterpreterState {
-  if (snapshot.machine !== def.name) throw new InvalidMachineError(def.name, `the snapshot belongs to machine "${snapshot.machine}".`);
+  if (snapshot.machine !== def.name) throw new InvalidMachineError(def.name, `the snapshot belongs to machine ${quote(snapshot.machine)}.`);
   const node = (id: string): StateNode => stateOf(def, id);
   const ids = snapshot.configuration;
   const known = knownConfigurations.get(ids);
@@ -162,7 +163,7 @@ export function restore(
   const history = snapshot.historyValue;
   for (const h in history) {
     if (!Object.hasOwn(history, h)) continue;
-    if (def.states.get(h)?.kind !== 'history') throw new InvalidMachineError(def.name, `the snapshot records history for "${h}", which is not a history state.`);
+    if (def.states.get(h)?.kind !== 'history') throw new InvalidMachineError(def.name, `the snapshot records history for ${quote(h)}, which is not a history state.`);
     it.historyValue.set(h, (history[h] as readonly string[]).map(node));
   }
   it.context = snapshot.context;

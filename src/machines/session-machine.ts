@@ -22,6 +22,7 @@ import type { TransitionDecision } from './transition-decision.js';
 import { matches } from './matches.js';
 import { toMermaid } from './to-mermaid.js';
 import { advanceTime, initialTransition, transitionWithPolicy, type TransitionResult } from './transition.js';
+import { quote } from '../internal/quote';
 
 /**
  * Library event that fires a machine's due delayed sends (`send(..., { delayMs })`), dispatched
@@ -239,7 +240,7 @@ export function installMachine<TContext, TEventType extends string, TStateId ext
   const reportErrors = (result: Result) => {
     for (const error of result.errors) {
       internals.reportError(
-        isRxSliceError(error) ? error : new RxSliceError('MACHINE_ACTION_FAILED', `Machine "${def.name}": ${String(error)}`, { cause: error }),
+        isRxSliceError(error) ? error : new RxSliceError('MACHINE_ACTION_FAILED', `Machine ${quote(def.name)}: ${String(error)}`, { cause: error }),
       );
     }
   };

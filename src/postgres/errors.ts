@@ -1,6 +1,7 @@
 import { RxSliceError } from '../internal/errors';
+import { messageOf, quote } from '../internal/quote';
 
-const describe = (cause: unknown): string => (cause instanceof Error ? cause.message : String(cause));
+const describe = messageOf;
 
 /**
  * A shared session's PostgreSQL work failed: setting up the tables, appending, reading the log,
@@ -35,7 +36,7 @@ export class SeqConflictError extends RxSliceError {
     readonly expectedSeq: number,
     readonly actualSeq: number,
   ) {
-    super('SEQ_CONFLICT', `Session "${sessionId}" is at seq ${actualSeq}, not the expected ${expectedSeq}: another process appended first. Nothing was appended; catch up and decide again.`);
+    super('SEQ_CONFLICT', `Session ${quote(sessionId)} is at seq ${actualSeq}, not the expected ${expectedSeq}: another process appended first. Nothing was appended; catch up and decide again.`);
   }
 }
 
@@ -52,6 +53,6 @@ export class SharedLogGapError extends RxSliceError {
     readonly afterSeq: number,
     readonly nextSeq: number,
   ) {
-    super('SHARED_LOG_GAP', `Session "${sessionId}": the log holds seq ${nextSeq} but not ${afterSeq + 1}; events are applied in order only, so this session waits at seq ${afterSeq}.`);
+    super('SHARED_LOG_GAP', `Session ${quote(sessionId)}: the log holds seq ${nextSeq} but not ${afterSeq + 1}; events are applied in order only, so this session waits at seq ${afterSeq}.`);
   }
 }

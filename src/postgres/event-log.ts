@@ -2,6 +2,7 @@ import type pg from 'pg';
 import type { EnvelopeMeta } from '../events/envelope';
 import { SeqConflictError, SharedLogError } from './errors';
 import type { SharedTables } from './schema';
+import { quote } from '../internal/quote';
 
 /** One event as the log holds it. */
 export interface LoggedEvent {
@@ -136,7 +137,7 @@ export class PostgresEventLog {
     if (rows.length === 0) {
       const actual = await this.head();
       if (expectedSeq !== undefined) throw new SeqConflictError(this.sessionId, expectedSeq, actual);
-      throw new SharedLogError(`session "${this.sessionId}" has no row in ${t.sessions} (deleted while open?)`);
+      throw new SharedLogError(`session ${quote(this.sessionId)} has no row in ${t.sessions} (deleted while open?)`);
     }
     const base = Number(rows[0]?.base);
     return batch.map((e, i) => ({ seq: base + i + 1, at: e.at, type: e.type, payload: JSON.parse(e.payload) as unknown, meta: JSON.parse(e.meta) as EnvelopeMeta }));
@@ -187,7 +188,7 @@ export class PostgresEventLog {
     try {
       return await this.pool.query<TRow>(text, values);
     } catch (error) {
-      throw new SharedLogError(`${what} failed for session "${this.sessionId}"`, error);
+      throw new SharedLogError(`${what} failed for session ${quote(this.sessionId)}`, error);
     }
   }
 }

@@ -21,6 +21,7 @@ import { LogListener } from './log-listener';
 import { SharedLogError, SharedLogGapError } from './errors';
 import type { LoggedEvent, PendingAppend, PostgresEventLog } from './event-log';
 import type { SharedCommit, SharedDispatchOptions, SharedSession, SharedSessionOptions, SharedStartup } from './shared-session-types';
+import { quote } from '../internal/quote';
 
 interface Outgoing {
   readonly pending: PendingAppend;
@@ -190,7 +191,7 @@ export class SharedSessionImpl implements SharedSession {
   // ---- dispatch and append ----------------------------------------------------------------
 
   dispatch<TEvent extends Event>(event: TEvent, options?: SharedDispatchOptions): Promise<SharedCommit<TEvent>> {
-    if (this.disposed) return Promise.reject(new SessionDisposedError(`dispatch "${String((event as { type?: unknown } | null)?.type)}"`));
+    if (this.disposed) return Promise.reject(new SessionDisposedError(`dispatch ${quote(String((event as { type?: unknown } | null)?.type))}`));
     if (options?.expectedSeq !== undefined && !(Number.isSafeInteger(options.expectedSeq) && options.expectedSeq >= 0)) {
       return Promise.reject(new SharedLogError(`expectedSeq must be a non-negative integer; got ${String(options.expectedSeq)}`));
     }
@@ -214,7 +215,7 @@ export class SharedSessionImpl implements SharedSession {
 
   /** Called by the local session for every envelope it accepts (user dispatches, effects, sagas). */
   private forward(env: Envelope): void {
-    if (this.disposed) throw new SessionDisposedError(`dispatch "${env.event.type}"`);
+    if (this.disposed) throw new SessionDisposedError(`dispatch ${quote(env.event.type)}`);
     const options = this.dispatchOptions;
     this.dispatchOptions = undefined;
     const pending: PendingAppend = {

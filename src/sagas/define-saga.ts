@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import type { EventCreator } from '../events/event';
 import type { RetryPolicy } from '../effects/retry-policy';
 import { InvalidSagaDefinitionError } from './errors';
+import { quote } from '../internal/quote';
 
 /**
  * What a step's `run` and `compensate` receive besides their data: the saga's dependencies,
@@ -125,12 +126,12 @@ export function step<
   TResults extends Record<string, unknown> = Record<string, unknown>,
 >(name: TName, config: StepConfig<TInput, TResult, TDeps, TResults>): SagaStep<TName, TInput, TResult, TDeps> {
   if (typeof name !== 'string' || name.length === 0) throw new InvalidSagaDefinitionError(String(name), 'a step name must be a non-empty string');
-  if (typeof config?.run !== 'function') throw new InvalidSagaDefinitionError(name, `step "${name}" needs a run function`);
+  if (typeof config?.run !== 'function') throw new InvalidSagaDefinitionError(name, `step ${quote(name)} needs a run function`);
   if (config.compensate !== undefined && typeof config.compensate !== 'function') {
-    throw new InvalidSagaDefinitionError(name, `compensate of step "${name}" must be a function`);
+    throw new InvalidSagaDefinitionError(name, `compensate of step ${quote(name)} must be a function`);
   }
   if (config.timeoutMs !== undefined && !(config.timeoutMs > 0)) {
-    throw new InvalidSagaDefinitionError(name, `timeoutMs of step "${name}" must be > 0 (got ${config.timeoutMs}); omit it for no timeout`);
+    throw new InvalidSagaDefinitionError(name, `timeoutMs of step ${quote(name)} must be > 0 (got ${config.timeoutMs}); omit it for no timeout`);
   }
   return Object.freeze({
     name,
@@ -215,7 +216,7 @@ function checkSteps(name: string, steps: readonly AnySagaStep[]): void {
   const seen = new Set<string>();
   for (const s of steps) {
     if (typeof s?.run !== 'function') throw new InvalidSagaDefinitionError(name, 'every step must be made with step(name, { run })');
-    if (seen.has(s.name)) throw new InvalidSagaDefinitionError(name, `two steps are named "${s.name}"; step names must be unique`);
+    if (seen.has(s.name)) throw new InvalidSagaDefinitionError(name, `two steps are named ${quote(s.name)}; step names must be unique`);
     seen.add(s.name);
   }
 }

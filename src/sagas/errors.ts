@@ -1,6 +1,6 @@
 import { RxSliceError, type ValidationIssue, formatIssues } from '../internal/errors';
+import { messageOf, quote } from '../internal/quote';
 
-const messageOf = (cause: unknown): string => (cause instanceof Error ? cause.message : String(cause));
 
 /** Thrown by `defineSaga` and `step` for a malformed declaration. */
 export class InvalidSagaDefinitionError extends RxSliceError {
@@ -10,7 +10,7 @@ export class InvalidSagaDefinitionError extends RxSliceError {
     readonly saga: string,
     detail: string,
   ) {
-    super('INVALID_SAGA_DEFINITION', `Saga "${saga}" is misconfigured: ${detail}.`);
+    super('INVALID_SAGA_DEFINITION', `Saga ${quote(saga)} is misconfigured: ${detail}.`);
   }
 }
 
@@ -23,7 +23,7 @@ export class InvalidSagaInputError extends RxSliceError {
     /** What failed, as zod reports it. */
     readonly issues: readonly ValidationIssue[],
   ) {
-    super('INVALID_SAGA_INPUT', `Input of saga "${saga}" is invalid: ${formatIssues(issues)}. Pass a value matching defineSaga(name, { input }).`);
+    super('INVALID_SAGA_INPUT', `Input of saga ${quote(saga)} is invalid: ${formatIssues(issues)}. Pass a value matching defineSaga(name, { input }).`);
   }
 }
 
@@ -46,9 +46,9 @@ export class SagaFailedError extends RxSliceError {
   ) {
     super(
       'SAGA_FAILED',
-      (step === undefined ? `Saga "${saga}" (${sagaId}) was cancelled` : `Saga "${saga}" (${sagaId}) failed at step "${step}": ${messageOf(cause)}`) +
+      (step === undefined ? `Saga ${quote(saga)} (${sagaId}) was cancelled` : `Saga ${quote(saga)} (${sagaId}) failed at step ${quote(step)}: ${messageOf(cause)}`) +
         (compensationFailures.length > 0
-          ? `; compensation of ${compensationFailures.map((s) => `"${s}"`).join(', ')} failed too (see errors$).`
+          ? `; compensation of ${compensationFailures.map((s) => `${quote(s)}`).join(', ')} failed too (see errors$).`
           : '; the completed steps were compensated.'),
       { cause },
     );
@@ -69,8 +69,8 @@ export class SagaCompensationFailedError extends RxSliceError {
   ) {
     super(
       'SAGA_COMPENSATION_FAILED',
-      `Compensation of step "${step}" of saga "${saga}" (${sagaId}) failed: ${messageOf(cause)}. ` +
-        `The rollback went on; undo "${step}" by hand or make its compensate idempotent and retry it (step retry).`,
+      `Compensation of step ${quote(step)} of saga ${quote(saga)} (${sagaId}) failed: ${messageOf(cause)}. ` +
+        `The rollback went on; undo ${quote(step)} by hand or make its compensate idempotent and retry it (step retry).`,
       { cause },
     );
   }
@@ -89,7 +89,7 @@ export class SagaStepTimeoutError extends RxSliceError {
     /** The attempt that timed out (1 for the first). */
     readonly attempt: number,
   ) {
-    super('SAGA_STEP_TIMEOUT', `Attempt ${attempt} of step "${step}" of saga "${saga}" did not finish within ${timeoutMs} ms and was aborted. Raise timeoutMs or make the step observe ctx.signal.`);
+    super('SAGA_STEP_TIMEOUT', `Attempt ${attempt} of step ${quote(step)} of saga ${quote(saga)} did not finish within ${timeoutMs} ms and was aborted. Raise timeoutMs or make the step observe ctx.signal.`);
   }
 }
 
@@ -103,7 +103,7 @@ export class SagaCancelledError extends RxSliceError {
     readonly sagaId: string,
     reason: 'cancelled' | 'disposed',
   ) {
-    super('SAGA_CANCELLED', reason === 'cancelled' ? `Saga "${saga}" (${sagaId}) was cancelled.` : `Saga "${saga}" (${sagaId}) stopped: its session was disposed. Resume it with resumeSagas().`);
+    super('SAGA_CANCELLED', reason === 'cancelled' ? `Saga ${quote(saga)} (${sagaId}) was cancelled.` : `Saga ${quote(saga)} (${sagaId}) stopped: its session was disposed. Resume it with resumeSagas().`);
   }
 }
 
@@ -116,7 +116,7 @@ export class SagaStepNotCompletedError extends RxSliceError {
     /** The step's name. */
     readonly step: string,
   ) {
-    super('SAGA_STEP_NOT_COMPLETED', `ctx.result("${step}") in saga "${saga}": that step has not completed. Read only results of steps listed before this one.`);
+    super('SAGA_STEP_NOT_COMPLETED', `ctx.result(${quote(step)}) in saga ${quote(saga)}: that step has not completed. Read only results of steps listed before this one.`);
   }
 }
 
@@ -127,7 +127,7 @@ export class DuplicateSagaError extends RxSliceError {
     /** The saga run's id. */
     readonly sagaId: string,
   ) {
-    super('DUPLICATE_SAGA', `A saga with id "${sagaId}" is already running or unfinished in this session. Pass another sagaId, or resume it with resumeSagas().`);
+    super('DUPLICATE_SAGA', `A saga with id ${quote(sagaId)} is already running or unfinished in this session. Pass another sagaId, or resume it with resumeSagas().`);
   }
 }
 
@@ -140,7 +140,7 @@ export class UnknownSagaError extends RxSliceError {
     /** The saga run's id. */
     readonly sagaId: string,
   ) {
-    super('UNKNOWN_SAGA', `Unfinished saga "${saga}" (${sagaId}) has no definition in this session. Pass it: createSession({ sagas: [${saga}] }) or resumeSagas({ sagas: [...] }).`);
+    super('UNKNOWN_SAGA', `Unfinished saga ${quote(saga)} (${sagaId}) has no definition in this session. Pass it: createSession({ sagas: [${saga}] }) or resumeSagas({ sagas: [...] }).`);
   }
 }
 

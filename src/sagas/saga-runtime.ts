@@ -10,6 +10,7 @@ import { SagaExecution, type SagaHost } from './saga-execution';
 import { SagaCompleted, SagaFailed, type SagaRef } from './saga-events';
 import { SagaHistorySlice, sagaHistorySlice, type SagaHistoryOptions, type SagaRecord } from './saga-history';
 import { SagaProgressSlice, type SagaProgress } from './saga-progress';
+import { quote } from '../internal/quote';
 
 /** Options of `session.runSaga`. */
 export interface RunSagaOptions<TDeps = unknown> {
@@ -119,7 +120,7 @@ export class SagaRuntime implements SagaHost {
       const known = seen.get(def.name);
       seen.set(def.name, def);
       if (known !== undefined && known !== def) {
-        throw new InvalidSagaDefinitionError(def.name, `two different sagas are named "${def.name}" in this session; resumeSagas finds an unfinished saga by its name, so names must be unique`);
+        throw new InvalidSagaDefinitionError(def.name, `two different sagas are named ${quote(def.name)} in this session; resumeSagas finds an unfinished saga by its name, so names must be unique`);
       }
     }
     for (const def of defs) this.defs.set(def.name, def);
@@ -188,7 +189,7 @@ export class SagaRuntime implements SagaHost {
 
   run<TDef extends AnySagaDef>(def: TDef, input: InferSagaInput<TDef>, options: RunSagaOptions = {}): Observable<InferSagaResult<TDef>> {
     return new Observable<InferSagaResult<TDef>>((subscriber) => {
-      if (this.internals.disposed) throw new SessionDisposedError(`run saga "${def.name}"`);
+      if (this.internals.disposed) throw new SessionDisposedError(`run saga ${quote(def.name)}`);
       const parsed = def.input.safeParse(input);
       if (!parsed.success) throw new InvalidSagaInputError(def.name, toIssues(parsed.error.issues));
       const sagaId = options.sagaId ?? newSagaId();

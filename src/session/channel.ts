@@ -4,6 +4,7 @@ import type { Envelope, EnvelopeMeta } from '../events/envelope';
 import type { Event } from '../events/event';
 import { RxSliceError } from '../internal/errors';
 import type { CommittedEnvelope } from './committed-envelope';
+import { quote } from '../internal/quote';
 
 /**
  * Thrown (as the error of `replay`) when the events asked for are no longer, or never were,
@@ -20,7 +21,7 @@ export class ChannelReplayError extends RxSliceError {
   ) {
     super(
       'CHANNEL_REPLAY_UNAVAILABLE',
-      `Channel "${channel}" cannot replay from seq ${fromSeq}: ${detail}. Its buffer holds every event from seq ${availableFromSeq}; replay from there, raise replayBuffer, open the channel earlier (createSession({ channels })), or pass a source (a flight recording) that covers the gap.`,
+      `Channel ${quote(channel)} cannot replay from seq ${fromSeq}: ${detail}. Its buffer holds every event from seq ${availableFromSeq}; replay from there, raise replayBuffer, open the channel earlier (createSession({ channels })), or pass a source (a flight recording) that covers the gap.`,
     );
   }
 }
@@ -178,7 +179,7 @@ export class ChannelRuntime<TEvent extends { readonly type: string }> implements
   publish(event: TEvent, meta?: EnvelopeMeta): Envelope<TEvent & Event> {
     if (!this.def.match(event)) {
       const type = event !== null && typeof event === 'object' ? String((event as { type?: unknown }).type) : String(event);
-      throw new InvalidChannelError(this.def.name, `"${type}" is not one of its event types (${this.def.eventTypes.join(', ')})`);
+      throw new InvalidChannelError(this.def.name, `${quote(type)} is not one of its event types (${this.def.eventTypes.join(', ')})`);
     }
     return this.host.dispatch(event as TEvent & Event, meta);
   }

@@ -16,6 +16,7 @@ import { openChannel, type ChannelRuntime } from './channel';
 import { checkSnapshotStore, findSnapshots, snapshotLineage } from './snapshot-queries';
 import { SessionItemsReader, SessionListeners } from './session-read';
 import type { Session, SessionEvent, SessionOptions } from './session-types';
+import { quote } from '../internal/quote';
 
 /**
  * Where the shared accessors below (see `withAccessors`: the public objects stay fast) find
@@ -152,7 +153,7 @@ export function createCoreSession(options: SessionOptions): Session {
   const internalsData: Omit<SessionInternals, 'pendingRestores' | 'disposed' | 'transactionDepth'> & WithCore = {
     [CORE]: core,
     addSlice(def) {
-      if (core.disposed) throw new SessionDisposedError(`add slice "${def.name}"`);
+      if (core.disposed) throw new SessionDisposedError(`add slice ${quote(def.name)}`);
       registry.addSliceWithRoutes(def);
     },
     addReducer: (slice, entry) => registry.addReducer(registry.recordOf(slice), entry),

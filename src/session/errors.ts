@@ -1,5 +1,6 @@
 import type { Envelope } from '../events/envelope';
 import { formatIssues, RxSliceError, type ValidationIssue } from '../internal/errors';
+import { messageOf, quote } from '../internal/quote';
 
 /**
  * Thrown by `dispatch` (and reported on `errors$`) when an event's payload fails its schema, or
@@ -18,8 +19,8 @@ export class InvalidEventError extends RxSliceError {
     super(
       'INVALID_EVENT',
       issues[0]?.code === 'invalid_event'
-        ? `Event "${eventType}" is not a valid event (${formatIssues(issues)}). Nothing was changed.`
-        : `Event "${eventType}" has an invalid payload (${formatIssues(issues)}). Nothing was changed; fix the payload to match the event's schema.`,
+        ? `Event ${quote(eventType)} is not a valid event (${formatIssues(issues)}). Nothing was changed.`
+        : `Event ${quote(eventType)} has an invalid payload (${formatIssues(issues)}). Nothing was changed; fix the payload to match the event's schema.`,
       cause === undefined ? undefined : { cause },
     );
   }
@@ -42,7 +43,7 @@ export class UnknownEventError extends RxSliceError {
   ) {
     super(
       'UNKNOWN_EVENT',
-      `Event "${eventType}" is not declared in this session${suggestion === undefined ? '' : ` (did you mean "${suggestion}"?)`}. ` +
+      `Event ${quote(eventType)} is not declared in this session${suggestion === undefined ? '' : ` (did you mean ${quote(suggestion)}?)`}. ` +
         'Nothing was changed. Declare its type with a slice reducer (on(Creator, ...)), createSession({ events: [Creator] }), ' +
         "a machine, a saga's startOn, an effect or a channel; or accept undeclared types with createSession({ unknownEvents: 'accept' }).",
     );
@@ -67,12 +68,12 @@ export class ReducerError extends RxSliceError {
     super(
       'REDUCER_FAILED',
       reducerName === 'operator middleware' && sliceName === '(session)'
-        ? `The operator middleware failed on "${envelope.event.type}" (seq ${envelope.seq}): ${
+        ? `The operator middleware failed on ${quote(envelope.event.type)} (seq ${envelope.seq}): ${
             describeCause(cause)
           }. The event was not reduced; the middleware is resubscribed before the next event.`
         : reducerName === 'event middleware' && sliceName === '(session)'
-        ? `The event middleware failed on "${envelope.event.type}" (seq ${envelope.seq}): ${describeCause(cause)}. The event was not reduced.`
-        : `Reducer "${reducerName}" of slice "${sliceName}" failed on "${envelope.event.type}" (seq ${envelope.seq}): ${
+        ? `The event middleware failed on ${quote(envelope.event.type)} (seq ${envelope.seq}): ${describeCause(cause)}. The event was not reduced.`
+        : `Reducer ${quote(reducerName)} of slice ${quote(sliceName)} failed on ${quote(envelope.event.type)} (seq ${envelope.seq}): ${
             describeCause(cause)
           }. No slice was changed by this event.`,
       { cause },
@@ -89,7 +90,7 @@ export class DispatchInReducerError extends RxSliceError {
   ) {
     super(
       'DISPATCH_IN_REDUCER',
-      `"${eventType}" was dispatched from inside a reducer. Reducers must be pure: return withEffects(op, [...]) or dispatch from an effect or subscriber instead.`,
+      `${quote(eventType)} was dispatched from inside a reducer. Reducers must be pure: return withEffects(op, [...]) or dispatch from an effect or subscriber instead.`,
     );
   }
 }
@@ -109,7 +110,7 @@ export class SliceNotRegisteredError extends RxSliceError {
     /** The slice name that was asked for. */
     readonly sliceName: string,
   ) {
-    super('SLICE_NOT_REGISTERED', `Slice "${sliceName}" is not registered. Pass it to createSession({ slices }).`);
+    super('SLICE_NOT_REGISTERED', `Slice ${quote(sliceName)} is not registered. Pass it to createSession({ slices }).`);
   }
 }
 
@@ -120,7 +121,7 @@ export class DuplicateSliceError extends RxSliceError {
     /** The slice name registered twice. */
     readonly sliceName: string,
   ) {
-    super('DUPLICATE_SLICE', `Two slices are named "${sliceName}". Slice names must be unique within a session.`);
+    super('DUPLICATE_SLICE', `Two slices are named ${quote(sliceName)}. Slice names must be unique within a session.`);
   }
 }
 
@@ -137,18 +138,14 @@ export class InvalidSliceItemError extends RxSliceError {
   ) {
     super(
       'INVALID_SLICE_ITEM',
-      `Item ${index} of slice "${sliceName}" does not match the slice's schema (${formatIssues(issues)}).`,
+      `Item ${index} of slice ${quote(sliceName)} does not match the slice's schema (${formatIssues(issues)}).`,
     );
   }
 }
 
 /** The message of `cause` for an error message; never throws (a hostile `toString` or `message` getter). */
 function describeCause(cause: unknown): string {
-  try {
-    return cause instanceof Error ? String(cause.message) : String(cause);
-  } catch {
-    return '(an error that cannot be described)';
-  }
+  return messageOf(cause);
 }
 
 /**

@@ -3,6 +3,7 @@ import type { Envelope } from '../events/envelope';
 import type { ReducerMiddleware } from '../slices/reducer';
 import { InvalidMiddlewareError } from './errors';
 import type { EventMiddleware } from './event-pipeline';
+import { quote } from '../internal/quote';
 
 /**
  * Middleware of every kind a session runs, grouped by kind: what `createSession({ middleware })`
@@ -65,13 +66,13 @@ export function sortMiddleware(args: readonly unknown[], scope: 'session' | 'sli
     const set = arg as Record<string, unknown>;
     for (const key of Object.keys(set)) {
       if (!(KINDS as readonly string[]).includes(key)) {
-        throw new InvalidMiddlewareError(index, 'an object', scope, `has key "${key}" (the kinds are events, operators and reducers)`);
+        throw new InvalidMiddlewareError(index, 'an object', scope, `has key ${quote(key)} (the kinds are events, operators and reducers)`);
       }
     }
     for (const kind of KINDS) {
       const list = set[kind];
       if (list === undefined) continue;
-      if (!Array.isArray(list)) throw new InvalidMiddlewareError(index, 'an object', scope, `has "${kind}" that is not an array (got ${typeName(list)})`);
+      if (!Array.isArray(list)) throw new InvalidMiddlewareError(index, 'an object', scope, `has ${quote(kind)} that is not an array (got ${typeName(list)})`);
       list.forEach((m: unknown, i) => {
         if (typeof m !== 'function') throw new InvalidMiddlewareError(index, 'an object', scope, `has ${kind}[${i}] that is not a function (got ${typeName(m)})`);
       });

@@ -23,6 +23,7 @@ import { SessionRegistry } from './session-registry';
 import { SessionSnapshots, type RestoredSlices } from './session-snapshots';
 import type { Route, SliceRecord } from './slice-handle';
 import { LIBRARY_META, SessionReset, SessionRestored, SLICE_COMMAND, SliceAppended, SliceCleared, SliceLatestReplaced, SliceSeeded, type SliceCommand } from './system-events';
+import { messageOf, quote } from '../internal/quote';
 
 const EMPTY_META: EnvelopeMeta = Object.freeze({});
 const NOT_AN_EVENT = 'dispatch expects an event object { type: string, payload }, e.g. StepAdded({ ... })';
@@ -228,7 +229,7 @@ export class SessionCore extends SessionQueue {
    */
   accept<TEvent extends Event>(event: TEvent, meta: EnvelopeMeta | undefined, system: boolean, ownMeta = false): Envelope<TEvent> {
     if (system) {
-      if (this.disposed) throw new SessionDisposedError(`dispatch "${event.type}"`);
+      if (this.disposed) throw new SessionDisposedError(`dispatch ${quote(event.type)}`);
       if (this.storageFailure !== undefined) throw this.storageFailure;
       if (this.inReducer) throw new DispatchInReducerError(event.type);
       return { seq: this.forward === undefined ? ++this.seq : 0, at: this.clock(), event, meta: meta ?? EMPTY_META };
@@ -240,11 +241,11 @@ export class SessionCore extends SessionQueue {
       type = event.type;
       payload = event.payload;
     } catch (cause) {
-      throw this.invalidEvent('(unreadable)', 'type', `reading the event threw (${cause instanceof Error ? cause.message : String(cause)}); ${NOT_AN_EVENT}`, cause);
+      throw this.invalidEvent('(unreadable)', 'type', `reading the event threw (${messageOf(cause)}); ${NOT_AN_EVENT}`, cause);
     }
     // (No String(type): a hostile toString could throw.)
     if (typeof type !== 'string') throw this.invalidEvent(`(type is ${type === null ? 'null' : typeof type})`, 'type', NOT_AN_EVENT);
-    if (this.disposed) throw new SessionDisposedError(`dispatch "${type}"`);
+    if (this.disposed) throw new SessionDisposedError(`dispatch ${quote(type)}`);
     if (this.storageFailure !== undefined) throw this.storageFailure;
     if (this.inReducer) throw new DispatchInReducerError(type);
     if (isLibraryType(type)) {
@@ -261,7 +262,7 @@ export class SessionCore extends SessionQueue {
         try {
           r = schema.safeParse(payload);
         } catch (cause) {
-          throw this.invalidEvent(type, 'payload', `the schema threw (${cause instanceof Error ? cause.message : String(cause)})`, cause);
+          throw this.invalidEvent(type, 'payload', `the schema threw (${messageOf(cause)})`, cause);
         }
         if (!r.success) throw this.rejection(new InvalidEventError(type, toIssues(r.error.issues)));
         accepted.payload = r.data;
@@ -278,7 +279,7 @@ export class SessionCore extends SessionQueue {
     try {
       return { ...meta };
     } catch (cause) {
-      throw this.invalidEvent(type, 'meta', `reading meta threw (${cause instanceof Error ? cause.message : String(cause)})`, cause);
+      throw this.invalidEvent(type, 'meta', `reading meta threw (${messageOf(cause)})`, cause);
     }
   }
 

@@ -7,6 +7,7 @@ import { MemoryStorage } from '../storage/memory-storage';
 import { applyWindow, importItem } from './apply-op';
 import { SliceNotRegisteredError } from './errors';
 import type { SliceRecord } from './slice-handle';
+import { messageOf, quote } from '../internal/quote';
 
 /**
  * The slices a session's `snapshot()` captures, in registration order, with their last entries.
@@ -94,7 +95,7 @@ export class SessionSnapshots {
     for (const name of [...(include ?? []), ...(exclude ?? [])]) if (!this.records.has(name)) throw new UnknownSliceError(name, known(), 'session');
     if (include !== undefined && exclude !== undefined) {
       const both = include.filter((n) => exclude.includes(n));
-      if (both.length > 0) throw new InvalidSnapshotError(`include and exclude both name ${both.map((n) => `"${n}"`).join(', ')}; a slice is either captured or not`);
+      if (both.length > 0) throw new InvalidSnapshotError(`include and exclude both name ${both.map((n) => `${quote(n)}`).join(', ')}; a slice is either captured or not`);
     }
     const key = `${includeLogs ? 'L' : 'S'}|${include === undefined ? '*' : include.join('\u0000')}|${(exclude ?? []).join('\u0000')}`;
     const cached = this.selectedPlans.get(key);
@@ -168,7 +169,7 @@ export class SessionSnapshots {
       return { snapshot: this.checked(snapshot as Snapshot, record as Snapshot['slices'], names), names, id };
     } catch (error) {
       if (isRxSliceError(error)) throw error;
-      throw new InvalidSnapshotError(`reading it threw (${error instanceof Error ? error.message : String(error)})`);
+      throw new InvalidSnapshotError(`reading it threw (${messageOf(error)})`);
     }
   }
 
@@ -191,7 +192,7 @@ export class SessionSnapshots {
       const entry = slices[name] as Partial<SnapshotSlice> | undefined;
       if (checkedDefOf(snapshot, name) === record.def) return entry as SnapshotSlice;
       const items: unknown = entry === undefined || entry === null || typeof entry !== 'object' ? undefined : entry.items;
-      if (!Array.isArray(items)) throw new InvalidSnapshotError(`slice "${name}" has no items array`);
+      if (!Array.isArray(items)) throw new InvalidSnapshotError(`slice ${quote(name)} has no items array`);
       const length = items.length;
       const imported = new Array<unknown>(length);
       for (let i = 0; i < length; i++) imported[i] = importItem(record, items[i], i);

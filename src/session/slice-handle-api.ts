@@ -8,6 +8,7 @@ import { sortMiddleware } from './middleware-set';
 import type { SessionCore } from './session-core';
 import type { SliceHandle, SliceRecord, SliceRuntimeConfig } from './slice-handle';
 import { SliceAppended, SliceCleared, SliceLatestReplaced, SliceSeeded } from './system-events';
+import { quote } from '../internal/quote';
 
 // The public slice handle (`session.slice(def)`) and run-time middleware (`use`), built around
 // a session core and one of its slice records.
@@ -107,10 +108,10 @@ export function sliceHandle<TItem>(core: SessionCore, record: SliceRecord<TItem>
     configure(config: SliceRuntimeConfig<TItem>) {
       let window = config.window === undefined ? record.window : (config.window ?? undefined);
       const problem = windowPolicyProblem(window);
-      if (problem !== undefined) throw new InvalidWindowError('(given)', `slice "${record.def.name}": ${problem}`);
+      if (problem !== undefined) throw new InvalidWindowError('(given)', `slice ${quote(record.def.name)}: ${problem}`);
       if (config.eviction !== undefined) {
         if (window === undefined) {
-          throw new InvalidWindowError('(none)', `slice "${record.def.name}" has no window for eviction "${config.eviction.description}" to choose from. Pass configure({ window, eviction }).`);
+          throw new InvalidWindowError('(none)', `slice ${quote(record.def.name)} has no window for eviction ${quote(config.eviction.description)} to choose from. Pass configure({ window, eviction }).`);
         }
         window = SliceWindow.withEviction(window, config.eviction);
       }

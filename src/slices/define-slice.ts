@@ -8,6 +8,7 @@ import { migrationConfigProblem } from './migrations';
 import { onLatest, produceLatest } from './latest-reducers';
 import type { ReducerBuilder } from './reducer-builder';
 import type { EvictionPolicy, SliceWindowPolicy } from './window-contract';
+import { quote } from '../internal/quote';
 
 /** Options of {@link defineSlice}. */
 export interface SliceConfig<TItem, TReducers extends readonly ReducerEntry<TItem, Event>[] = readonly ReducerEntry<TItem, Event>[]> {
@@ -65,8 +66,8 @@ export function sliceNameProblem(name: unknown): string | undefined {
   if (/[\\\u0000-\u001f\u007f]/.test(name)) return 'the name must not contain "\\" or control characters (NUL, tab, newline...).';
   for (const segment of name.split('/')) {
     if (segment === '') return 'the name must not start or end with "/" or contain "//".';
-    if (segment === '.' || segment === '..') return `the name must not contain a "${segment}" segment.`;
-    if (UNSAFE_SEGMENTS.has(segment)) return `"${segment}" is not a safe slice name (it is not data in a JavaScript object). Pick another name.`;
+    if (segment === '.' || segment === '..') return `the name must not contain a ${quote(segment)} segment.`;
+    if (UNSAFE_SEGMENTS.has(segment)) return `${quote(segment)} is not a safe slice name (it is not data in a JavaScript object). Pick another name.`;
   }
   return undefined;
 }
@@ -75,7 +76,7 @@ export function sliceNameProblem(name: unknown): string | undefined {
 export class InvalidSliceDefinitionError extends RxSliceError {
   override readonly name = 'InvalidSliceDefinitionError';
   constructor(readonly sliceName: string, reason: string) {
-    super('INVALID_SLICE_DEFINITION', `Slice "${sliceName}" is invalid: ${reason}`);
+    super('INVALID_SLICE_DEFINITION', `Slice ${quote(sliceName)} is invalid: ${reason}`);
   }
 }
 
@@ -131,8 +132,8 @@ export function defineSlice<TItem>(name: string, config: SliceConfig<TItem>): Sl
       throw new InvalidSliceDefinitionError(
         name,
         window === undefined
-          ? `eviction "${config.eviction.description}" needs a window to choose from: add window: SliceWindow.count(n).`
-          : `its window ${window.description} evicts by its own rule, so eviction "${config.eviction.description}" does not apply. Use SliceWindow.count or SliceWindow.predicate.`,
+          ? `eviction ${quote(config.eviction.description)} needs a window to choose from: add window: SliceWindow.count(n).`
+          : `its window ${window.description} evicts by its own rule, so eviction ${quote(config.eviction.description)} does not apply. Use SliceWindow.count or SliceWindow.predicate.`,
       );
     }
     window = window.withEviction(config.eviction);

@@ -5,6 +5,7 @@ import { reducerName, type ReducerContext, type ReducerEntry, type ReducerOption
 import type { AnyChannelDef } from '../events/define-channel';
 import { append, replace, none, type SliceOp } from './slice-op';
 import type { SliceView } from './slice-view';
+import { quote } from '../internal/quote';
 
 /** Replaces the last item with `next` (appends when the view is empty). O(size). */
 export function replaceLatestOp<TItem>(view: SliceView<TItem>, next: TItem): SliceOp<TItem> {
@@ -51,7 +52,7 @@ export class NoLatestItemError extends RxSliceError {
   constructor(readonly sliceName: string) {
     super(
       'NO_LATEST_ITEM',
-      `produceLatest on slice "${sliceName}" needs a latest item to draft from. Give the slice an initial item: defineSlice("${sliceName}", { initial: [...] }).`,
+      `produceLatest on slice ${quote(sliceName)} needs a latest item to draft from. Give the slice an initial item: defineSlice(${quote(sliceName)}, { initial: [...] }).`,
     );
   }
 }

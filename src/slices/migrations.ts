@@ -1,5 +1,6 @@
 import { formatIssues, RxSliceError, toIssues, type ValidationIssue } from '../internal/errors';
 import type { SliceDef } from './reducer';
+import { clip, messageOf, quote } from '../internal/quote';
 
 export type { SliceMigrations } from './reducer';
 
@@ -20,8 +21,8 @@ export class SliceVersionError extends RxSliceError {
     super(
       tooNew ? 'SLICE_VERSION_TOO_NEW' : 'SLICE_VERSION_INVALID',
       tooNew
-        ? `Slice "${sliceName}" was stored at schema version ${String(storedVersion)}, newer than this code's version ${codeVersion}. Run the newer code, or add version ${String(storedVersion)} and its migrations to defineSlice("${sliceName}", ...); data is never migrated downwards.`
-        : `Slice "${sliceName}" was stored with schema version ${JSON.stringify(storedVersion)}, which is not an integer ≥ 1. The stored data is damaged or was not written by rxslice.`,
+        ? `Slice ${quote(sliceName)} was stored at schema version ${String(storedVersion)}, newer than this code's version ${codeVersion}. Run the newer code, or add version ${String(storedVersion)} and its migrations to defineSlice(${quote(sliceName)}, ...); data is never migrated downwards.`
+        : `Slice ${quote(sliceName)} was stored with schema version ${clip(JSON.stringify(storedVersion))}, which is not an integer ≥ 1. The stored data is damaged or was not written by rxslice.`,
     );
   }
 }
@@ -45,16 +46,16 @@ export class MigrationError extends RxSliceError {
     super(
       'MIGRATION_FAILED',
       step !== undefined
-        ? `Migration ${step} → ${step + 1} of slice "${sliceName}" failed on stored item ${itemIndex}: ${describe(options?.cause)}. Fix migrations[${step}] in defineSlice("${sliceName}", ...); nothing was read.`
+        ? `Migration ${step} → ${step + 1} of slice ${quote(sliceName)} failed on stored item ${itemIndex}: ${describe(options?.cause)}. Fix migrations[${step}] in defineSlice(${quote(sliceName)}, ...); nothing was read.`
         : fromVersion === toVersion
-          ? `Stored item ${itemIndex} of slice "${sliceName}" (version ${toVersion}) does not match its schema (${formatIssues(issues)}). Nothing was read.`
-          : `Stored item ${itemIndex} of slice "${sliceName}", migrated from version ${fromVersion} to ${toVersion}, does not match the current schema (${formatIssues(issues)}). Make the migrations produce items of the current schema; nothing was read.`,
+          ? `Stored item ${itemIndex} of slice ${quote(sliceName)} (version ${toVersion}) does not match its schema (${formatIssues(issues)}). Nothing was read.`
+          : `Stored item ${itemIndex} of slice ${quote(sliceName)}, migrated from version ${fromVersion} to ${toVersion}, does not match the current schema (${formatIssues(issues)}). Make the migrations produce items of the current schema; nothing was read.`,
       options,
     );
   }
 }
 
-const describe = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+const describe = messageOf;
 
 /**
  * @internal Checks a slice's `version` and `migrations` at definition time and returns the
@@ -75,7 +76,7 @@ export function migrationConfigProblem(version: unknown, migrations: unknown): s
   for (const key of Object.keys(steps)) {
     const k = Number(key);
     if (!Number.isInteger(k) || k < 1 || k >= version || String(k) !== key) {
-      return `migrations has key "${key}", but with version ${version} the keys are the versions 1 to ${version - 1} that each step upgrades from.`;
+      return `migrations has key ${quote(key)}, but with version ${version} the keys are the versions 1 to ${version - 1} that each step upgrades from.`;
     }
   }
   for (let k = 1; k < version; k++) {

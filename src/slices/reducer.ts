@@ -4,6 +4,7 @@ import type { EnvelopeMeta } from '../events/envelope';
 import type { SliceOp } from './slice-op';
 import type { SliceView } from './slice-view';
 import type { UncalledHelperReducer } from './helper-reducers';
+import { quote } from '../internal/quote';
 
 /**
  * What every reducer call receives besides the view and the event. `previous` is the view
@@ -193,7 +194,7 @@ export function reducerName(eventType: string, options: string | { readonly name
   if (channel !== undefined) {
     if (!Array.isArray(channel?.eventTypes)) throw new InvalidChannelError(String((channel as { name?: unknown })?.name), 'a reducer option "channel" takes a channel made by defineChannel');
     if (!channel.eventTypes.includes(eventType)) {
-      throw new InvalidChannelError(channel.name, `a reducer on "${eventType}" declares this channel, which carries only ${channel.eventTypes.join(', ')}`);
+      throw new InvalidChannelError(channel.name, `a reducer on ${quote(eventType)} declares this channel, which carries only ${channel.eventTypes.join(', ')}`);
     }
   }
   return options.name;

@@ -2,6 +2,7 @@ import picomatch from 'picomatch';
 import type { SliceDef } from '../slices/reducer';
 import type { Snapshot } from '../snapshots/snapshot';
 import { isStorableId, SnapshotStoreError, type SnapshotInfo, type SnapshotStoreBackend } from './store-contract';
+import { quote } from '../internal/quote';
 
 
 /** A query of {@link SnapshotStore.find}; every given criterion must hold. */
@@ -99,7 +100,7 @@ export function createSnapshotStore(options: { readonly storage?: SnapshotStoreB
   };
   const infoOf = async (id: string): Promise<SnapshotInfo> => {
     const info = (await storage.list()).find((i) => i.id === id);
-    if (info === undefined) throw new SnapshotStoreError('SNAPSHOT_NOT_FOUND', `No snapshot "${id}" in the store`);
+    if (info === undefined) throw new SnapshotStoreError('SNAPSHOT_NOT_FOUND', `No snapshot ${quote(id)} in the store`);
     return info;
   };
   return {
@@ -126,7 +127,7 @@ export function createSnapshotStore(options: { readonly storage?: SnapshotStoreB
     load: (id) =>
       serial(async () => {
         const snapshot = await storage.get(id);
-        if (snapshot === undefined) throw new SnapshotStoreError('SNAPSHOT_NOT_FOUND', `No snapshot "${id}" in the store`);
+        if (snapshot === undefined) throw new SnapshotStoreError('SNAPSHOT_NOT_FOUND', `No snapshot ${quote(id)} in the store`);
         return snapshot;
       }),
     find: (query = {}) =>

@@ -5,6 +5,7 @@ import { jsonIssue, jsonProblem, MAX_ITEM_DEPTH } from '../internal/json-data';
 import { migrateItems } from '../slices/migrations';
 import type { SliceDef } from '../slices/reducer';
 import { makeSnapshot, SNAPSHOT_FORMAT_VERSION, type Snapshot, type SnapshotProvenance, type SnapshotSlice } from './snapshot';
+import { clip, messageOf, quote } from '../internal/quote';
 
 /** Thrown when a JSON snapshot is malformed, too large or too deep, or its items are invalid. */
 export class InvalidSnapshotError extends RxSliceError {
@@ -27,14 +28,14 @@ export class UnknownSliceError extends RxSliceError {
     known: readonly string[],
     readonly where: 'registered' | 'snapshot' | 'session' = 'registered',
   ) {
-    const list = known.join(', ') || 'none';
+    const list = clip(known.join(', ') || 'none');
     super(
       'UNKNOWN_SLICE',
       where === 'snapshot'
-        ? `The snapshot does not hold slice "${sliceName}" (it holds: ${list}). Restore only slices it holds, or take the snapshot with includeLogs / include naming it.`
+        ? `The snapshot does not hold slice ${quote(sliceName)} (it holds: ${list}). Restore only slices it holds, or take the snapshot with includeLogs / include naming it.`
         : where === 'session'
-          ? `The session has no slice "${sliceName}" (registered: ${list}). Name registered slices in include / exclude.`
-          : `The snapshot holds slice "${sliceName}", which is not registered (known: ${list}). Register it, or restore with { slices: [...] } naming the ones to restore.`,
+          ? `The session has no slice ${quote(sliceName)} (registered: ${list}). Name registered slices in include / exclude.`
+          : `The snapshot holds slice ${quote(sliceName)}, which is not registered (known: ${list}). Register it, or restore with { slices: [...] } naming the ones to restore.`,
     );
   }
 }
@@ -137,7 +138,7 @@ export function snapshotFromJSON(
     try {
       data = JSON.parse(json);
     } catch (e) {
-      throw new InvalidSnapshotError(`it is not valid JSON (${(e as Error).message})`);
+      throw new InvalidSnapshotError(`it is not valid JSON (${messageOf(e)})`);
     }
   }
   if (typeof json !== 'string') {
@@ -146,7 +147,7 @@ export function snapshotFromJSON(
     try {
       data = structuredClone(json);
     } catch (e) {
-      throw new InvalidSnapshotError(`it cannot be copied (${(e as Error).message}); pass JSON text or plain JSON data`);
+      throw new InvalidSnapshotError(`it cannot be copied (${messageOf(e)}); pass JSON text or plain JSON data`);
     }
     const problem = jsonProblem(data, limits.maxDepth ?? DEFAULT_SNAPSHOT_MAX_DEPTH);
     if (problem !== undefined) throw new InvalidSnapshotError(`it is not JSON data`, [jsonIssue(problem)]);
@@ -179,7 +180,7 @@ export function snapshotFromJSON(
       if (def.schema === undefined) return item;
       const r = def.schema.safeParse(item);
       if (!r.success) {
-        throw new InvalidSnapshotError(`item ${index} of slice "${name}" does not match its schema`, toIssues(r.error.issues));
+        throw new InvalidSnapshotError(`item ${index} of slice ${quote(name)} does not match its schema`, toIssues(r.error.issues));
       }
       return r.data;
     });

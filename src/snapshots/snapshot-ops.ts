@@ -1,6 +1,7 @@
 import { RxSliceError } from '../internal/errors';
 import type { SlicePolicy } from '../slices/reducer';
 import { checkedDefOf, makeSnapshot, type SnapshotJSON, type SnapshotProvenance, type SnapshotSlice } from './snapshot';
+import { quote } from '../internal/quote';
 
 /** Thrown by {@link Snapshot | Snapshot.merge}, {@link Snapshot | Snapshot.diff} and {@link Snapshot | Snapshot.apply} for arguments that are not snapshots or diffs, or do not fit together. */
 export class SnapshotOperationError extends RxSliceError {
@@ -202,12 +203,12 @@ function applyChange(name: string, entry: SnapshotSlice, change: SliceChange): r
   switch (change.kind) {
     case 'log': {
       const n = change.evicted.length;
-      if (n > items.length) throw new SnapshotOperationError(`slice "${name}": the diff evicts ${n} items, the snapshot holds ${items.length}`);
+      if (n > items.length) throw new SnapshotOperationError(`slice ${quote(name)}: the diff evicts ${n} items, the snapshot holds ${items.length}`);
       return [...items.slice(n), ...change.appended];
     }
     case 'fields': {
       const item = items[change.index];
-      if (!isPlainObject(item)) throw new SnapshotOperationError(`slice "${name}": the diff changes fields of item ${change.index}, which is not an object in the snapshot`);
+      if (!isPlainObject(item)) throw new SnapshotOperationError(`slice ${quote(name)}: the diff changes fields of item ${change.index}, which is not an object in the snapshot`);
       const next: Record<string, unknown> = { ...item };
       for (const k of change.unset) delete next[k];
       for (const k of Object.keys(change.set)) next[k] = change.set[k];
@@ -218,7 +219,7 @@ function applyChange(name: string, entry: SnapshotSlice, change: SliceChange): r
     case 'items':
       return change.items.slice();
     default:
-      throw new SnapshotOperationError(`slice "${name}": unknown change kind ${String((change as { kind?: unknown }).kind)}`);
+      throw new SnapshotOperationError(`slice ${quote(name)}: unknown change kind ${String((change as { kind?: unknown }).kind)}`);
   }
 }
 
@@ -241,9 +242,9 @@ function apply(before: Snapshot, diff: SnapshotDiff): Snapshot {
     names.push(name);
     entries.push(change === undefined ? entry : Object.freeze({ policy: entry.policy, version: 0, items: Object.freeze(applyChange(name, entry, change)) }));
   }
-  for (const name of Object.keys(diff.modified)) if (!Object.hasOwn(b, name)) throw new SnapshotOperationError(`the diff modifies slice "${name}", which the snapshot does not hold`);
+  for (const name of Object.keys(diff.modified)) if (!Object.hasOwn(b, name)) throw new SnapshotOperationError(`the diff modifies slice ${quote(name)}, which the snapshot does not hold`);
   for (const name of Object.keys(diff.added)) {
-    if (Object.hasOwn(b, name) && !diff.removed.includes(name)) throw new SnapshotOperationError(`the diff adds slice "${name}", which the snapshot already holds`);
+    if (Object.hasOwn(b, name) && !diff.removed.includes(name)) throw new SnapshotOperationError(`the diff adds slice ${quote(name)}, which the snapshot already holds`);
     const added = diff.added[name] as { policy: SlicePolicy; items: readonly unknown[] };
     names.push(name);
     entries.push(Object.freeze({ policy: added.policy, version: 0, items: Object.freeze(added.items.slice()) }));

@@ -6,6 +6,7 @@ import type { Session } from '../session/session-types';
 import { newSnapshotId } from '../snapshots/snapshot';
 import type { StateDef, StateUpdate, StateValue } from './define-state';
 import { recordSession, type SessionStep } from './session-recorder';
+import { quote } from '../internal/quote';
 
 /** Thrown by a checkpointer: an unknown thread or checkpoint, bad options, or a stored record that does not decode. */
 export class CheckpointError extends RxSliceError {
@@ -237,7 +238,7 @@ export function createCheckpointer<TName extends string, TFields extends Readonl
   const tip = new Map<string, Checkpoint<V>>();
 
   const corrupt = (threadId: string, why: string, cause?: unknown): never => {
-    throw new CheckpointError('CHECKPOINT_CORRUPT', `Thread "${threadId}": ${why}; nothing was read`, cause === undefined ? undefined : { cause });
+    throw new CheckpointError('CHECKPOINT_CORRUPT', `Thread ${quote(threadId)}: ${why}; nothing was read`, cause === undefined ? undefined : { cause });
   };
   /** Decodes a thread: every record checked, every value rebuilt (fails closed). */
   const decode = (threadId: string, records: readonly CheckpointRecord[] = storage.read(threadId)): Checkpoint<V>[] => {
@@ -307,7 +308,7 @@ export function createCheckpointer<TName extends string, TFields extends Readonl
   const find = (threadId: string, checkpointId: string): { list: Checkpoint<V>[]; index: number } => {
     const list = decode(threadId);
     const index = list.findIndex((c) => c.id === checkpointId);
-    if (index < 0) throw new CheckpointError('CHECKPOINT_NOT_FOUND', `Thread "${threadId}" has no checkpoint "${checkpointId}"`);
+    if (index < 0) throw new CheckpointError('CHECKPOINT_NOT_FOUND', `Thread ${quote(threadId)} has no checkpoint ${quote(checkpointId)}`);
     return { list, index };
   };
   /** The newest checkpoint of a thread, from what this checkpointer wrote or else from storage. */
@@ -322,7 +323,7 @@ export function createCheckpointer<TName extends string, TFields extends Readonl
     checkThread(threadId);
     const parent = parentOf(threadId);
     const parsed = updatesSchema.safeParse({ updates });
-    if (!parsed.success) throw new CheckpointError('INVALID_CHECKPOINT_OPTIONS', `the updates do not match the state "${state.name}" (${parsed.error.issues[0]?.message ?? 'invalid'})`);
+    if (!parsed.success) throw new CheckpointError('INVALID_CHECKPOINT_OPTIONS', `the updates do not match the state ${quote(state.name)} (${parsed.error.issues[0]?.message ?? 'invalid'})`);
     const clean = (parsed.data as { updates: U[] }).updates;
     const values = state.apply(parent?.values ?? state.defaults, clean);
     const metadata = { ...extra, source: parent === undefined ? 'input' : source, step: parent === undefined ? 0 : parent.metadata.step + 1 } as CheckpointMetadata;
@@ -340,7 +341,7 @@ export function createCheckpointer<TName extends string, TFields extends Readonl
       let list = decode(checkThread(threadId)).reverse();
       if (opts.before !== undefined) {
         const i = list.findIndex((c) => c.id === opts.before);
-        if (i < 0) throw new CheckpointError('CHECKPOINT_NOT_FOUND', `Thread "${threadId}" has no checkpoint "${opts.before}"`);
+        if (i < 0) throw new CheckpointError('CHECKPOINT_NOT_FOUND', `Thread ${quote(threadId)} has no checkpoint ${quote(opts.before)}`);
         list = list.slice(i + 1);
       }
       if (opts.filter !== undefined) {
@@ -354,7 +355,7 @@ export function createCheckpointer<TName extends string, TFields extends Readonl
     fork: (threadId, checkpointId, newThreadId) => {
       const { list, index } = find(checkThread(threadId), checkpointId);
       checkThread(newThreadId);
-      if (storage.read(newThreadId).length > 0) throw new CheckpointError('INVALID_CHECKPOINT_OPTIONS', `thread "${newThreadId}" already exists`);
+      if (storage.read(newThreadId).length > 0) throw new CheckpointError('INVALID_CHECKPOINT_OPTIONS', `thread ${quote(newThreadId)} already exists`);
       const from = list[index] as Checkpoint<V>;
       return write(newThreadId, undefined, { source: 'fork', step: 0, forkedFrom: { threadId, checkpointId } }, undefined, from.values as V);
     },

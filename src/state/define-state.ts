@@ -5,6 +5,7 @@ import { RxSliceError } from '../internal/errors';
 import { defineSlice } from '../slices/define-slice';
 import type { SliceDef } from '../slices/reducer';
 import { none, replace } from '../slices/slice-op';
+import { quote } from '../internal/quote';
 
 /**
  * Thrown when updates of one step conflict: two writes to a single-writer field (one without a
@@ -19,7 +20,7 @@ export class InvalidUpdateError extends RxSliceError {
     readonly field: string,
     reason: string,
   ) {
-    super('INVALID_UPDATE', `State "${state}", field "${field}": ${reason}`);
+    super('INVALID_UPDATE', `State ${quote(state)}, field ${quote(field)}: ${reason}`);
   }
 }
 

@@ -43,6 +43,7 @@ import {
   UserLine,
   type LineType,
 } from './line-schemas';
+import { quote } from '../internal/quote';
 
 /** What one line turned into: its events, in dispatch order, and the reasons of skipped parts. */
 export interface ParsedLine {
@@ -113,7 +114,7 @@ function parseUser(line: z.infer<typeof UserLine>): ParsedLine {
           : ToolSucceeded({ toolUseId: r.data.tool_use_id, content: text, timestamp }),
       );
     } else {
-      skipped.push(`unknown user content block "${block.type}"`);
+      skipped.push(`unknown user content block ${quote(block.type)}`);
     }
   }
   // Text blocks of one line form one message, dispatched after the line's tool results.
@@ -166,7 +167,7 @@ function parseAssistant(line: z.infer<typeof AssistantLine>): ParsedLine {
         }
       }
     } else {
-      skipped.push(`unknown assistant content block "${block.type}"`);
+      skipped.push(`unknown assistant content block ${quote(block.type)}`);
     }
   }
   const u = message.usage;
@@ -279,7 +280,7 @@ export function parseLine(line: string): ParsedLine {
   if (json === null || typeof json !== 'object' || Array.isArray(json)) return skip('not a JSON object');
   const type = (json as { type?: unknown }).type;
   if (typeof type !== 'string') return skip('no "type" field');
-  if (!isLineType(type)) return skip(`unknown line type "${type}"`);
+  if (!isLineType(type)) return skip(`unknown line type ${quote(type)}`);
   const r = (lineSchemas[type] as z.ZodType).safeParse(json);
   if (!r.success) return skip(shapeReason(`${type} line`, r.error));
   const parsed = (parsers[type] as (line: unknown) => ParsedLine)(r.data);

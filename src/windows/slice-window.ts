@@ -2,6 +2,7 @@ import type { SliceView } from '../slices/slice-view';
 import type { EvictionDecision, SliceWindowPolicy, WindowContext, WindowMemo } from '../slices/window-contract';
 import { EvictionPolicy } from './eviction-policy';
 import { checkCount, InvalidWindowError } from './invalid-window-error';
+import { quote } from '../internal/quote';
 
 /** Options of the bounded windows (`count`, `predicate`). */
 export interface BoundedWindowOptions<TItem> {
@@ -505,7 +506,7 @@ function withEviction<TItem>(window: SliceWindowPolicy<TItem>, eviction: Evictio
   if (window.withEviction === undefined) {
     throw new InvalidWindowError(
       window.description,
-      `it evicts by its own rule, so the eviction policy "${eviction.description}" does not apply. Use SliceWindow.count or SliceWindow.predicate for a bound that an eviction policy chooses from.`,
+      `it evicts by its own rule, so the eviction policy ${quote(eviction.description)} does not apply. Use SliceWindow.count or SliceWindow.predicate for a bound that an eviction policy chooses from.`,
     );
   }
   return window.withEviction(eviction);

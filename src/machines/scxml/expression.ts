@@ -1,6 +1,7 @@
 import jsep from 'jsep';
 import type { ActionArgs } from '../actions.js';
 import { InvalidExpressionError } from '../errors.js';
+import { quote } from '../../internal/quote';
 
 /** A compiled expression: evaluates against the current action args, never with `eval`. */
 export type CompiledExpression = (args: ActionArgs<unknown>) => unknown;
@@ -125,9 +126,9 @@ const EVENT_VARIABLES = new WeakMap<
 
 /** Reads `obj[key]` for own or array-length properties only: no prototype walking. */
 export function readMember(obj: unknown, key: unknown): unknown {
-  if (obj === null || obj === undefined) throw new TypeError(`Cannot read property "${String(key)}" of ${String(obj)}.`);
+  if (obj === null || obj === undefined) throw new TypeError(`Cannot read property ${quote(String(key))} of ${String(obj)}.`);
   const k = String(key);
-  if (FORBIDDEN_KEYS.has(k)) throw new TypeError(`Access to "${k}" is not allowed.`);
+  if (FORBIDDEN_KEYS.has(k)) throw new TypeError(`Access to ${quote(k)} is not allowed.`);
   if ((typeof obj === 'string' || Array.isArray(obj)) && k === 'length') return (obj as { length: number }).length;
   if (typeof obj === 'object' && Object.prototype.hasOwnProperty.call(obj, k)) return (obj as Record<string, unknown>)[k];
   return undefined;
@@ -141,7 +142,7 @@ export function readMember(obj: unknown, key: unknown): unknown {
  * the keys member access refuses (`__proto__`, `constructor`, ...) are never present.
  */
 function hasOwnKey(obj: unknown, key: unknown): boolean {
-  if (obj === null || typeof obj !== 'object') throw new TypeError(`Cannot use "in" to search for "${String(key)}" in ${String(obj)}.`);
+  if (obj === null || typeof obj !== 'object') throw new TypeError(`Cannot use "in" to search for ${quote(String(key))} in ${String(obj)}.`);
   const k = String(key);
   return !FORBIDDEN_KEYS.has(k) && Object.prototype.hasOwnProperty.call(obj, k);
 }
@@ -164,19 +165,19 @@ function compileNode(node: Node, source: string, scope: ExpressionScope): Compil
       if (name === '_name') return () => scope.name;
       // names beginning with `_` are reserved for the platform (SCXML 5.10): one that is not a
       // system variable (_x, _data, ...) is rejected rather than read as undefined
-      if (name.startsWith('_')) unsupported(`the system variable "${name}" (only ${[...SYSTEM_VARIABLES].join(', ')} are bound)`);
+      if (name.startsWith('_')) unsupported(`the system variable ${quote(name)} (only ${[...SYSTEM_VARIABLES].join(', ')} are bound)`);
       // jsep reads a reserved word (`return`, or `typeof` with no operand) as a name: never look it
       // up. It is an illegal expression, which SCXML 5.9 makes an error.execution when evaluated
       // (the W3C IRP tests use `return` for one), so it throws then rather than at import.
       if (RESERVED_WORDS.has(name))
         return () => {
-          throw new SyntaxError(`Unexpected reserved word "${name}" in "${source}".`);
+          throw new SyntaxError(`Unexpected reserved word ${quote(name)} in ${quote(source)}.`);
         };
       if (isGlobal(name)) return () => GLOBALS[name];
-      if (FORBIDDEN_KEYS.has(name)) unsupported(`the name "${name}"`);
+      if (FORBIDDEN_KEYS.has(name)) unsupported(`the name ${quote(name)}`);
       return (args) => {
         const ctx = args.context as Record<string, unknown> | undefined;
-        if (ctx === undefined || ctx === null || !Object.prototype.hasOwnProperty.call(ctx, name)) throw new ReferenceError(`"${name}" is not declared in the datamodel.`);
+        if (ctx === undefined || ctx === null || !Object.prototype.hasOwnProperty.call(ctx, name)) throw new ReferenceError(`${quote(name)} is not declared in the datamodel.`);
         return ctx[name];
       };
     }
@@ -188,7 +189,7 @@ function compileNode(node: Node, source: string, scope: ExpressionScope): Compil
         return (args) => readMember(object(args), property(args));
       }
       const name = (m.property as jsep.Identifier).name;
-      if (FORBIDDEN_KEYS.has(name)) unsupported(`access to "${name}"`);
+      if (FORBIDDEN_KEYS.has(name)) unsupported(`access to ${quote(name)}`);
       return (args) => readMember(object(args), name);
     }
     case 'BinaryExpression': {
@@ -199,7 +200,7 @@ function compileNode(node: Node, source: string, scope: ExpressionScope): Compil
       if (b.operator === '||') return (args) => left(args) || right(args);
       if (b.operator === '??') return (args) => left(args) ?? right(args);
       if (b.operator === 'in') return (args) => hasOwnKey(right(args), left(args));
-      const op = BINARY[b.operator] ?? unsupported(`the operator "${b.operator}"`);
+      const op = BINARY[b.operator] ?? unsupported(`the operator ${quote(b.operator)}`);
       return (args) => op(left(args), right(args));
     }
     case 'UnaryExpression': {
@@ -213,7 +214,7 @@ function compileNode(node: Node, source: string, scope: ExpressionScope): Compil
             return ctx !== undefined && ctx !== null && Object.prototype.hasOwnProperty.call(ctx, name) ? typeof ctx[name] : 'undefined';
           };
       }
-      const op = UNARY[u.operator] ?? unsupported(`the operator "${u.operator}"`);
+      const op = UNARY[u.operator] ?? unsupported(`the operator ${quote(u.operator)}`);
       const argument = compileNode(u.argument, source, scope);
       return (args) => op(argument(args));
     }
@@ -343,7 +344,7 @@ export function compileLocation(source: string, scope: ExpressionScope = {}): Co
       const key = compileNode(m.property, source, scope);
       parts.unshift((args) => {
         const k = key(args);
-        if (typeof k !== 'string' && typeof k !== 'number') throw new TypeError(`Invalid key ${String(k)} in location "${source}".`);
+        if (typeof k !== 'string' && typeof k !== 'number') throw new TypeError(`Invalid key ${String(k)} in location ${quote(source)}.`);
         return k;
       });
     } else {
@@ -354,16 +355,16 @@ export function compileLocation(source: string, scope: ExpressionScope = {}): Co
   }
   if (node.type !== 'Identifier') throw new InvalidExpressionError(source, 'a location must be a datamodel name, optionally followed by member accesses.');
   const root = (node as jsep.Identifier).name;
-  for (const k of [root]) if (FORBIDDEN_KEYS.has(k)) throw new InvalidExpressionError(source, `"${k}" cannot be assigned.`);
+  for (const k of [root]) if (FORBIDDEN_KEYS.has(k)) throw new InvalidExpressionError(source, `${quote(k)} cannot be assigned.`);
   if (SYSTEM_VARIABLES.has(root))
     // SCXML 5.10: an attempt to change a system variable fails at run time with error.execution
     return () => {
-      throw new TypeError(`Cannot assign to "${root}": system variables are read-only (SCXML 5.10).`);
+      throw new TypeError(`Cannot assign to ${quote(root)}: system variables are read-only (SCXML 5.10).`);
     };
-  if (root.startsWith('_')) throw new InvalidExpressionError(source, `"${root}" is reserved for the platform (names beginning with "_", SCXML 5.10) and not declared: use a datamodel name.`);
+  if (root.startsWith('_')) throw new InvalidExpressionError(source, `${quote(root)} is reserved for the platform (names beginning with "_", SCXML 5.10) and not declared: use a datamodel name.`);
   return (args) => {
     const path = [root, ...parts.map((p) => p(args))];
-    for (const k of path) if (FORBIDDEN_KEYS.has(String(k))) throw new TypeError(`"${String(k)}" cannot be assigned.`);
+    for (const k of path) if (FORBIDDEN_KEYS.has(String(k))) throw new TypeError(`${quote(String(k))} cannot be assigned.`);
     return path;
   };
 }
@@ -372,7 +373,7 @@ export function compileLocation(source: string, scope: ExpressionScope = {}): Co
 export function setIn(root: unknown, path: readonly (string | number)[], value: unknown): unknown {
   if (path.length === 0) return value;
   const [head, ...rest] = path as [string | number, ...(string | number)[]];
-  if (root === null || typeof root !== 'object') throw new TypeError(`Cannot assign "${String(head)}" on ${String(root)}.`);
+  if (root === null || typeof root !== 'object') throw new TypeError(`Cannot assign ${quote(String(head))} on ${String(root)}.`);
   if (Array.isArray(root)) {
     const copy = [...root];
     copy[Number(head)] = setIn(copy[Number(head)], rest, value);

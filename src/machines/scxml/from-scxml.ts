@@ -6,6 +6,7 @@ import type { MachineDefinition } from '../machine-definition.js';
 import type { ExpressionScope } from './expression.js';
 import { compileBlock, contentValue, eventData, expr } from './scxml-content.js';
 import { parseXmlTree, type XmlElement } from './xml-tree.js';
+import { quote } from '../../internal/quote';
 
 type Action = MachineAction<unknown>;
 type MutableState = { -readonly [K in keyof StateConfig]: StateConfig[K] } & { states?: Record<string, StateConfig> };
@@ -52,7 +53,7 @@ export function fromSCXML(xml: string, options: FromScxmlOptions = {}): MachineD
   const root = parseXmlTree(xml);
   if (root.name !== 'scxml') throw new ScxmlInvalidError(root.location, 'the root element must be <scxml>.');
   if (root.attrs.datamodel !== undefined && !['ecmascript', 'null'].includes(root.attrs.datamodel))
-    throw new ScxmlUnsupportedError(root.location, `datamodel="${root.attrs.datamodel}" is not supported; the safe ecmascript subset is.`);
+    throw new ScxmlUnsupportedError(root.location, `datamodel=${quote(root.attrs.datamodel)} is not supported; the safe ecmascript subset is.`);
   if (root.attrs.binding === 'late') throw new ScxmlUnsupportedError(root.location, 'binding="late" is not supported; use early binding.');
 
   const name = options.name ?? root.attrs.name ?? 'scxml';
@@ -71,7 +72,7 @@ export function fromSCXML(xml: string, options: FromScxmlOptions = {}): MachineD
       const id = data.attrs.id;
       if (!id) throw new ScxmlInvalidError(data.location, '<data> needs an id.');
       // SCXML 5.10: names beginning with "_" are reserved for system variables
-      if (id.startsWith('_')) throw new ScxmlInvalidError(data.location, `<data id="${id}">: ids beginning with "_" are reserved for system variables (SCXML 5.10); rename it.`);
+      if (id.startsWith('_')) throw new ScxmlInvalidError(data.location, `<data id=${quote(id)}>: ids beginning with "_" are reserved for system variables (SCXML 5.10); rename it.`);
       if (data.attrs.src !== undefined) throw new ScxmlUnsupportedError(data.location, 'src is not supported: inline the data.');
       dataIds.push(id);
       const value = data.attrs.expr !== undefined ? expr(data, 'expr', scope) : data.text.length > 0 ? contentValue(data, scope) : undefined;
@@ -82,7 +83,7 @@ export function fromSCXML(xml: string, options: FromScxmlOptions = {}): MachineD
   const transition = (el: XmlElement): TransitionConfig => {
     for (const a of ['eventexpr', 'targetexpr']) if (el.attrs[a] !== undefined) throw new ScxmlUnsupportedError(el.location, `${a} is not supported.`);
     const type = el.attrs.type;
-    if (type !== undefined && type !== 'internal' && type !== 'external') throw new ScxmlInvalidError(el.location, `type must be "internal" or "external", got "${type}".`);
+    if (type !== undefined && type !== 'internal' && type !== 'external') throw new ScxmlInvalidError(el.location, `type must be "internal" or "external", got ${quote(type)}.`);
     const targets = targetsOf(el);
     pendingTargets.push({ el, targets });
     const cond = el.attrs.cond !== undefined ? expr(el, 'cond', scope) : undefined;
@@ -98,7 +99,7 @@ export function fromSCXML(xml: string, options: FromScxmlOptions = {}): MachineD
   const state = (el: XmlElement, parentStates: Record<string, StateConfig>): void => {
     let id = el.attrs.id;
     if (id === undefined) id = `$generated-${el.name}-${generated++}`;
-    if (ids.has(id)) throw new ScxmlInvalidError(el.location, `duplicate state id "${id}".`);
+    if (ids.has(id)) throw new ScxmlInvalidError(el.location, `duplicate state id ${quote(id)}.`);
     ids.set(id, el);
     const cfg: MutableState = {};
     if (el.name === 'parallel') cfg.type = 'parallel';
@@ -110,7 +111,7 @@ export function fromSCXML(xml: string, options: FromScxmlOptions = {}): MachineD
     if (el.name === 'history') {
       cfg.type = 'history';
       const kind = el.attrs.type ?? 'shallow';
-      if (kind !== 'shallow' && kind !== 'deep') throw new ScxmlInvalidError(el.location, `history type must be "shallow" or "deep", got "${kind}".`);
+      if (kind !== 'shallow' && kind !== 'deep') throw new ScxmlInvalidError(el.location, `history type must be "shallow" or "deep", got ${quote(kind)}.`);
       cfg.history = kind;
       const t = el.children.find((c) => c.name === 'transition');
       if (t) {
@@ -179,9 +180,9 @@ export function fromSCXML(xml: string, options: FromScxmlOptions = {}): MachineD
     else throw new ScxmlUnsupportedError(child.location, `<${child.name}> is not supported inside <scxml>.`);
   }
   for (const { el, targets } of pendingTargets)
-    for (const t of targets) if (!ids.has(t)) throw new ScxmlInvalidError(el.location, `target "${t}" names no state.`);
+    for (const t of targets) if (!ids.has(t)) throw new ScxmlInvalidError(el.location, `target ${quote(t)} names no state.`);
   const initial = targetsOf(root, 'initial');
-  for (const t of initial) if (!ids.has(t)) throw new ScxmlInvalidError(root.location, `initial "${t}" names no state.`);
+  for (const t of initial) if (!ids.has(t)) throw new ScxmlInvalidError(root.location, `initial ${quote(t)} names no state.`);
 
   const config: MachineConfig<Record<string, unknown>, string> = {
     context: () => Object.fromEntries(dataIds.map((id) => [id, undefined])),

@@ -2,6 +2,7 @@ import type { ActionArgs, MachineAction } from '../actions.js';
 import { InvalidExpressionError, ScxmlInvalidError, ScxmlUnsupportedError } from '../errors.js';
 import { compileExpression, compileLocation, SCXML_EVENT_PROCESSOR_TYPE, setIn, type CompiledExpression, type ExpressionScope } from './expression.js';
 import type { XmlElement } from './xml-tree.js';
+import { messageOf, quote } from '../../internal/quote';
 
 type Ctx = Record<string, unknown>;
 type Action = MachineAction<unknown>;
@@ -14,7 +15,7 @@ export function expr(el: XmlElement, attr: string, scope: ExpressionScope, sourc
     return compileExpression(source ?? '', scope);
   } catch (error) {
     if (error instanceof InvalidExpressionError)
-      throw new ScxmlUnsupportedError(el.location, `${attr}="${source}" is not supported: ${error.message}`, { cause: error });
+      throw new ScxmlUnsupportedError(el.location, `${attr}=${quote(source)} is not supported: ${messageOf(error)}`, { cause: error });
     throw error;
   }
 }
@@ -23,7 +24,7 @@ function location(el: XmlElement, attr: string, scope: ExpressionScope) {
   try {
     return compileLocation(el.attrs[attr] ?? '', scope);
   } catch (error) {
-    throw new ScxmlUnsupportedError(el.location, `${attr}="${el.attrs[attr]}" is not a supported location: ${(error as Error).message}`, { cause: error });
+    throw new ScxmlUnsupportedError(el.location, `${attr}=${quote(el.attrs[attr])} is not a supported location: ${(error as Error).message}`, { cause: error });
   }
 }
 
@@ -31,7 +32,7 @@ function location(el: XmlElement, attr: string, scope: ExpressionScope) {
 export function assignAt(args: ActionArgs<unknown>, path: readonly (string | number)[], value: unknown): Ctx {
   const ctx = (args.context ?? {}) as Ctx;
   const root = String(path[0]);
-  if (!Object.prototype.hasOwnProperty.call(ctx, root)) throw new ReferenceError(`Cannot assign to "${root}": it is not declared in the datamodel.`);
+  if (!Object.prototype.hasOwnProperty.call(ctx, root)) throw new ReferenceError(`Cannot assign to ${quote(root)}: it is not declared in the datamodel.`);
   return { [root]: setIn(ctx[root], path.slice(1), value) };
 }
 
@@ -76,7 +77,7 @@ export function eventData(el: XmlElement, scope: ExpressionScope): CompiledExpre
 
 const delayMs = (text: string): number => {
   const m = /^\s*(\d*\.?\d+)\s*(ms|s|m|h|d)?\s*$/.exec(text);
-  if (!m) throw new TypeError(`Invalid delay "${text}": expected e.g. "500ms" or "2s".`);
+  if (!m) throw new TypeError(`Invalid delay ${quote(text)}: expected e.g. "500ms" or "2s".`);
   const factor = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[(m[2] ?? 'ms') as 'ms'];
   return Number(m[1]) * factor;
 };
@@ -86,8 +87,8 @@ function compileSend(el: XmlElement, scope: ExpressionScope): Action {
   for (const attr of ['targetexpr', 'typeexpr']) if (a[attr] !== undefined) throw new ScxmlUnsupportedError(el.location, `${attr} is not supported: only sends to the machine itself are.`);
   const internal = a.target === '#_internal';
   // #_scxml_<sessionid> names another session (W3C: error.communication when unreachable), never this one: reject it too
-  if (a.target !== undefined && !internal) throw new ScxmlUnsupportedError(el.location, `target="${a.target}" is not supported: only sends to the machine itself (no target, or #_internal) are.`);
-  if (a.type !== undefined && !SCXML_EVENT_PROCESSOR.has(a.type)) throw new ScxmlUnsupportedError(el.location, `type="${a.type}" is not supported: only the SCXML event processor is.`);
+  if (a.target !== undefined && !internal) throw new ScxmlUnsupportedError(el.location, `target=${quote(a.target)} is not supported: only sends to the machine itself (no target, or #_internal) are.`);
+  if (a.type !== undefined && !SCXML_EVENT_PROCESSOR.has(a.type)) throw new ScxmlUnsupportedError(el.location, `type=${quote(a.type)} is not supported: only the SCXML event processor is.`);
   if (a.event === undefined && a.eventexpr === undefined) throw new ScxmlInvalidError(el.location, '<send> needs event or eventexpr.');
   const name: CompiledExpression = a.event !== undefined ? () => a.event : expr(el, 'eventexpr', scope);
   const data = eventData(el, scope);
@@ -128,7 +129,7 @@ function compileForeach(el: XmlElement, scope: ExpressionScope): Action {
   const body = el.children.map((child) => compileAction(child, scope));
   return (args) => {
     const values = array(args);
-    if (!Array.isArray(values)) throw new TypeError(`<foreach> array "${el.attrs.array}" is not an array.`);
+    if (!Array.isArray(values)) throw new TypeError(`<foreach> array ${quote(el.attrs.array)} is not an array.`);
     const actions: Action[] = [];
     values.forEach((value, i) => {
       actions.push({ kind: 'assign', update: (a) => ({ ...assignDeclaring(a, item(a), value) }) });
