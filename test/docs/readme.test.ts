@@ -141,7 +141,9 @@ describe('README and guide', () => {
       out = String((e as { stdout?: string }).stdout ?? e).replaceAll(dir, '<readme>');
     }
     expect(out).toBe('');
-  });
+    // One tsc run over every program: about 20 s alone on 2 cores, minutes when the suite's other
+    // files load both cores (seen: 101 s), so it gets its own limit.
+  }, 300_000);
 
   it('names the largest bundled transcript by size and the longest by lines, with their sizes', () => {
     const data = join(root, 'examples/data');

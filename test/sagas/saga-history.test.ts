@@ -248,3 +248,40 @@ describe('saga history options', () => {
     expect(none.sagaHistory()).toEqual([]);
   });
 });
+
+describe('a saga-only JSONL session (slices: [], the saga guide\'s shape; issue 37)', () => {
+  it('keeps its place: resumed after a reopen, finished, recorded; the third open has nothing to resume', async () => {
+    const calls: string[] = [];
+    let release!: (v: string) => void;
+    const Deploy = defineSaga('deploy', { input: z.object({ app: z.string() }) })
+      .step('build', { run: () => (calls.push('build'), 'a') })
+      .step('ship', {
+        run: () =>
+          new Promise<string>((resolve) => {
+            calls.push('ship');
+            release = resolve;
+          }),
+      });
+    const open = () => createSession({ slices: [], sagas: [Deploy], storage: jsonl({ dir, fsync: 'never' }) });
+    const a = open();
+    a.runSaga(Deploy, { app: 'web' }, { sagaId: 'd1' }).subscribe({ error: () => undefined });
+    const stored = a.lastSeq;
+    expect(stored).toBeGreaterThan(0);
+    a.dispose();
+    const b = open();
+    expect(b.lastSeq).toBe(stored);
+    const [resumed] = b.resumeSagas();
+    const done = lastValueFrom(resumed!.result$);
+    release('b');
+    await expect(done).resolves.toEqual({ build: 'a', ship: 'b' });
+    expect(calls).toEqual(['build', 'ship', 'ship']);
+    const finished = b.lastSeq;
+    b.dispose();
+    const c = open();
+    expect(c.lastSeq).toBe(finished);
+    expect(c.read('rxslice/sagas')).toEqual([]);
+    expect(c.resumeSagas()).toEqual([]);
+    expect(c.sagaHistory()).toMatchObject([{ sagaId: 'd1', saga: 'deploy', outcome: 'completed', results: { build: 'a', ship: 'b' } }]);
+    c.dispose();
+  });
+});
