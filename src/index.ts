@@ -84,8 +84,10 @@ export {
   InvalidMiddlewareError,
   InvalidListenerError,
 } from './session/errors';
-export { SliceSeeded, SliceCleared, SliceAppended, SliceLatestReplaced, SessionReset, SessionRestored, InitializeSlice, ClearSlice } from './session/system-events';
+export { SliceSeeded, SliceCleared, SliceAppended, SliceLatestReplaced, SliceInstalled, SessionReset, SessionRestored, InitializeSlice, ClearSlice } from './session/system-events';
 export type { SliceCommand } from './session/system-events';
+export { installSlice } from './session/install-slice';
+export type { InstallSliceOptions } from './session/install-slice';
 export type { Attachable } from './session/session-types';
 
 export { SliceWindow } from './windows/slice-window';

@@ -52,6 +52,18 @@ export const SliceLatestReplaced = defineEventUnchecked<{ readonly slice: string
   'rxslice.slice.latestReplaced',
 );
 /**
+ * `rxslice.slice.installed`: `session.install(def, { initial? })` added the slice `slice` to the
+ * running session (its storage opened like the others': a durable store's items recovered, else
+ * the initial items). The event changes no item: it records, on the stream and in recordings,
+ * when the slice joined. See {@link SliceSeeded}.
+ * @example
+ * ```ts
+ * session.committed$.pipe(ofType(SliceInstalled)).subscribe((c) => console.log(c.event.payload)); // Logs: { slice: 'agentPlan', items: 1 }
+ * session.install(AgentPlan, { initial: () => [{ steps: [] }] });
+ * ```
+ */
+export const SliceInstalled = defineEventUnchecked<{ readonly slice: string; readonly items: number }>('rxslice.slice.installed');
+/**
  * `rxslice.session.reset`: `session.reset()` cleared every slice (`to: 'empty'`, the default), or
  * `session.reset({ to: 'initial' })` returned every slice to its `initial` items. See {@link SliceSeeded}.
  * @example

@@ -138,16 +138,7 @@ export function defineSlice<TItem>(name: string, config: SliceConfig<TItem>): Sl
     }
     window = window.withEviction(config.eviction);
   }
-  // Initial items go through what reducer output goes through: plain JSON data, and the
-  // schema's output when there is a schema (so they read back the same from any snapshot).
-  const initial = (config.initial ?? []).map((item, index) => {
-    const problem = jsonProblem(item);
-    if (problem !== undefined) throw new InvalidSliceDefinitionError(name, `initial item ${index} is not plain JSON data: ${problem.message} at ${problem.path.length === 0 ? 'the item' : problem.path.join('.')}.`);
-    if (config.schema === undefined) return deepFreeze(item);
-    const parsed = config.schema.safeParse(item);
-    if (!parsed.success) throw new InvalidSliceDefinitionError(name, `initial item ${index} does not match its schema: ${formatIssues(toIssues(parsed.error.issues))}.`);
-    return deepFreeze(parsed.data);
-  });
+  const initial = initialItems(name, config.schema, config.initial ?? []);
   return Object.freeze({
     name,
     policy: config.policy,
@@ -178,4 +169,21 @@ export function windowPolicyProblem(window: unknown): string | undefined {
     shown = typeof window;
   }
   return `window must be a window policy such as SliceWindow.count(100), SliceWindow.time({ maxAgeSeconds: 60 }) or SliceWindow.predicate(...), got ${shown.length > 80 ? `${shown.slice(0, 77)}...` : shown}.`;
+}
+
+/**
+ * @internal A slice's initial items as it keeps them: each checked to be plain JSON data, then
+ * the schema's output when there is a schema (so they read back the same from any snapshot, as
+ * reducer output does), deep-frozen.
+ * @throws {@link InvalidSliceDefinitionError} naming the first bad item.
+ */
+export function initialItems<TItem>(name: string, schema: z.ZodType<TItem> | undefined, items: readonly unknown[]): TItem[] {
+  return items.map((item, index) => {
+    const problem = jsonProblem(item);
+    if (problem !== undefined) throw new InvalidSliceDefinitionError(name, `initial item ${index} is not plain JSON data: ${problem.message} at ${problem.path.length === 0 ? 'the item' : problem.path.join('.')}.`);
+    if (schema === undefined) return deepFreeze(item) as TItem;
+    const parsed = schema.safeParse(item);
+    if (!parsed.success) throw new InvalidSliceDefinitionError(name, `initial item ${index} does not match its schema: ${formatIssues(toIssues(parsed.error.issues))}.`);
+    return deepFreeze(parsed.data);
+  });
 }

@@ -14,6 +14,9 @@ import type { ResumedSaga, ResumeSagasOptions, RunSagaOptions } from '../sagas/s
 import type { Event } from '../events/event';
 import { createCoreSession } from '../session/create-core-session';
 import type { Session as CoreSession, SessionEvent, SessionOptions as CoreSessionOptions } from '../session/session-types';
+import { installSlice, type InstallSliceOptions } from '../session/install-slice';
+import type { SliceHandle } from '../session/slice-handle';
+import type { SliceDef } from '../slices/reducer';
 
 /** Options of {@link createSession}: the core options plus epics and their dependencies. */
 export interface SessionOptions<TDeps = unknown> extends CoreSessionOptions {
@@ -58,6 +61,12 @@ export interface Session<TDeps = unknown, TEvent extends Event = Event> extends 
   install<TContext, TEventType extends string, TStateId extends string>(
     machine: MachineDefinition<TContext, TEventType, TStateId>,
   ): SessionMachine<TContext, TEventType, TStateId>;
+  /**
+   * Installs a slice at run time (the seed's `session.install(AgentPlan, initial=lambda: ...)`):
+   * its storage opens like the others', its reducers route from the next event, and an audited
+   * `rxslice.slice.installed` event records it. See `installSlice`.
+   */
+  install<TItem>(slice: SliceDef<string, TItem>, options?: InstallSliceOptions<TItem>): SliceHandle<TItem>;
   /** The installed machine of a definition. See `sessionMachine`. */
   machine<TContext, TEventType extends string, TStateId extends string>(
     machine: MachineDefinition<TContext, TEventType, TStateId>,
@@ -135,10 +144,15 @@ export function createSession<TDeps = unknown>(options: SessionOptions<TDeps>): 
     handle: fx.handle,
     runEffect: (effect: Effect) => runEffect(session, effect),
     effects$: fx.effects$,
-    install: <TContext, TEventType extends string, TStateId extends string>(machine: MachineDefinition<TContext, TEventType, TStateId>) =>
-      installMachine(session, machine),
+    install: ((definition: MachineDefinition<unknown, string, string> | SliceDef<string, unknown>, options?: InstallSliceOptions<unknown>) =>
+      isSliceDef(definition) ? installSlice(session, definition, options) : installMachine(session, definition)) as Session<TDeps>['install'],
     machine: <TContext, TEventType extends string, TStateId extends string>(machine: MachineDefinition<TContext, TEventType, TStateId>) =>
       sessionMachine(session, machine),
   });
   return session;
+}
+
+/** A slice definition (defineSlice's shape), as opposed to a machine definition. */
+function isSliceDef(value: unknown): value is SliceDef<string, unknown> {
+  return value !== null && typeof value === 'object' && 'policy' in value && 'reducers' in value && Array.isArray((value as { reducers?: unknown }).reducers);
 }
