@@ -1,0 +1,124 @@
+// Backends, the memory model and the comparison of the seams matrix.
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createSession, type Event, type Session, type SliceDef } from '../../src/index';
+import { jsonl, type JsonlFsync, type JsonlStorageFactory } from '../../src/jsonl/index';
+import { snapshotDirectory } from '../../src/jsonl/snapshot-directory';
+import { scanJournal } from '../../src/jsonl/journal-format';
+import { memorySnapshots, type SnapshotStoreBackend } from '../../src/snapshot-store/index';
+import { fixedClock, type Driver, type Workload } from './workloads';
+
+/** What the matrix compares: the seq, every slice the session holds (library slices too) and the workload's extras. */
+export interface Observed {
+  readonly lastSeq: number;
+  readonly slices: Record<string, unknown>;
+  readonly extras: Record<string, unknown>;
+}
+
+export function observe(session: Pick<Session, 'lastSeq' | 'snapshot'>, w: Workload, extrasOf: Session | undefined = session as Session): Observed {
+  const snap = session.snapshot({ includeLogs: true });
+  const slices: Record<string, unknown> = {};
+  for (const name of Object.keys(snap.slices).sort()) slices[name] = snap.slices[name]?.items;
+  return JSON.parse(JSON.stringify({ lastSeq: session.lastSeq, slices, extras: extrasOf === undefined ? {} : (w.extras?.(extrasOf) ?? {}) })) as Observed;
+}
+
+/** A driver over a local session; `sideDir` holds the snapshot store's files (else memory). */
+export function localDriver(session: Session, sideDir?: string): Driver {
+  let memory: SnapshotStoreBackend | undefined;
+  return {
+    session,
+    sideDir,
+    dispatch: async (event: Event) => void session.dispatch(event),
+    snapshotBackend: (slices: readonly SliceDef<string, any>[]) => (sideDir === undefined ? (memory ??= memorySnapshots()) : snapshotDirectory(sideDir, { slices })),
+  };
+}
+
+/** The memory model: the workload on a memory session, its observation after every committed seq. */
+export interface Model {
+  readonly session: Session;
+  readonly driver: Driver;
+  /** Observation after each seq (0: after setup), as JSON. */
+  readonly states: Map<number, string>;
+  /** Runs the workload's `after` steps on the model. */
+  after(): Promise<Observed>;
+  readonly final: Observed;
+}
+
+export async function runModel(w: Workload): Promise<Model> {
+  const session = createSession({ ...w.options(), scheduler: fixedClock() });
+  w.setup?.(session);
+  const states = new Map<number, string>();
+  states.set(session.lastSeq, JSON.stringify(observe(session, w)));
+  session.committed$.subscribe(() => states.set(session.lastSeq, JSON.stringify(observe(session, w))));
+  const driver = localDriver(session);
+  for (const step of w.steps) await step(driver);
+  await settle();
+  const final = observe(session, w);
+  return {
+    session,
+    driver,
+    states,
+    final,
+    async after() {
+      for (const step of w.after) await step(driver);
+      await settle();
+      return observe(session, w);
+    },
+  };
+}
+
+/** Lets queued follow-ups (effect lifecycle events, saga records) run. */
+export const settle = (): Promise<void> => new Promise((r) => setTimeout(r, 5));
+
+export const tempDir = (label: string): string => mkdtempSync(join(tmpdir(), `rxslice-seams-${label}-`));
+
+export interface JsonlOpen {
+  readonly session: Session;
+  readonly factory: JsonlStorageFactory;
+  readonly driver: Driver;
+}
+
+/** Opens the workload's session on a JSONL directory (`root/store`; the snapshot store in `root/snapshots`). */
+export function openJsonl(w: Workload, root: string, fsync: JsonlFsync): JsonlOpen {
+  const factory = jsonl({ dir: join(root, 'store'), fsync, stale: 5000 });
+  const session = createSession({ ...w.options(), scheduler: fixedClock(), storage: factory });
+  w.setup?.(session);
+  mkdirSync(join(root, 'snapshots'), { recursive: true });
+  return { session, factory, driver: localDriver(session, join(root, 'snapshots')) };
+}
+
+/** The journal records of a store directory (the current segment). */
+export function journalOf(root: string): { file: string; records: { seq: number }[]; ends: number[] } {
+  const dir = join(root, 'store');
+  const files = readdirSync(dir);
+  const baseSeq = Math.max(0, ...files.map((f) => /^base-(\d+)\.json$/.exec(f)).filter((m) => m !== null).map((m) => Number(m[1])));
+  const file = join(dir, `journal-${baseSeq}.jsonl`);
+  let buf: Buffer;
+  try {
+    buf = readFileSync(file);
+  } catch {
+    buf = Buffer.alloc(0);
+  }
+  const scan = scanJournal(buf, baseSeq);
+  const ends: number[] = [];
+  for (let i = 0; i < buf.length; i++) if (buf[i] === 10) ends.push(i + 1);
+  return { file, records: scan.records as { seq: number }[], ends };
+}
+
+/**
+ * Whether `got` equals the model after some prefix that includes seq `atLeast`; the message says
+ * what differs (against the model at the reopened seq) when not.
+ */
+export function matchPrefix(model: Model, got: Observed, atLeast: number): { ok: true; seq: number } | { ok: false; why: string } {
+  const text = JSON.stringify(got);
+  for (const [seq, state] of model.states) if (seq >= atLeast && state === text) return { ok: true, seq };
+  const same = [...model.states].filter(([, s]) => JSON.stringify({ ...JSON.parse(s), lastSeq: 0 }) === JSON.stringify({ ...got, lastSeq: 0 })).map(([seq]) => seq);
+  const atSeq = model.states.get(got.lastSeq);
+  return {
+    ok: false,
+    why:
+      `reopened at lastSeq ${got.lastSeq} (acknowledged ${atLeast}); ` +
+      (same.length > 0 ? `its slices equal the model after seq ${same.join(', ')}` : `no model prefix has its slices; reopened ${text}; model at that seq ${atSeq ?? '(none)'}`),
+  };
+}
