@@ -108,11 +108,16 @@ export function journalOf(root: string): { file: string; records: { seq: number 
 
 /**
  * Whether `got` equals the model after some prefix that includes seq `atLeast`; the message says
- * what differs (against the model at the reopened seq) when not.
+ * what differs (against the model at the reopened seq) when not. `ignoreSeq`: compare all but
+ * `lastSeq` (a shared log numbers events a statechart refused; a local session does not).
  */
-export function matchPrefix(model: Model, got: Observed, atLeast: number): { ok: true; seq: number } | { ok: false; why: string } {
+export function matchPrefix(model: Model, got: Observed, atLeast: number, options: { ignoreSeq?: boolean } = {}): { ok: true; seq: number } | { ok: false; why: string } {
   const text = JSON.stringify(got);
   for (const [seq, state] of model.states) if (seq >= atLeast && state === text) return { ok: true, seq };
+  if (options.ignoreSeq === true) {
+    const noSeq = JSON.stringify({ ...got, lastSeq: 0 });
+    for (const [seq, state] of model.states) if (seq >= atLeast && JSON.stringify({ ...JSON.parse(state), lastSeq: 0 }) === noSeq) return { ok: true, seq };
+  }
   const same = [...model.states].filter(([, s]) => JSON.stringify({ ...JSON.parse(s), lastSeq: 0 }) === JSON.stringify({ ...got, lastSeq: 0 })).map(([seq]) => seq);
   const atSeq = model.states.get(got.lastSeq);
   return {

@@ -30,7 +30,7 @@ import {
   type SliceDef,
   type SnapshotStoreBackend,
 } from '../../src/index';
-import { defineMachine } from '../../src/machines/index.js';
+import { defineMachine, installMachine, sessionMachine } from '../../src/machines/index.js';
 import { createSnapshotStore } from '../../src/snapshot-store/index';
 import { EventSkipped, LineRead, WatchCursor } from '../../src/watch/watch-cursor';
 
@@ -55,12 +55,16 @@ export interface Workload {
   readonly options: () => Omit<SessionOptions, 'storage' | 'scheduler'>;
   /** What is not stored and must be set up again by every process (machines, handlers, run-time middleware). */
   readonly setup?: (session: Session) => void;
+  /** On a shared session: what only the effect-lease holder sets up (effect handlers). */
+  readonly onLease?: (session: Session) => void;
   /** The steps before the lifecycle (dispose, kill, tear). Each resolves once what it reported is done. */
   readonly steps: readonly ((d: Driver) => Promise<void> | void)[];
   /** Steps run after a reopen, on the reopened session and on the model alike (the store must continue where it stopped). */
   readonly after: readonly ((d: Driver) => Promise<void> | void)[];
   /** Values beside the stored slices that must equal the model's (computed slices, machine answers). */
   readonly extras?: (session: Session) => Record<string, unknown>;
+  /** Events of `steps` a statechart refuses: they take no seq locally, but a seq in a shared log (they are appended before any process reduces them). */
+  readonly refused?: number;
   /** Whether the workload needs a local session (`runSaga`, `restore`, run-time middleware): then not on PostgreSQL. */
   readonly local?: string;
 }
@@ -133,11 +137,11 @@ const DoorEvent = (type: 'door/opened' | 'door/closed' | 'door/locked' | 'door/u
 
 const machineOnly: Workload = {
   name: 'no ordinary slice: statechart only',
-  options: () => ({ slices: [], unknownEvents: 'accept' }),
-  setup: (s) => void s.install(Door),
+  options: () => ({ slices: [] }),
+  setup: (s) => void installMachine(s, Door),
   steps: [(d) => run(d, DoorEvent('door/opened')), (d) => run(d, DoorEvent('door/closed')), (d) => run(d, DoorEvent('door/opened'))],
   after: [(d) => run(d, DoorEvent('door/closed'))],
-  extras: (s) => ({ current: s.machine(Door).current }),
+  extras: (s) => ({ current: sessionMachine(s, Door).current }),
 };
 
 const Echo = defineSaga('echo', { input: z.object({ id: z.string() }) })
@@ -246,8 +250,8 @@ const sagaRetry: Workload = {
 
 const statechart: Workload = {
   name: 'statecharts (install + transitions, a refused one)',
-  options: () => ({ slices: [Notes], unknownEvents: 'accept' }),
-  setup: (s) => void s.install(Door),
+  options: () => ({ slices: [Notes] }),
+  setup: (s) => void installMachine(s, Door),
   steps: [
     (d) => run(d, Noted({ text: 'start' })),
     (d) => run(d, DoorEvent('door/opened')),
@@ -256,7 +260,8 @@ const statechart: Workload = {
     (d) => run(d, Noted({ text: 'locked' })),
   ],
   after: [(d) => run(d, DoorEvent('door/unlocked')), (d) => run(d, DoorEvent('door/opened'))],
-  extras: (s) => ({ current: s.machine(Door).current, canClose: s.machine(Door).canTransition(DoorEvent('door/closed') as any) }),
+  extras: (s) => ({ current: sessionMachine(s, Door).current, canClose: sessionMachine(s, Door).canTransition(DoorEvent('door/closed') as any) }),
+  refused: 1,
 };
 
 // -- effects with onSuccess / compensate ------------------------------------------------------------
