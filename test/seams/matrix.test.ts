@@ -3,7 +3,8 @@ import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { journalOf, matchPrefix, observe, openJsonl, runModel, settle, tempDir } from './harness';
 import { bundleKillChild, pool, runKillChild } from './kill-harness';
-import { WORKLOADS, type Workload } from './workloads';
+import { flightRecorder, readRecording } from '../../src/jsonl/index';
+import { channelsUnstoredTail, PlanChannel, workload, WORKLOADS, type Workload } from './workloads';
 
 const dirs: string[] = [];
 let child: string;
@@ -42,6 +43,9 @@ const KNOWN: Record<string, string | undefined> = {
   'no ordinary slice: sagas only|openers': SEQ_NO_JSONL_SLICE,
   'no ordinary slice: sagas only|torn': SEQ_NO_JSONL_SLICE,
   'no ordinary slice: sagas only|kill': SEQ_NO_JSONL_SLICE,
+  // the reopened session hands out seq 3 again: the replay gives 1, 2, then the new 3, and the
+  // recorded 3 (the purge that stored nothing) is silently left out
+  'channels with replay({ fromSeq }), last events change nothing stored|replay': SEQ_UNSTORED_TAIL,
   // k=4 ends with rxslice.effect.compensated (committed, acknowledged, stores nothing)
   'effects with onSuccess / compensate|kill': SEQ_UNSTORED_TAIL,
 };
@@ -135,6 +139,37 @@ describe.each(WORKLOADS.map((w) => [w.name, w] as [string, Workload]))('%s', (_n
       model.session.dispose();
     }
   });
+});
+
+// Channels: replay({ fromSeq: 1 }) after a reopen reads the first run from its flight recording and
+// the rest from the reopened session, seamless, never with a silent gap (the seqs equal the model's).
+describe('channels: replay({ fromSeq }) across a JSONL reopen, the first run read from its flight recording', () => {
+  for (const w of [workload('channels with replay({ fromSeq })'), channelsUnstoredTail]) {
+    cell(`${w.name}|replay`)(w.name, async () => {
+      const model = await runModel(w);
+      await model.after();
+      const expected: string[] = [];
+      model.session.channel(PlanChannel).replay({ fromSeq: 1 }).subscribe((e) => expected.push(`${e.seq}:${e.event.type}`)).unsubscribe();
+      model.session.dispose();
+      const root = temp('channel');
+      const first = openJsonl(w, root, 'batch');
+      flightRecorder(first.session, { file: join(root, 'run-1.jsonl') });
+      for (const step of w.steps) await step(first.driver);
+      await settle();
+      first.session.dispose();
+      const second = openJsonl(w, root, 'batch');
+      const got: string[] = [];
+      let failure: unknown;
+      const source = readRecording(join(root, 'run-1.jsonl'), { slices: w.options().slices });
+      const sub = second.session.channel(PlanChannel).replay({ fromSeq: 1, source }).subscribe({ next: (e) => got.push(`${e.seq}:${e.event.type}`), error: (e: unknown) => (failure = e) });
+      for (const step of w.after) await step(second.driver);
+      await settle();
+      sub.unsubscribe();
+      second.session.dispose();
+      expect(failure).toBeUndefined();
+      expect(got).toEqual(expected);
+    });
+  }
 });
 
 // Kill -9 at record boundaries, one cell per workload, run side by side (each spawns children).

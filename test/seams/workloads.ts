@@ -320,6 +320,14 @@ const channels: Workload = {
   after: [(d) => run(d, Noted({ text: 'after' }))],
 };
 
+/** The shape: the last events of a run change nothing stored (a purge with nothing to purge, a ping). */
+export const channelsUnstoredTail: Workload = {
+  name: 'channels with replay({ fromSeq }), last events change nothing stored',
+  options: () => ({ slices: [Notes], channels: [PlanChannel], events: [Pinged] }),
+  steps: [(d) => run(d, Noted({ text: 'one' })), (d) => run(d, Noted({ text: 'two' })), (d) => run(d, NotesPurged()), (d) => run(d, Pinged())],
+  after: [(d) => run(d, Noted({ text: 'after' }))],
+};
+
 // -- snapshots, restore and the snapshot store -----------------------------------------------------
 
 const snapshots: Workload = {
