@@ -1,6 +1,7 @@
 // Child process of the seams matrix: runs one workload on a JSONL directory and SIGKILLs itself
 // right after its k-th journal record reached the file (a record boundary), wherever that falls:
-// inside a dispatch, a saga, an effect's follow-up. argv: <workload> <root> <fsync> <k>.
+// inside a dispatch, a saga, an effect's follow-up. argv: <workload> <root> <fsync> <k>; k < 0:
+// run the workload, then hold the directory until stdin ends (`held <lastSeq> <pid>`).
 // Prints `ready <lastSeq>` once open, `ack <lastSeq> <records>` after every step that returned
 // (reported means stored: the parent requires the reopened store to hold it; `records`: journal
 // records written so far), `done <lastSeq> <records>` at the end.
@@ -51,6 +52,12 @@ async function main(): Promise<void> {
     say(`ack ${session.lastSeq} ${records}`);
   }
   await settle();
+  if (killAt < 0) {
+    // k < 0: hold the directory (locked) until the parent closes stdin or kills this process.
+    say(`held ${session.lastSeq} ${process.pid}`);
+    process.stdin.on('data', () => undefined);
+    await new Promise((r) => process.stdin.on('end', r));
+  }
   say(`done ${session.lastSeq} ${records}`);
   session.dispose();
 }
