@@ -20,19 +20,59 @@ export function observe(session: Pick<Session, 'lastSeq' | 'snapshot'>, w: Workl
   const snap = session.snapshot({ includeLogs: true });
   const slices: Record<string, unknown> = {};
   for (const name of Object.keys(snap.slices).sort()) slices[name] = snap.slices[name]?.items;
-  return JSON.parse(JSON.stringify({ lastSeq: session.lastSeq, slices, extras: extrasOf === undefined ? {} : (w.extras?.(extrasOf) ?? {}) })) as Observed;
+  return JSON.parse(stableIds(JSON.stringify({ lastSeq: session.lastSeq, slices, extras: extrasOf === undefined ? {} : (w.extras?.(extrasOf) ?? {}) }))) as Observed;
+}
+
+/** Random ids (a saga started by an event gets a UUID) become `id-1`, `id-2`, ... by first appearance. */
+export function stableIds(text: string): string {
+  const ids = new Map<string, string>();
+  return text.replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, (id) => {
+    let name = ids.get(id);
+    if (name === undefined) ids.set(id, (name = `id-${ids.size + 1}`));
+    return name;
+  });
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+const busy = (sagas: readonly unknown[]): boolean => sagas.some((p) => ['running', 'compensating'].includes((p as { phase?: string }).phase ?? ''));
+
+/** Polls until no saga runs and `lastSeq()` stayed the same over 3 polls (at most 10 s). */
+export async function quietly(read: () => { lastSeq: number; sagas: readonly unknown[] }, pollMs: number, catchUp?: () => Promise<unknown>): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  let last = -1;
+  let stable = 0;
+  while (stable < 3) {
+    if (Date.now() > deadline) throw new Error('the session did not become quiet within 10 s');
+    await sleep(pollMs);
+    await catchUp?.();
+    const now = read();
+    if (now.lastSeq === last && !busy(now.sagas)) stable++;
+    else stable = 0;
+    last = now.lastSeq;
+  }
 }
 
 /** A driver over a local session; `sideDir` holds the snapshot store's files (else memory). */
+export { sagasOf };
+
 export function localDriver(session: Session, sideDir?: string): Driver {
   let memory: SnapshotStoreBackend | undefined;
   return {
     session,
     sideDir,
     dispatch: async (event: Event) => void session.dispatch(event),
+    quiet: () => quietly(() => ({ lastSeq: session.lastSeq, sagas: sagasOf(session) }), 5),
     snapshotBackend: (slices: readonly SliceDef<string, any>[]) => (sideDir === undefined ? (memory ??= memorySnapshots()) : snapshotDirectory(sideDir, { slices })),
   };
 }
+
+const sagasOf = (s: { read(name: never): unknown }): readonly unknown[] => {
+  try {
+    return (s.read('rxslice/sagas' as never) as readonly unknown[]) ?? [];
+  } catch {
+    return []; // no saga slice in this session
+  }
+};
 
 /** The memory model: the workload on a memory session, its observation after every committed seq. */
 export interface Model {
@@ -48,6 +88,7 @@ export interface Model {
 export async function runModel(w: Workload): Promise<Model> {
   const session = createSession({ ...w.options(), scheduler: fixedClock() });
   w.setup?.(session);
+  w.onLease?.(session);
   const states = new Map<number, string>();
   states.set(session.lastSeq, JSON.stringify(observe(session, w)));
   session.committed$.subscribe(() => states.set(session.lastSeq, JSON.stringify(observe(session, w))));
@@ -84,6 +125,7 @@ export function openJsonl(w: Workload, root: string, fsync: JsonlFsync): JsonlOp
   const factory = jsonl({ dir: join(root, 'store'), fsync, stale: 5000 });
   const session = createSession({ ...w.options(), scheduler: fixedClock(), storage: factory });
   w.setup?.(session);
+  w.onLease?.(session);
   mkdirSync(join(root, 'snapshots'), { recursive: true });
   return { session, factory, driver: localDriver(session, join(root, 'snapshots')) };
 }

@@ -1,6 +1,7 @@
 // The PostgreSQL backend of the seams matrix: a workload on a shared session.
 import type pg from 'pg';
 import { createSharedSession, type SharedSession } from '../../src/postgres/index';
+import { quietly, sagasOf } from './harness';
 import { fixedClock, type Driver, type Workload } from './workloads';
 
 export interface SharedPlace {
@@ -29,6 +30,7 @@ export async function openShared(w: Workload, place: SharedPlace, sessionId: str
     session: undefined,
     sideDir: undefined,
     dispatch: async (event) => void (await shared.dispatch(event)),
+    quiet: () => quietly(() => ({ lastSeq: shared.lastSeq, sagas: sagasOf(shared) }), 30, () => shared.catchUp()),
     snapshotBackend: () => undefined,
   };
   return { shared, driver };

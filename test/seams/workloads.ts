@@ -23,6 +23,7 @@ import {
   RetryPolicy,
   SliceWindow,
   withEffects,
+  handleEffect,
   type AnySagaDef,
   type Event,
   type Session,
@@ -41,6 +42,11 @@ export const fixedClock = (): SchedulerLike => ({ now: () => FIXED_NOW, schedule
 /** What a workload step may use. `session` is undefined on a shared (PostgreSQL) session. */
 export interface Driver {
   dispatch(event: Event): Promise<void>;
+  /**
+   * Resolves once the session is quiet: no saga running or compensating, and `lastSeq` unchanged
+   * over a few polls (effects and sagas started by events run after the dispatch returned).
+   */
+  quiet(): Promise<void>;
   readonly session: Session | undefined;
   /** Where the capability keeps files beside the store (the snapshot store's directory), if anywhere. */
   readonly sideDir: string | undefined;
@@ -55,7 +61,7 @@ export interface Workload {
   readonly options: () => Omit<SessionOptions, 'storage' | 'scheduler'>;
   /** What is not stored and must be set up again by every process (machines, handlers, run-time middleware). */
   readonly setup?: (session: Session) => void;
-  /** On a shared session: what only the effect-lease holder sets up (effect handlers). */
+  /** Effect handlers: set up in the one process that runs effects (every local session; a shared session's lease holder). */
   readonly onLease?: (session: Session) => void;
   /** The steps before the lifecycle (dispose, kill, tear). Each resolves once what it reported is done. */
   readonly steps: readonly ((d: Driver) => Promise<void> | void)[];
@@ -282,32 +288,54 @@ const Orders = defineSlice('orders', {
     on(Cancelled, (_v, e) => append({ id: e.payload.id, status: 'cancelled' })),
   ],
 });
-/** Dispatches an order and waits until its outcome (paid or cancelled) is committed. */
-const order = (d: Driver, id: string, ok: boolean): Promise<void> => {
-  const s = local(d);
-  return new Promise<void>((resolve, reject) => {
-    const sub = s.committed$.subscribe((c) => {
-      if ((Paid.match(c.event) || Cancelled.match(c.event)) && c.event.payload.id === id) {
-        // the effect's own lifecycle event (compensated) follows in the same drain
-        queueMicrotask(() => {
-          sub.unsubscribe();
-          resolve();
-        });
-      }
-    });
-    d.dispatch(Ordered({ id, ok })).catch(reject);
-  });
+/** Dispatches an order and waits until its outcome (paid or cancelled) is committed, wherever the effect runs. */
+const order = async (d: Driver, id: string, ok: boolean): Promise<void> => {
+  await d.dispatch(Ordered({ id, ok }));
+  await d.quiet();
 };
 const effects: Workload = {
   name: 'effects with onSuccess / compensate',
   options: () => ({ slices: [Orders], events: [Paid, Cancelled] }),
-  setup: (s) => void s.handle(Charge, async (effect) => {
-    if (!effect.payload.ok) throw new Error('declined');
-    return `ch-${effect.payload.id}`;
-  }),
-  local: 'effects run in the lease holder (onLease); not driven through this matrix on PostgreSQL',
+  // Effects run in one process: the model's and JSONL's, or a shared session's lease holder.
+  onLease: (s) =>
+    void handleEffect(s, Charge, async (effect) => {
+      if (!effect.payload.ok) throw new Error('declined');
+      return `ch-${effect.payload.id}`;
+    }),
   steps: [(d) => order(d, 'o1', true), (d) => order(d, 'o2', false), (d) => order(d, 'o3', true)],
   after: [(d) => order(d, 'o4', true)],
+};
+
+/** Sagas started by an event (`startOn`): the way they run on a shared session (in its lease holder). */
+const DeployRequested = defineEvent('deploy/requested', z.object({ app: z.string(), fail: z.boolean() }));
+const StartedDeploy = defineSaga('startedDeploy', { input: z.object({ app: z.string(), fail: z.boolean() }), startOn: DeployRequested })
+  .step('create', { run: (input) => ({ vm: `vm-${input.app}` }), compensate: () => 'deleted' })
+  .step('ship', {
+    run: (input, ctx) => {
+      if (input.fail) throw new Error('image does not start');
+      return { url: `https://${ctx.result('create').vm}` };
+    },
+  });
+const sagaStartOn: Workload = {
+  name: 'sagas: started by an event (startOn), success and compensation',
+  options: () => ({ slices: [Audit], sagas: [StartedDeploy] }),
+  steps: [
+    (d) => run(d, Noted({ text: 'before' })),
+    async (d) => {
+      await d.dispatch(DeployRequested({ app: 'web', fail: false }));
+      await d.quiet();
+    },
+    async (d) => {
+      await d.dispatch(DeployRequested({ app: 'db', fail: true }));
+      await d.quiet();
+    },
+  ],
+  after: [
+    async (d) => {
+      await d.dispatch(DeployRequested({ app: 'api', fail: false }));
+      await d.quiet();
+    },
+  ],
 };
 
 // -- channels with replay ---------------------------------------------------------------------------
@@ -422,6 +450,7 @@ export const WORKLOADS: readonly Workload[] = [
   sagaSuccess,
   sagaCompensation,
   sagaRetry,
+  sagaStartOn,
   statechart,
   effects,
   channels,
