@@ -2,7 +2,7 @@
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createSession, type Event, type Session, type SliceDef } from '../../src/index';
+import { createSession, type CoreSession, type Event, type Session, type SliceDef } from '../../src/index';
 import { jsonl, type JsonlFsync, type JsonlStorageFactory } from '../../src/jsonl/index';
 import { snapshotDirectory } from '../../src/jsonl/snapshot-directory';
 import { scanJournal } from '../../src/jsonl/journal-format';
@@ -16,11 +16,14 @@ export interface Observed {
   readonly extras: Record<string, unknown>;
 }
 
-export function observe(session: Pick<Session, 'lastSeq' | 'snapshot'>, w: Workload, extrasOf: Session | undefined = session as Session): Observed {
+export function observe(session: Pick<CoreSession, 'lastSeq' | 'snapshot'>, w: Workload, extrasOf: CoreSession | undefined = session as CoreSession): Observed {
   const snap = session.snapshot({ includeLogs: true });
   const slices: Record<string, unknown> = {};
   for (const name of Object.keys(snap.slices).sort()) slices[name] = snap.slices[name]?.items;
-  return JSON.parse(stableIds(JSON.stringify({ lastSeq: session.lastSeq, slices, extras: extrasOf === undefined ? {} : (w.extras?.(extrasOf) ?? {}) }))) as Observed;
+  const extras = extrasOf === undefined ? {} : (w.extras?.(extrasOf) ?? {});
+  // An extra that reads nothing would compare as equal everywhere: refuse it.
+  for (const [key, value] of Object.entries(extras)) if (value === undefined) throw new Error(`extra "${key}" of "${w.name}" is undefined`);
+  return JSON.parse(stableIds(JSON.stringify({ lastSeq: session.lastSeq, slices, extras }))) as Observed;
 }
 
 /** Random ids (a saga started by an event gets a UUID) become `id-1`, `id-2`, ... by first appearance. */

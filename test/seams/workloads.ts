@@ -27,12 +27,12 @@ import {
   type AnySagaDef,
   type Event,
   type Session,
+  type CoreSession,
   type SessionOptions,
   type SliceDef,
-  type SnapshotStoreBackend,
 } from '../../src/index';
 import { defineMachine, installMachine, sessionMachine } from '../../src/machines/index.js';
-import { createSnapshotStore } from '../../src/snapshot-store/index';
+import { createSnapshotStore, type SnapshotStoreBackend } from '../../src/snapshot-store/index';
 import { EventSkipped, LineRead, WatchCursor } from '../../src/watch/watch-cursor';
 
 /** Every session of the matrix runs on this clock: envelope times (and so saga records) are the same in every process. */
@@ -60,15 +60,15 @@ export interface Workload {
   /** Options of every session of the workload (scheduler and storage added by the backend). */
   readonly options: () => Omit<SessionOptions, 'storage' | 'scheduler'>;
   /** What is not stored and must be set up again by every process (machines, handlers, run-time middleware). */
-  readonly setup?: (session: Session) => void;
+  readonly setup?: (session: CoreSession) => void;
   /** Effect handlers: set up in the one process that runs effects (every local session; a shared session's lease holder). */
-  readonly onLease?: (session: Session) => void;
+  readonly onLease?: (session: CoreSession) => void;
   /** The steps before the lifecycle (dispose, kill, tear). Each resolves once what it reported is done. */
   readonly steps: readonly ((d: Driver) => Promise<void> | void)[];
   /** Steps run after a reopen, on the reopened session and on the model alike (the store must continue where it stopped). */
   readonly after: readonly ((d: Driver) => Promise<void> | void)[];
   /** Values beside the stored slices that must equal the model's (computed slices, machine answers). */
-  readonly extras?: (session: Session) => Record<string, unknown>;
+  readonly extras?: (session: CoreSession) => Record<string, unknown>;
   /** Events of `steps` a statechart refuses: they take no seq locally, but a seq in a shared log (they are appended before any process reduces them). */
   readonly refused?: number;
   /** Whether the workload needs a local session (`runSaga`, `restore`, run-time middleware): then not on PostgreSQL. */
@@ -173,7 +173,7 @@ const computedSlices: Workload = {
   options: () => ({ slices: [Counter, Notes] }),
   steps: [(d) => run(d, Bumped({ by: 2 })), (d) => run(d, Noted({ text: 'a' })), (d) => run(d, Bumped({ by: 3 })), (d) => run(d, Noted({ text: 'b' })), (d) => run(d, Noted({ text: 'tmp' }))],
   after: [(d) => run(d, NotesPurged()), (d) => run(d, Bumped({ by: 1 }))],
-  extras: (s) => ({ total: s.computed(Total).value, notes: s.computed(NoteCount).value, summary: s.computed(Summary).value }),
+  extras: (s) => ({ total: s.computed(Total).latest(), notes: s.computed(NoteCount).latest(), summary: s.computed(Summary).latest() }),
 };
 
 // -- windows and eviction ------------------------------------------------------------------------
