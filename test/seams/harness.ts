@@ -2,7 +2,7 @@
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createSession, type CoreSession, type Event, type Session, type SliceDef } from '../../src/index';
+import { createSession, memory, type CoreSession, type Event, type Session, type SliceDef } from '../../src/index';
 import { jsonl, type JsonlFsync, type JsonlStorageFactory } from '../../src/jsonl/index';
 import { snapshotDirectory } from '../../src/jsonl/snapshot-directory';
 import { scanJournal } from '../../src/jsonl/journal-format';
@@ -123,10 +123,12 @@ export interface JsonlOpen {
   readonly driver: Driver;
 }
 
-/** Opens the workload's session on a JSONL directory (`root/store`; the snapshot store in `root/snapshots`). */
-export function openJsonl(w: Workload, root: string, fsync: JsonlFsync): JsonlOpen {
+/** Opens the workload's session on a JSONL directory (`root/store`; the snapshot store in `root/snapshots`), or per policy. */
+export function openJsonl(w: Workload, root: string, fsync: JsonlFsync, options: { perPolicy?: 'state' | 'log' } = {}): JsonlOpen {
   const factory = jsonl({ dir: join(root, 'store'), fsync, stale: 5000 });
-  const session = createSession({ ...w.options(), scheduler: fixedClock(), storage: factory });
+  // perPolicy: only the slices of that policy on JSONL, the others in memory.
+  const storage = options.perPolicy === undefined ? factory : options.perPolicy === 'state' ? { state: factory, log: memory() } : { state: memory(), log: factory };
+  const session = createSession({ ...w.options(), scheduler: fixedClock(), storage });
   w.setup?.(session);
   w.onLease?.(session);
   mkdirSync(join(root, 'snapshots'), { recursive: true });

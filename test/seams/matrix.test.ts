@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { journalOf, matchPrefix, observe, openJsonl, runModel, settle, stableIds, tempDir } from './harness';
 import { bundleKillChild, holdingChild, pool, runKillChild } from './kill-harness';
 import { flightRecorder, readRecording } from '../../src/jsonl/index';
-import { channelsUnstoredTail, PlanChannel, workload, WORKLOADS, type Workload } from './workloads';
+import { channelsUnstoredTail, Notes, PlanChannel, workload, WORKLOADS, type Workload } from './workloads';
 
 const dirs: string[] = [];
 let child: string;
@@ -39,6 +39,7 @@ const KNOWN: Record<string, string | undefined> = {
   'no ordinary slice: statechart only|processes': SEQ_NO_JSONL_SLICE,
   'no ordinary slice: sagas only|processes': SEQ_NO_JSONL_SLICE,
   'no ordinary slice: statechart only|reopen': SEQ_NO_JSONL_SLICE,
+  'per policy, statechart the only JSONL slice|reopen': SEQ_NO_JSONL_SLICE,
   'no ordinary slice: statechart only|openers': SEQ_NO_JSONL_SLICE,
   'no ordinary slice: statechart only|torn': SEQ_NO_JSONL_SLICE,
   'no ordinary slice: statechart only|kill': SEQ_NO_JSONL_SLICE,
@@ -139,6 +140,30 @@ describe.each(WORKLOADS.map((w) => [w.name, w] as [string, Workload]))('%s', (_n
       const m = matchPrefix(model, got, before);
       expect(m.ok ? 'ok' : m.why).toBe('ok');
       expect(got.lastSeq).toBeLessThan((j.records[n - 1] as { seq: number }).seq);
+    } finally {
+      second.session.dispose();
+      model.session.dispose();
+    }
+  });
+});
+
+// Per-policy storage whose only JSONL slice is made after creation (the statechart's, at install;
+// `state` on JSONL, the ordinary `log` slice in memory and untouched by the workload).
+describe("JSONL per policy (state: jsonl, log: memory): the only JSONL slice is the statechart's, made at install", () => {
+  const w: Workload = { ...workload('no ordinary slice: statechart only'), name: 'per policy, statechart the only JSONL slice', options: () => ({ slices: [Notes] }) };
+  cell(`${w.name}|reopen`)('dispose and reopen: equals the model, then continues like it', async () => {
+    const model = await runModel(w);
+    const root = temp('per-policy');
+    const first = openJsonl(w, root, 'batch', { perPolicy: 'state' });
+    for (const step of w.steps) await step(first.driver);
+    await settle();
+    first.session.dispose();
+    const second = openJsonl(w, root, 'batch', { perPolicy: 'state' });
+    try {
+      const m = matchPrefix(model, observe(second.session, w), model.final.lastSeq);
+      expect(m.ok ? 'ok' : m.why).toBe('ok');
+      for (const step of w.after) await step(second.driver);
+      expect(observe(second.session, w)).toEqual(await model.after());
     } finally {
       second.session.dispose();
       model.session.dispose();
