@@ -1,10 +1,12 @@
-import { mkdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { lastValueFrom } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { JsonlJournal } from '../../src/jsonl/jsonl-storage';
 import { journalOf, matchPrefix, observe, openJsonl, runModel, settle, stableIds, tempDir } from './harness';
 import { bundleKillChild, holdingChild, pool, runKillChild } from './kill-harness';
 import { flightRecorder, readRecording } from '../../src/jsonl/index';
-import { channelsUnstoredTail, Notes, PlanChannel, workload, WORKLOADS, type Workload } from './workloads';
+import { channelsUnstoredTail, Deploy, Noted, Notes, PlanChannel, workload, WORKLOADS, type Workload } from './workloads';
 
 const dirs: string[] = [];
 let child: string;
@@ -31,7 +33,9 @@ const EVERY_KILL = process.env['RXSLICE_SEAMS_EVERY_KILL'] === '1';
  */
 const SEQ_NO_JSONL_SLICE = 'issue 37, branch `seq`: a JSONL session with no JSONL slice at creation reopens with lastSeq 0';
 const SEQ_UNSTORED_TAIL = 'issue 37, branch `seq`: seq reused after reopen when the last events stored nothing (journal gets seq-only records)';
+const SAGA_RESULT = 'issue 37, branch `sagas`: saga result$ reports success when storage failed';
 const KNOWN: Record<string, string | undefined> = {
+  'sagas: success|storage failure': SAGA_RESULT,
   "slices, last events change nothing stored|reopen": SEQ_UNSTORED_TAIL,
   'slices, last events change nothing stored|openers': SEQ_UNSTORED_TAIL,
   'slices, last events change nothing stored|kill': SEQ_UNSTORED_TAIL,
@@ -167,6 +171,48 @@ describe("JSONL per policy (state: jsonl, log: memory): the only JSONL slice is 
     } finally {
       second.session.dispose();
       model.session.dispose();
+    }
+  });
+});
+
+// Reported means stored: once the journal cannot be written, nothing reports success. (The write
+// failure is made by closing the journal's descriptor under it: every later write fails with EBADF.)
+describe('reported means stored: after a JSONL write fails, no call reports success', () => {
+  const broken = async (name: string) => {
+    const w = workload(name);
+    const opened = openJsonl(w, temp('broken'), 'batch');
+    await (w.steps[0] as (d: typeof opened.driver) => Promise<void>)(opened.driver);
+    closeSync((opened.factory.journal as JsonlJournal).fd);
+    const done = (): void => {
+      try {
+        opened.session.dispose();
+      } catch {
+        // closing the descriptor again fails: it was closed above
+      }
+    };
+    return { ...opened, done };
+  };
+
+  it('dispatch throws StorageFailedError and the event is not visible', async () => {
+    const { session, done } = await broken("slice, policy 'log'");
+    try {
+      expect(() => session.dispatch(Noted({ text: 'lost' }))).toThrow(expect.objectContaining({ name: 'StorageFailedError' }));
+      expect(session.slice(Notes).all()).toEqual([{ text: 'one' }]);
+    } finally {
+      done();
+    }
+  });
+
+  cell('sagas: success|storage failure')("runSaga's result$ fails (no saga event could be stored)", async () => {
+    const { session, done } = await broken('sagas: success');
+    try {
+      const outcome = await lastValueFrom(session.runSaga(Deploy, { app: 'x', fail: false }, { sagaId: 'lost' })).then(
+        (v) => `reported success ${JSON.stringify(v)}`,
+        (e: unknown) => (e as Error).name,
+      );
+      expect(outcome).not.toMatch(/^reported success/);
+    } finally {
+      done();
     }
   });
 });
