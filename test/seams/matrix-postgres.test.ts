@@ -142,6 +142,23 @@ const withoutSetup = (w: Workload): Workload => {
   return rest;
 };
 
+describe('PostgreSQL shared session: reported means stored', () => {
+  it('an append that fails rejects the dispatch (SharedLogError) and changes nothing', async () => {
+    const prefix = `rxf_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
+    const s = await createSharedSession({ slices: [Notes], sessionId: randomUUID(), postgres: { connectionString: url, max: 3 }, tablePrefix: prefix, pollIntervalMs: 50 });
+    try {
+      await s.dispatch(Noted({ text: 'kept' }));
+      await admin.query(`ALTER TABLE "${prefix}_events" RENAME TO "${prefix}_elsewhere"`); // every append fails from now on
+      await expect(s.dispatch(Noted({ text: 'lost' }))).rejects.toMatchObject({ name: 'SharedLogError' });
+      expect(s.read(Notes)).toEqual([{ text: 'kept' }]);
+      expect(s.lastSeq).toBe(1);
+    } finally {
+      await s.dispose();
+      for (const table of ['elsewhere', 'events', 'sessions', 'snapshots', 'schema_version']) await admin.query(`DROP TABLE IF EXISTS "${prefix}_${table}"`);
+    }
+  });
+});
+
 describe('PostgreSQL shared session: refused by design, with a typed error naming the operation', () => {
   const middlewareWorkload = WORKLOADS.find((w) => w.name.startsWith('run-time middleware')) as Workload;
   const snapshotWorkload = WORKLOADS.find((w) => w.name.startsWith('snapshots')) as Workload;
