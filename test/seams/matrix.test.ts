@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { lastValueFrom } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JsonlJournal } from '../../src/jsonl/jsonl-storage';
-import { journalOf, matchPrefix, observe, openJsonl, runModel, settle, stableIds, tempDir } from './harness';
+import { journalOf, matchPrefix, observe, openJsonl, runModel, sagasOf, settle, stableIds, tempDir } from './harness';
 import { bundleKillChild, holdingChild, pool, runKillChild } from './kill-harness';
 import { flightRecorder, readRecording } from '../../src/jsonl/index';
 import { channelsUnstoredTail, Deploy, Noted, Notes, PlanChannel, workload, WORKLOADS, type Workload } from './workloads';
@@ -272,11 +272,20 @@ describe('JSONL child processes: SIGKILL at every record boundary (the reopened 
       const ackedAt = (k: number): number => Math.max(0, ...acks.filter((a) => a.records <= k).map((a) => a.seq));
       const bytes = readFileSync(journal.file);
       const prefix = (k: number): Buffer => bytes.subarray(0, k === 0 ? 0 : (journal.ends[k - 1] as number));
-      const check = (root: string, k: number, acked: number, what: string): string | undefined => {
-        const { session } = openJsonl(w, root, 'never');
+      const hasSagas = (w.options().sagas?.length ?? 0) > 0;
+      const check = async (root: string, k: number, acked: number, what: string): Promise<string | undefined> => {
+        const { session, driver } = openJsonl(w, root, 'never');
         try {
           const m = matchPrefix(model, observe(session, w), acked);
-          return m.ok ? undefined : `k=${k} (${what}): ${m.why}`;
+          if (!m.ok) return `k=${k} (${what}): ${m.why}`;
+          if (hasSagas) {
+            // The sagas it holds unfinished resume and finish: none stays running or compensating.
+            for (const resumed of session.resumeSagas()) resumed.result$.subscribe({ error: () => undefined });
+            await driver.quiet();
+            const left = sagasOf(session).filter((p) => ['running', 'compensating'].includes((p as { phase?: string }).phase ?? ''));
+            if (left.length > 0) return `k=${k} (${what}): after resumeSagas, still unfinished: ${JSON.stringify(left)}`;
+          }
+          return undefined;
         } finally {
           session.dispose();
         }
@@ -288,7 +297,7 @@ describe('JSONL child processes: SIGKILL at every record boundary (the reopened 
         const root = temp('prefix');
         mkdirSync(join(root, 'store'));
         writeFileSync(join(root, 'store', 'journal-0.jsonl'), prefix(k));
-        problems.push(check(root, k, ackedAt(k), 'journal prefix'));
+        problems.push(await check(root, k, ackedAt(k), 'journal prefix'));
       }
       // Real SIGKILLs (the child kills itself right after record k; every fsync policy): the directory
       // it leaves is that prefix (plus a lock of a dead process, taken over at once), and reopens alike.
