@@ -83,6 +83,8 @@ export interface Model {
   readonly driver: Driver;
   /** Observation after each seq (0: after setup), as JSON. */
   readonly states: Map<number, string>;
+  /** Event types committed by the steps (and `after`, once run). */
+  readonly committedTypes: ReadonlySet<string>;
   /** Runs the workload's `after` steps on the model. */
   after(): Promise<Observed>;
   readonly final: Observed;
@@ -94,7 +96,11 @@ export async function runModel(w: Workload): Promise<Model> {
   w.onLease?.(session);
   const states = new Map<number, string>();
   states.set(session.lastSeq, JSON.stringify(observe(session, w)));
-  session.committed$.subscribe(() => states.set(session.lastSeq, JSON.stringify(observe(session, w))));
+  const committedTypes = new Set<string>();
+  session.committed$.subscribe((c) => {
+    committedTypes.add(c.event.type);
+    states.set(session.lastSeq, JSON.stringify(observe(session, w)));
+  });
   const driver = localDriver(session);
   for (const step of w.steps) await step(driver);
   await settle();
@@ -103,6 +109,7 @@ export async function runModel(w: Workload): Promise<Model> {
     session,
     driver,
     states,
+    committedTypes,
     final,
     async after() {
       for (const step of w.after) await step(driver);

@@ -66,6 +66,7 @@ describe.each(WORKLOADS.map((w) => [w.name, w] as [string, Workload]))('%s', (_n
   it('memory: the model runs (sanity) and continues', async () => {
     const model = await runModel(w);
     expect(model.final.lastSeq).toBeGreaterThan(0);
+    for (const type of w.exercises ?? []) expect([...model.committedTypes]).toContain(type); // the capability really ran
     const after = await model.after();
     expect(after.lastSeq).toBeGreaterThan(model.final.lastSeq);
     model.session.dispose();

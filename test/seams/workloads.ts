@@ -71,6 +71,8 @@ export interface Workload {
   readonly extras?: (session: CoreSession) => Record<string, unknown>;
   /** Events of `steps` a statechart refuses: they take no seq locally, but a seq in a shared log (they are appended before any process reduces them). */
   readonly refused?: number;
+  /** Event types the model run must commit (the capability really ran: a retry, a compensation). */
+  readonly exercises?: readonly string[];
   /** Whether the workload needs a local session (`runSaga`, `restore`, run-time middleware): then not on PostgreSQL. */
   readonly local?: string;
 }
@@ -156,6 +158,7 @@ const Echo = defineSaga('echo', { input: z.object({ id: z.string() }) })
 
 const sagaOnly: Workload = {
   name: 'no ordinary slice: sagas only',
+  exercises: ['rxslice.saga.completed'],
   options: () => ({ slices: [], sagas: [Echo] }),
   local: 'runSaga is not offered on a shared session (sagas start by startOn in the lease holder)',
   steps: [(d) => lastValueFrom(local(d).runSaga(Echo, { id: 'a' }, { sagaId: 's1' })).then(() => undefined), (d) => lastValueFrom(local(d).runSaga(Echo, { id: 'b' }, { sagaId: 's2' })).then(() => undefined)],
@@ -219,11 +222,9 @@ const Deploy = defineSaga('deploy', { input: z.object({ app: z.string(), fail: z
       return { url: `https://${input.app}` };
     },
   });
-let flaky = 0; // attempts of the flaky step in this process
 const Retried = defineSaga('retried', { input: z.object({ id: z.string() }) }).step('flaky', {
   retry: RetryPolicy.fixed(0, 2),
   run: (input, ctx) => {
-    flaky++;
     if (ctx.attempt < 2) throw new Error(`attempt ${ctx.attempt} failed`);
     return `done ${input.id} on attempt ${ctx.attempt}`;
   },
@@ -232,6 +233,7 @@ const settle = (p: Promise<unknown>): Promise<void> => p.then(() => undefined, (
 
 const sagaSuccess: Workload = {
   name: 'sagas: success',
+  exercises: ['rxslice.saga.completed'],
   options: () => ({ slices: [Audit], sagas: [Deploy] }),
   local: 'runSaga is not offered on a shared session (sagas start by startOn in the lease holder)',
   steps: [(d) => run(d, Noted({ text: 'before' })), (d) => settle(lastValueFrom(local(d).runSaga(Deploy, { app: 'web', fail: false }, { sagaId: 'd1' }))), (d) => run(d, Noted({ text: 'between' }))],
@@ -239,6 +241,7 @@ const sagaSuccess: Workload = {
 };
 const sagaCompensation: Workload = {
   name: 'sagas: failure with compensation',
+  exercises: ['rxslice.saga.stepCompensated', 'rxslice.saga.failed'],
   options: () => ({ slices: [Audit], sagas: [Deploy] }),
   local: sagaSuccess.local as string,
   steps: [(d) => run(d, Noted({ text: 'before' })), (d) => settle(lastValueFrom(local(d).runSaga(Deploy, { app: 'db', fail: true }, { sagaId: 'f1' }))), (d) => run(d, Noted({ text: 'after the rollback' }))],
@@ -246,6 +249,7 @@ const sagaCompensation: Workload = {
 };
 const sagaRetry: Workload = {
   name: 'sagas: retry',
+  exercises: ['rxslice.saga.stepRetrying', 'rxslice.saga.completed'],
   options: () => ({ slices: [Audit], sagas: [Retried] }),
   local: sagaSuccess.local as string,
   steps: [(d) => run(d, Noted({ text: 'before' })), (d) => settle(lastValueFrom(local(d).runSaga(Retried, { id: 'r1' }, { sagaId: 'r1' }))), (d) => run(d, Noted({ text: 'after' }))],
@@ -256,6 +260,7 @@ const sagaRetry: Workload = {
 
 const statechart: Workload = {
   name: 'statecharts (install + transitions, a refused one)',
+  exercises: ['door/locked'],
   options: () => ({ slices: [Notes] }),
   setup: (s) => void installMachine(s, Door),
   steps: [
@@ -295,6 +300,7 @@ const order = async (d: Driver, id: string, ok: boolean): Promise<void> => {
 };
 const effects: Workload = {
   name: 'effects with onSuccess / compensate',
+  exercises: ['order/paid', 'order/cancelled', 'rxslice.effect.compensated'],
   options: () => ({ slices: [Orders], events: [Paid, Cancelled] }),
   // Effects run in one process: the model's and JSONL's, or a shared session's lease holder.
   onLease: (s) =>
@@ -318,6 +324,7 @@ const StartedDeploy = defineSaga('startedDeploy', { input: z.object({ app: z.str
   });
 const sagaStartOn: Workload = {
   name: 'sagas: started by an event (startOn), success and compensation',
+  exercises: ['rxslice.saga.completed', 'rxslice.saga.stepCompensated'],
   options: () => ({ slices: [Audit], sagas: [StartedDeploy] }),
   steps: [
     (d) => run(d, Noted({ text: 'before' })),
@@ -360,6 +367,7 @@ export const channelsUnstoredTail: Workload = {
 
 const snapshots: Workload = {
   name: 'snapshots + restore + snapshot store',
+  exercises: ['rxslice.session.restored'],
   options: () => ({ slices: [Counter, Notes] }),
   local: 'restore is refused on a shared session (UnsupportedOnSharedSessionError): its state changes only by logged events',
   steps: [
@@ -466,7 +474,5 @@ export const workload = (name: string): Workload => {
   return w;
 };
 
-/** Attempts of the flaky saga step made in this process (the retry cell checks one retry per run). */
-export const flakyAttempts = (): number => flaky;
 export { Door, Echo, Deploy, Counter, Notes, Bumped, Noted, onLatest, replace };
 export type { AnySagaDef };
