@@ -28,35 +28,13 @@ const FSYNCS = ['always', 'batch', 'never'] as const;
 const EVERY_KILL = process.env['RXSLICE_SEAMS_EVERY_KILL'] === '1';
 
 /**
- * Cells that fail today only because of issue-37 bugs fixed on other branches: they run as
- * `it.fails`, so the suite turns red when a fix lands — then delete the entry (the cell flips back).
+ * Cells that fail only because of a bug being fixed elsewhere: listed here (key `<workload>|<cell>`)
+ * with the bug and its branch, they run as `it.fails`, so the suite turns red when the fix lands —
+ * then the entry goes. None today: the issue-37 seq and saga fixes (branches `seq`, `sagas`) turned
+ * every cell they broke green (reopen at lastSeq 0 without a JSONL slice at creation, seqs reused
+ * after an unstored tail and the channel replay's silent gap, result$ success after a failed write).
  */
-const SEQ_NO_JSONL_SLICE = 'issue 37, branch `seq`: a JSONL session with no JSONL slice at creation reopens with lastSeq 0';
-const SEQ_UNSTORED_TAIL = 'issue 37, branch `seq`: seq reused after reopen when the last events stored nothing (journal gets seq-only records)';
-const SAGA_RESULT = 'issue 37, branch `sagas`: saga result$ reports success when storage failed';
-const KNOWN: Record<string, string | undefined> = {
-  'sagas: success|storage failure': SAGA_RESULT,
-  "slices, last events change nothing stored|reopen": SEQ_UNSTORED_TAIL,
-  'slices, last events change nothing stored|openers': SEQ_UNSTORED_TAIL,
-  'slices, last events change nothing stored|kill': SEQ_UNSTORED_TAIL,
-  'slices, last events change nothing stored|processes': SEQ_UNSTORED_TAIL,
-  'no ordinary slice: statechart only|processes': SEQ_NO_JSONL_SLICE,
-  'no ordinary slice: sagas only|processes': SEQ_NO_JSONL_SLICE,
-  'no ordinary slice: statechart only|reopen': SEQ_NO_JSONL_SLICE,
-  'per policy, statechart the only JSONL slice|reopen': SEQ_NO_JSONL_SLICE,
-  'no ordinary slice: statechart only|openers': SEQ_NO_JSONL_SLICE,
-  'no ordinary slice: statechart only|torn': SEQ_NO_JSONL_SLICE,
-  'no ordinary slice: statechart only|kill': SEQ_NO_JSONL_SLICE,
-  'no ordinary slice: sagas only|reopen': SEQ_NO_JSONL_SLICE,
-  'no ordinary slice: sagas only|openers': SEQ_NO_JSONL_SLICE,
-  'no ordinary slice: sagas only|torn': SEQ_NO_JSONL_SLICE,
-  'no ordinary slice: sagas only|kill': SEQ_NO_JSONL_SLICE,
-  // the reopened session hands out seq 3 again: the replay gives 1, 2, then the new 3, and the
-  // recorded 3 (the purge that stored nothing) is silently left out
-  'channels with replay({ fromSeq }), last events change nothing stored|replay': SEQ_UNSTORED_TAIL,
-  // k=4 ends with rxslice.effect.compensated (committed, acknowledged, stores nothing)
-  'effects with onSuccess / compensate|kill': SEQ_UNSTORED_TAIL,
-};
+const KNOWN: Record<string, string | undefined> = {};
 
 /** RXSLICE_SEAMS_KNOWN=run: run the known-bug cells as ordinary tests (to see which a merged fix turned green, and why the others fail). */
 const RUN_KNOWN = process.env['RXSLICE_SEAMS_KNOWN'] === 'run';
