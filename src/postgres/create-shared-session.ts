@@ -29,7 +29,8 @@ import type { SharedSession, SharedSessionOptions } from './shared-session-types
  *   an advisory lock).
  *
  * @throws (rejects) {@link SharedLogError} when PostgreSQL cannot be reached or the tables are
- * newer than this rxslice; errors of `createSession` for bad slices.
+ * newer than this rxslice, and at once for a pool of fewer than 3 clients (two stay checked out:
+ * LISTEN and the effect lease); errors of `createSession` for bad slices.
  * @example
  * ```ts
  * const session = await createSharedSession({ slices: [Plan], sessionId: 'agent-42', postgres: { connectionString } });
@@ -38,6 +39,9 @@ import type { SharedSession, SharedSessionOptions } from './shared-session-types
  * await session.dispatch(StepAdded({ step: 'y' }), { expectedSeq: committed.seq }); // SeqConflictError if another process appended first
  * ```
  */
+/** Clients a shared session needs from its pool: LISTEN, the effect lease, and one to append and read. */
+const MIN_POOL_CLIENTS = 3;
+
 export async function createSharedSession(options: SharedSessionOptions): Promise<SharedSession> {
   if (typeof options.sessionId !== 'string' || options.sessionId.length === 0 || options.sessionId.length > 200) {
     throw new SharedLogError(`sessionId must be a non-empty string of at most 200 characters; got ${JSON.stringify(options.sessionId)}`);
@@ -50,6 +54,14 @@ export async function createSharedSession(options: SharedSessionOptions): Promis
   }
   const tables = sharedTables(options.tablePrefix, options.schema);
   const conn = options.postgres;
+  // The LISTEN client and the effect lease's client stay checked out: with fewer than 3 clients,
+  // the lease holder's appends and reads would wait for a client forever.
+  const max = 'pool' in conn ? (conn.pool as { options?: { max?: unknown } }).options?.max : conn.max;
+  if (max !== undefined && !(typeof max === 'number' && Number.isInteger(max) && max >= MIN_POOL_CLIENTS)) {
+    throw new SharedLogError(
+      `a pool of at most ${String(max)} clients cannot run a shared session: it keeps ${MIN_POOL_CLIENTS - 1} checked out (LISTEN and the effect lease) and needs one more to append and read; give postgres.max (or the pool's max) ${MIN_POOL_CLIENTS} or more`,
+    );
+  }
   const ownPool = !('pool' in conn);
   const pool = 'pool' in conn ? conn.pool : new pg.Pool({ connectionString: conn.connectionString, max: conn.max ?? 6, keepAlive: true });
   // An idle client's error (the server restarted) must not crash the process: the pool drops it.

@@ -24,7 +24,7 @@ export interface SharedSessionOptions {
   readonly slices: readonly SliceDef<string, any>[];
   /** The session's id in the log (any non-empty string up to 200 characters). */
   readonly sessionId: string;
-  /** Where the shared log is: `{ connectionString, max? }` (a pool of at most `max` clients, default 6, is opened) or an existing `{ pool }`. */
+  /** Where the shared log is: `{ connectionString, max? }` (a pool of at most `max` clients, default 6, at least 3, is opened) or an existing `{ pool }` (max at least 3). */
   readonly postgres: PostgresConnection;
   /** Table names are `<tablePrefix>_events`, `_sessions`, `_snapshots`, `_schema_version`. Default `'rxslice'`. */
   readonly tablePrefix?: string;

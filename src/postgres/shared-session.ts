@@ -148,7 +148,12 @@ export class SharedSessionImpl implements SharedSession {
   async start(started: number): Promise<void> {
     const options = this.options;
     options.install?.(this.local);
-    if (options.sagas !== undefined) sagaRuntime(this.local); // the progress slice, in every process
+    if (options.sagas !== undefined) {
+      sagaRuntime(this.local); // the progress slice, in every process
+      // Every process may dispatch a saga's startOn event (the lease holder starts the run): it is
+      // known everywhere, not only where the sagas are registered.
+      this.internals.declareEvents(options.sagas.flatMap((def) => (def.startOn === undefined ? [] : [def.startOn.type])));
+    }
     await this.restoreLatestSnapshot();
     this.internals.forwardTo((env) => this.forward(env));
     const from = this.position;

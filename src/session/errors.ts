@@ -203,20 +203,23 @@ export class StorageAheadError extends RxSliceError {
 }
 
 /**
- * Thrown by `restore` and `transaction` on the local view of a shared session
- * (`rxslice/storage/postgres`): every process reduces the shared log, so state changes only by
- * events in that log, and a local restore or rollback would make this process diverge from the
- * others. Dispatch events that undo the work instead.
+ * Thrown by `restore`, `transaction` and run-time changes to reducing (`use`, `slice(def).use`,
+ * `slice(def).register`, `slice(def).configure`) on the local view of a shared session
+ * (`rxslice/storage/postgres`) once it is open: every process reduces the shared log, so state
+ * changes only by events in that log, reduced alike everywhere; a local restore or rollback, or a
+ * reducer, middleware or window changed in one process only, would make it diverge from the others.
  */
 export class UnsupportedOnSharedSessionError extends RxSliceError {
   override readonly name = 'UnsupportedOnSharedSessionError';
   constructor(
-    /** The refused operation (`restore` or `transaction`). */
+    /** The refused operation (`restore`, `transaction`, `use`, `slice(def).use`, `slice(def).register`, `slice(def).configure`). */
     readonly operation: string,
   ) {
     super(
       'UNSUPPORTED_ON_SHARED_SESSION',
-      `${operation} is not available on a shared session: its state changes only by events in the shared log, so that every process reduces the same events to the same state. Dispatch events that undo the work instead.`,
+      operation === 'use' || operation.startsWith('slice(def).')
+        ? `${operation} is not available on a shared session once it is open: a reducer, middleware or window changed in one process would reduce the shared log differently there than in the others. Give them to createSharedSession (slices, middleware: { reducers }) or set them in its install hook, so that every process runs them.`
+        : `${operation} is not available on a shared session: its state changes only by events in the shared log, so that every process reduces the same events to the same state. Dispatch events that undo the work instead.`,
     );
   }
 }

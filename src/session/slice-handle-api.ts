@@ -3,7 +3,7 @@ import { withAccessors } from '../internal/fast-object';
 import { windowPolicyProblem } from '../slices/define-slice';
 import { InvalidWindowError } from '../windows/invalid-window-error';
 import { SliceWindow } from '../windows/slice-window';
-import { SessionDisposedError } from './errors';
+import { SessionDisposedError, UnsupportedOnSharedSessionError } from './errors';
 import { sortMiddleware } from './middleware-set';
 import type { SessionCore } from './session-core';
 import type { SliceHandle, SliceRecord, SliceRuntimeConfig } from './slice-handle';
@@ -64,6 +64,9 @@ const HANDLE_ACCESSORS: PropertyDescriptorMap = {
  */
 export function useMiddleware(core: SessionCore, record: SliceRecord<any> | undefined, args: readonly unknown[]): () => void {
   if (core.disposed) throw new SessionDisposedError('add middleware');
+  // The local view of a shared log (forwarding since it opened): one process's middleware would
+  // make it reduce the log differently from the others.
+  if (core.forward !== undefined) throw new UnsupportedOnSharedSessionError(record === undefined ? 'use' : 'slice(def).use');
   const used = sortMiddleware(args, record === undefined ? 'session' : 'slice');
   const removeReducers = used.reducers.length > 0 ? core.registry.addMiddleware(record, used.reducers) : undefined;
   const removePipeline = used.events.length + used.operators.length > 0 ? core.middleware.add(used.events, used.operators) : undefined;
@@ -103,9 +106,11 @@ export function sliceHandle<TItem>(core: SessionCore, record: SliceRecord<TItem>
     },
     register(creator, reducer, reducerName) {
       if (core.disposed) throw new SessionDisposedError('register a reducer');
+      if (core.forward !== undefined) throw new UnsupportedOnSharedSessionError('slice(def).register');
       return core.registry.addReducer(record, { eventType: creator.type, name: reducerName ?? creator.type, reducer: reducer as Reducer<TItem>, schema: creator.schema });
     },
     configure(config: SliceRuntimeConfig<TItem>) {
+      if (core.forward !== undefined) throw new UnsupportedOnSharedSessionError('slice(def).configure');
       let window = config.window === undefined ? record.window : (config.window ?? undefined);
       const problem = windowPolicyProblem(window);
       if (problem !== undefined) throw new InvalidWindowError('(given)', `slice ${quote(record.def.name)}: ${problem}`);

@@ -67,7 +67,10 @@ const Envelope = z.object({
   at: z.number(),
   tag: z.string().optional(),
   // `schemaVersion` is checked by `migrateItems` (SliceVersionError), absent in format 1.
-  slices: z.record(z.string(), z.object({ policy: z.enum(['state', 'log']), schemaVersion: z.unknown().optional(), items: ItemArray })),
+  slices: z.record(
+    z.string(),
+    z.object({ policy: z.enum(['state', 'log']), schemaVersion: z.unknown().optional(), items: ItemArray, appended: z.number().int().nonnegative().optional() }),
+  ),
 });
 
 /**
@@ -174,7 +177,10 @@ export function snapshotFromJSON(
   for (const name of names) {
     const def = byName.get(name);
     if (def === undefined) throw new UnknownSliceError(name, [...byName.keys()]);
-    const entry = body.slices[name] as { policy: 'state' | 'log'; schemaVersion?: unknown; items: readonly unknown[] };
+    const entry = body.slices[name] as { policy: 'state' | 'log'; schemaVersion?: unknown; items: readonly unknown[]; appended?: number };
+    if (entry.appended !== undefined && entry.appended < entry.items.length) {
+      throw new InvalidSnapshotError(`slice "${name}" says it appended ${entry.appended} items but holds ${entry.items.length}`);
+    }
     const schemaVersion = entry.schemaVersion ?? 1;
     const items = schemaVersion !== def.version ? migrateItems(def, entry.items, schemaVersion as number) : entry.items.map((item, index) => {
       if (def.schema === undefined) return item;
@@ -184,7 +190,13 @@ export function snapshotFromJSON(
       }
       return r.data;
     });
-    entries.push(Object.freeze({ policy: def.policy, version: 0, items: deepFreeze(items) }));
+    const frozen = deepFreeze(items);
+    // With `appended`, the entry carries a capture (no backend token): a restore sets the count too.
+    entries.push(
+      Object.freeze(
+        entry.appended === undefined ? { policy: def.policy, version: 0, items: frozen } : { policy: def.policy, version: 0, items: frozen, stored: Object.freeze({ items: frozen, appended: entry.appended }) },
+      ),
+    );
   }
   // Restoring it into a session with the same definitions needs no second validation.
   const provenance: SnapshotProvenance = { defOf: (name) => byName.get(name) };

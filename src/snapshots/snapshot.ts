@@ -43,6 +43,11 @@ export interface SnapshotJSON {
         /** The slice's schema version (`defineSlice({ version })`) the items were written at; absent means 1. */
         readonly schemaVersion?: number;
         readonly items: readonly unknown[];
+        /**
+         * How many items the slice ever appended, when more than `items` holds (format 3; absent:
+         * `items.length`). A seeded sampling window draws from it.
+         */
+        readonly appended?: number;
       }
     >
   >;
@@ -174,7 +179,7 @@ class FrozenSnapshot implements Snapshot {
   }
   toJSON(): SnapshotJSON {
     const body = this.#body;
-    const out: Record<string, { policy: SlicePolicy; schemaVersion?: number; items: readonly unknown[] }> = {};
+    const out: Record<string, { policy: SlicePolicy; schemaVersion?: number; items: readonly unknown[]; appended?: number }> = {};
     const source = body.source as Partial<SnapshotProvenance> | undefined;
     const defOf = source !== undefined && source !== null && typeof source.defOf === 'function' ? source.defOf : undefined;
     const entries = body.entryList();
@@ -186,7 +191,13 @@ class FrozenSnapshot implements Snapshot {
       const schemaVersion = defOf?.(name)?.version;
       // `slice()` copies natively, also for the storage's read-only views (iterating a view
       // element by element goes through its proxy).
-      out[name] = schemaVersion === undefined ? { policy: s.policy, items: s.items.slice() } : { policy: s.policy, schemaVersion, items: s.items.slice() };
+      const entry: { policy: SlicePolicy; schemaVersion?: number; items: readonly unknown[]; appended?: number } =
+        schemaVersion === undefined ? { policy: s.policy, items: s.items.slice() } : { policy: s.policy, schemaVersion, items: s.items.slice() };
+      // How many items the slice ever appended, when more than it holds (it evicted or cleared):
+      // a seeded sampling window draws from it, so a restore from JSON goes on drawing alike.
+      const appended = s.stored?.appended;
+      if (appended !== undefined && appended > s.items.length) entry.appended = appended;
+      out[name] = entry;
     }
     return {
       format: 'rxslice.snapshot',

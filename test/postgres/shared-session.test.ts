@@ -338,7 +338,7 @@ describe('createSharedSession', () => {
 
   it('sets up the tables once when many processes start at once', async () => {
     const fresh = `rxt_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
-    const sessions = await Promise.all(Array.from({ length: 5 }, () => createSharedSession({ slices: [Notes], sessionId: 's', postgres: { connectionString: url, max: 2 }, tablePrefix: fresh })));
+    const sessions = await Promise.all(Array.from({ length: 5 }, () => createSharedSession({ slices: [Notes], sessionId: 's', postgres: { connectionString: url, max: 3 }, tablePrefix: fresh })));
     await Promise.all(sessions.map((s) => s.dispose()));
     const { rows } = await admin.query<{ version: number }>(`SELECT version FROM "${fresh}_schema_version"`);
     expect(rows).toEqual([{ version: 1 }]);
