@@ -8,7 +8,9 @@ export const AGENT_SIGNALS_DIR = '.agent-signals';
 
 /**
  * The channel of the pattern's completion signals: which agent finished, how, the state the
- * workflow goes to next, free metadata, and when (ISO 8601). `typeof CompletionSignal.Signal` is its type.
+ * workflow goes to next, and free metadata. The pattern's timestamp is the signal file's
+ * `publishedAt` (ISO 8601, ms; also in its name), so it has one value, the one that orders it.
+ * `typeof CompletionSignal.Signal` is its type.
  */
 export const CompletionSignal = defineSignalChannel(
   'completion',
@@ -17,7 +19,6 @@ export const CompletionSignal = defineSignalChannel(
     status: z.string().min(1),
     nextState: z.string().nullable(),
     metadata: z.record(z.string(), z.unknown()),
-    timestamp: z.string(),
   }),
 );
 
@@ -43,7 +44,7 @@ export type CompletionSignalFile = SignalFile<typeof CompletionSignal.Signal>;
  */
 export function writeCompletionSignal(projectDir: string, agentType: string, status: string, nextState: string | null, metadata: Record<string, unknown> = {}): CompletionSignalFile {
   const signals = createSignalDirectory({ dir: join(projectDir, AGENT_SIGNALS_DIR), channel: CompletionSignal, source: agentType });
-  return signals.publish({ agentType, status, nextState, metadata, timestamp: new Date().toISOString() });
+  return signals.publish({ agentType, status, nextState, metadata });
 }
 
 /**

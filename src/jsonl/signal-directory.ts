@@ -314,7 +314,7 @@ class SignalDirectoryImpl<T> implements SignalDirectory<T> {
   }
 
   renew(signal: ClaimedSignal<T>): void {
-    const now = new Date();
+    const now = new Date(Date.now());
     try {
       utimesSync(signal.path, now, now);
     } catch (e) {

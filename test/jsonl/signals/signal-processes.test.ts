@@ -67,7 +67,7 @@ describe('a signal directory shared by processes', () => {
     expect(new Set(handled).size).toBe(total);
     expect(new Set(archived)).toEqual(new Set(handled));
     // Both competed (neither drained the queue alone).
-    for (const c of children) expect(ids(c.lines, 'handled').length).toBeGreaterThan(10);
+    for (const c of children) expect(ids(c.lines, 'handled').length).toBeGreaterThan(0);
     // Each child took its signals in order: its own handling sequence follows the publish order.
     for (const c of children) {
       const order = ids(c.lines, 'handling');
