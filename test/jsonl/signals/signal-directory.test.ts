@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
-import { firstValueFrom, take, toArray } from 'rxjs';
+import { firstValueFrom, take, toArray, VirtualAction, VirtualTimeScheduler } from 'rxjs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import {
@@ -262,6 +262,36 @@ describe('watch(handler)', () => {
     expect((error as SignalHandlerError).cause).toEqual(new Error('agent crashed'));
     expect(d.poll().map((x) => x.id)).toEqual([s.id]);
     expect(readdirSync(join(dir, 'claimed'))).toEqual([]);
+  });
+
+  it('renews the claim of a running handler every leaseMs / 3, so a slow handler keeps its signal', async () => {
+    // Renewals run on the scheduler and read the mocked wall clock: no real waiting.
+    const t0 = Date.now();
+    const now = vi.spyOn(Date, 'now').mockReturnValue(t0);
+    const scheduler = new VirtualTimeScheduler(VirtualAction, 0);
+    const dir = newDir();
+    const d = createSignalDirectory({ dir, channel: Numbered, leaseMs: 900, scheduler });
+    const other = createSignalDirectory({ dir, channel: Numbered, leaseMs: 900 });
+    const s = d.publish({ n: 0, by: 'x' });
+    let finish!: () => void;
+    const started = new Promise<void>((resolveStarted) => {
+      d.watch(() => {
+        resolveStarted();
+        return new Promise<void>((r) => (finish = r));
+      }, { fsWatch: false }).subscribe();
+      scheduler.flush(); // the first look at the directory (frame 0)
+    });
+    await started;
+    now.mockReturnValue(t0 + 800);
+    scheduler.maxFrames = 300; // one renewal period (900 / 3) of virtual time: the claim is renewed at t0 + 800
+    scheduler.flush();
+    now.mockReturnValue(t0 + 1500); // 1,500 ms since the claim, 700 since the renewal
+    expect(other.poll()).toEqual([]);
+    expect(readdirSync(join(dir, 'claimed'))).toHaveLength(1);
+    finish();
+    await new Promise((r) => setTimeout(r, 0));
+    expect(readdirSync(join(dir, 'processed'))).toEqual([`${s.id}.json`]);
+    d.dispose();
   });
 
   it('dispose completes a running watch', async () => {
