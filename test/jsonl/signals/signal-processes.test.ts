@@ -56,7 +56,7 @@ describe('a signal directory shared by processes', () => {
     // Half before the pollers start, half while they run: they compete for a queue that grows.
     for (let n = 0; n < total / 2; n++) signals.publish({ n, by: 'test' });
     const children = [start([dir, 'watch', String(total)]), start([dir, 'watch', String(total)])];
-    await Promise.all(children.map((c) => c.line((l) => l.startsWith('handling '))));
+    await Promise.all(children.map((c) => c.line((l) => l === 'ready')));
     for (let n = total / 2; n < total; n++) signals.publish({ n, by: 'test' });
     const codes = await Promise.all(children.map((c) => c.exited));
     expect(codes).toEqual([0, 0]);
@@ -77,6 +77,37 @@ describe('a signal directory shared by processes', () => {
     expect(signals.poll()).toEqual([]);
     expect(readdirSync(join(dir, 'claimed'))).toEqual([]);
     expect(readdirSync(join(dir, 'rejected'))).toEqual([]);
+    rmSync(dirname(dir), { recursive: true, force: true });
+  }, 120_000);
+
+  it('two competing pollers, one SIGKILLed mid-run: the survivor takes the dead one\'s signal again; every signal archived once, none lost', async () => {
+    const dir = signalDir();
+    const signals = createSignalDirectory({ dir, channel: Numbered });
+    const total = 120;
+    for (let n = 0; n < total; n++) signals.publish({ n, by: 'test' });
+    // The victim's handler takes 500 ms, so a kill sent as soon as it says `handling` lands inside
+    // it. It starts first; once the survivor competes too, the victim's next `handling` is the cue.
+    const victim = start([dir, 'watch', String(total), '500']);
+    await victim.line((l) => l.startsWith('handling '));
+    const survivor = start([dir, 'watch', String(total), '10']);
+    await survivor.line((l) => l.startsWith('handling '));
+    const before = ids(victim.lines, 'handling').length;
+    await victim.line(() => ids(victim.lines, 'handling').length > before);
+    victim.proc.kill('SIGKILL');
+    await victim.exited;
+    expect(await survivor.exited).toBe(0);
+    const unfinished = ids(victim.lines, 'handling').filter((id) => !ids(victim.lines, 'handled').includes(id));
+    expect(unfinished).toHaveLength(1);
+    const survivorHandled = ids(survivor.lines, 'handled');
+    expect(survivorHandled).toContain(unfinished[0]); // taken again
+    // Nothing archived by one was handled by the other; nothing handled twice by one.
+    for (const id of ids(victim.lines, 'archived')) expect(survivorHandled).not.toContain(id);
+    expect(new Set(survivorHandled).size).toBe(survivorHandled.length);
+    expect(survivor.lines.filter((l) => l.startsWith('error '))).toEqual([]);
+    // None lost, none left: every signal is in processed/ (names are unique, so once each).
+    expect(readdirSync(join(dir, 'processed'))).toHaveLength(total);
+    expect(readdirSync(join(dir, 'claimed'))).toEqual([]);
+    expect(signals.poll()).toEqual([]);
     rmSync(dirname(dir), { recursive: true, force: true });
   }, 120_000);
 
