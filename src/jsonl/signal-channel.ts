@@ -20,16 +20,18 @@ export class InvalidSignalError extends RxSliceError {
  * A typed signal channel: a name and the zod schema of its signals. Inert and serializable by
  * name; `createSignalDirectory({ dir, channel })` opens it over a directory.
  */
-export interface SignalChannelDef<TName extends string = string, TSignal = unknown> {
+export interface SignalChannelDef<TName extends string = string, TSignal = unknown, TInput = TSignal> {
   readonly name: TName;
   /** The schema every signal is validated with, when published and when read back. */
-  readonly schema: z.ZodType<TSignal>;
-  /** Phantom: the signal type (`typeof Completion.Signal`). Always `undefined` at run time. */
+  readonly schema: z.ZodType<TSignal, TInput>;
+  /** Phantom: the signal type as read (the schema's output: `typeof Completion.Signal`). Always `undefined` at run time. */
   readonly Signal: TSignal;
+  /** Phantom: what `publish` takes (the schema's input: defaults may be left out). Always `undefined` at run time. */
+  readonly Input: TInput;
 }
 
 /** The signal type of a channel: `InferSignal<typeof Completion>`. */
-export type InferSignal<TChannel> = TChannel extends SignalChannelDef<string, infer TSignal> ? TSignal : never;
+export type InferSignal<TChannel> = TChannel extends SignalChannelDef<string, infer TSignal, any> ? TSignal : never;
 
 /** A channel name is also a directory-safe word: letters, digits, `.`, `_`, `-`, at most 64. */
 export const SAFE_WORD = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -50,12 +52,12 @@ export const SAFE_WORD = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
  * type Completion = typeof Completion.Signal; // { agentType: string; status: 'completed' | 'failed' }
  * ```
  */
-export function defineSignalChannel<const TName extends string, TSchema extends z.ZodType>(name: TName, schema: TSchema): SignalChannelDef<TName, z.output<TSchema>> {
+export function defineSignalChannel<const TName extends string, TSchema extends z.ZodType>(name: TName, schema: TSchema): SignalChannelDef<TName, z.output<TSchema>, z.input<TSchema>> {
   if (typeof name !== 'string' || !SAFE_WORD.test(name)) {
     throw new InvalidSignalError(String(name), 'a channel name must be 1 to 64 letters, digits, ".", "_" or "-", starting with a letter or digit (it is written into every signal file)');
   }
   if (schema === null || typeof schema !== 'object' || typeof (schema as { safeParse?: unknown }).safeParse !== 'function') {
     throw new InvalidSignalError(name, 'the second argument must be a zod schema, e.g. z.object({ status: z.string() })');
   }
-  return Object.freeze({ name, schema: schema as z.ZodType<z.output<TSchema>>, Signal: undefined as unknown as z.output<TSchema> });
+  return Object.freeze({ name, schema: schema as z.ZodType<z.output<TSchema>, z.input<TSchema>>, Signal: undefined as unknown as z.output<TSchema>, Input: undefined as unknown as z.input<TSchema> });
 }

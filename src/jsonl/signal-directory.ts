@@ -32,7 +32,7 @@ export interface ClaimedSignal<TSignal> extends SignalFile<TSignal> {
 }
 
 /** Options of {@link createSignalDirectory}. */
-export interface SignalDirectoryOptions<TChannel extends SignalChannelDef<string, any>> {
+export interface SignalDirectoryOptions<TChannel extends SignalChannelDef<string, any, any>> {
   /** The directory (created with its `claimed/`, `processed/` and `rejected/` subdirectories if missing). */
   readonly dir: string;
   readonly channel: TChannel;
@@ -62,9 +62,9 @@ export interface WatchSignalsOptions {
 export type SignalHandler<TSignal> = (signal: ClaimedSignal<TSignal>, context: { readonly abortSignal: AbortSignal }) => unknown;
 
 /** A signal channel opened over a directory: see {@link createSignalDirectory}. */
-export interface SignalDirectory<TSignal> {
+export interface SignalDirectory<TSignal, TInput = TSignal> {
   readonly dir: string;
-  readonly channel: SignalChannelDef<string, TSignal>;
+  readonly channel: SignalChannelDef<string, TSignal, TInput>;
   /** This opener's id as written into its claims: `<pid>~<host>~<random>`. */
   readonly claimerId: string;
   /**
@@ -87,7 +87,7 @@ export interface SignalDirectory<TSignal> {
    * console.log(s.path); // Logs: .agent-signals/planner-20261128T093246123Z-00000001-4242-9f3a1c2e.json
    * ```
    */
-  publish(signal: TSignal, options?: { readonly source?: string }): SignalFile<TSignal>;
+  publish(signal: TInput, options?: { readonly source?: string }): SignalFile<TSignal>;
   /**
    * The pending signals (not claimed, archived or rejected), in order, each read and validated.
    * Synchronous. Claims abandoned by dead processes or past their lease go back to the queue
@@ -182,7 +182,7 @@ type Read<T> = { ok: true; file: SignalFile<T> } | { ok: false; reason: SignalRe
 const isErrno = (e: unknown, code: string): boolean => (e as NodeJS.ErrnoException)?.code === code;
 const publishedAt = (name: SignalName): string => new Date(timeToMs(name.time)).toISOString();
 
-class SignalDirectoryImpl<T> implements SignalDirectory<T> {
+class SignalDirectoryImpl<T, TInput> implements SignalDirectory<T, TInput> {
   readonly claimerId: string;
   readonly errors$: Observable<SignalFileRejectedError | SignalClaimLostError>;
   private readonly errors = new Subject<SignalFileRejectedError | SignalClaimLostError>();
@@ -200,8 +200,8 @@ class SignalDirectoryImpl<T> implements SignalDirectory<T> {
 
   constructor(
     readonly dir: string,
-    readonly channel: SignalChannelDef<string, T>,
-    options: Omit<SignalDirectoryOptions<SignalChannelDef<string, T>>, 'dir' | 'channel'>,
+    readonly channel: SignalChannelDef<string, T, TInput>,
+    options: Omit<SignalDirectoryOptions<SignalChannelDef<string, T, TInput>>, 'dir' | 'channel'>,
   ) {
     this.claimedDir = join(dir, 'claimed');
     this.processedDir = join(dir, 'processed');
@@ -223,7 +223,7 @@ class SignalDirectoryImpl<T> implements SignalDirectory<T> {
     }
   }
 
-  publish(signal: T, options: { readonly source?: string } = {}): SignalFile<T> {
+  publish(signal: TInput, options: { readonly source?: string } = {}): SignalFile<T> {
     const source = options.source ?? this.source;
     if (typeof source !== 'string' || !SAFE_WORD.test(source)) {
       throw new InvalidSignalError(this.channel.name, `source ${JSON.stringify(source)} must be 1 to 64 letters, digits, ".", "_" or "-" (it starts the file name). Nothing was written.`);
@@ -575,13 +575,13 @@ class SignalDirectoryImpl<T> implements SignalDirectory<T> {
  * signals.watch(async (s) => console.log(s.source, s.signal.nextState)).subscribe(); // Logs: planner review
  * ```
  */
-export function createSignalDirectory<TChannel extends SignalChannelDef<string, any>>(options: SignalDirectoryOptions<TChannel>): SignalDirectory<TChannel['Signal']> {
+export function createSignalDirectory<TChannel extends SignalChannelDef<string, any, any>>(options: SignalDirectoryOptions<TChannel>): SignalDirectory<TChannel['Signal'], TChannel['Input']> {
   const { dir, channel, ...rest } = options;
   if (typeof dir !== 'string' || dir === '') throw new InvalidSignalError(channel?.name ?? '?', 'createSignalDirectory needs { dir: <path> }');
   if (channel === null || typeof channel !== 'object' || typeof channel.schema?.safeParse !== 'function') {
     throw new InvalidSignalError(String(dir), 'createSignalDirectory needs { channel: defineSignalChannel(name, schema) }');
   }
-  return new SignalDirectoryImpl<TChannel['Signal']>(dir, channel as SignalChannelDef<string, TChannel['Signal']>, rest);
+  return new SignalDirectoryImpl<TChannel['Signal'], TChannel['Input']>(dir, channel as SignalChannelDef<string, TChannel['Signal'], TChannel['Input']>, rest);
 }
 
 /** @internal The directory that holds a signal file: its queue folder, also for a path under claimed/ or processed/. */
