@@ -50,8 +50,11 @@ export function writeCompletionSignal(projectDir: string, agentType: string, sta
 /**
  * The pattern's `poll_signals(project_dir)`: the unprocessed completion signals of
  * `<projectDir>/.agent-signals/`, oldest first (see `createSignalDirectory` for the order, the
- * claims returned to the queue and the bad files set aside into `rejected/`). Claims nothing:
- * with several orchestrators, use `createSignalDirectory(...).claimNext()` or `watch`.
+ * claims returned to the queue and the bad files set aside into `rejected/`). Synchronous.
+ * Claims nothing: with several orchestrators, use `createSignalDirectory(...).claimNext()` or
+ * `watch`. Bad files are set aside without a report here (nobody could subscribe in time): their
+ * reason is in `rejected/<name>~<random>.reason.json`, or open the folder with
+ * `createSignalDirectory` and subscribe to `errors$` before polling.
  * @example
  * ```ts
  * for (const s of pollSignals('.')) console.log(s.signal.agentType, s.signal.status); // Logs: planner completed

@@ -1,4 +1,5 @@
-// Entry point rxslice/storage/jsonl (Node only): durable files for sessions.
+// Entry point rxslice/storage/jsonl (Node only): durable files for sessions, and signal files
+// between processes (a typed channel over a directory).
 // Named re-exports only: this file is the entry's API at a glance.
 
 export { saveSnapshot, saveSnapshotSync, loadSnapshot, fsyncDirectory, SnapshotFileError, SnapshotFileNotFoundError, NotASnapshotError } from './snapshot-file';

@@ -551,7 +551,8 @@ class SignalDirectoryImpl<T, TInput> implements SignalDirectory<T, TInput> {
  * claims of any host not renewed for `leaseMs` (from the claim time or the last `renew`). So a
  * process killed mid-handling leaves its signal to be taken again at once on the same host, and
  * after `leaseMs` from another host. A live claimer that holds a claim past `leaseMs` without
- * renewing may see it handled twice (`watch` renews while its handler runs).
+ * renewing may see it handled twice (`watch` renews while its handler runs). A dead claimer's
+ * pid reused by another process counts as alive: the lease still returns that claim.
  *
  * **Bad files** (not JSON, not a signal envelope, another channel, failing the schema, a `.json`
  * not named as a signal, a temp file older than `staleTempMs`) are moved unchanged into
