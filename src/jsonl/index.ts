@@ -1,4 +1,5 @@
-// Entry point rxslice/storage/jsonl (Node only): durable files for sessions.
+// Entry point rxslice/storage/jsonl (Node only): durable files for sessions, and signal files
+// between processes (a typed channel over a directory).
 // Named re-exports only: this file is the entry's API at a glance.
 
 export { saveSnapshot, saveSnapshotSync, loadSnapshot, fsyncDirectory, SnapshotFileError, SnapshotFileNotFoundError, NotASnapshotError } from './snapshot-file';
@@ -16,3 +17,11 @@ export type { JsonlRecoveryMode, JsonlRecovery } from './journal-recovery';
 export { CorruptStorageError } from './journal-format';
 export { StorageLockedError, StorageLockCompromisedError } from './directory-lock';
 export type { LockHolder } from './directory-lock';
+export { defineSignalChannel, InvalidSignalError } from './signal-channel';
+export type { SignalChannelDef, InferSignal } from './signal-channel';
+export { createSignalDirectory, SIGNAL_FILE_FORMAT } from './signal-directory';
+export type { SignalDirectory, SignalDirectoryOptions, SignalFile, ClaimedSignal, SignalHandler, WatchSignalsOptions } from './signal-directory';
+export { SignalFileRejectedError, SignalClaimLostError, SignalDirectoryError, SignalHandlerError } from './signal-errors';
+export type { SignalRejectionReason } from './signal-errors';
+export { writeCompletionSignal, pollSignals, archiveSignal, CompletionSignal, AGENT_SIGNALS_DIR } from './completion-signals';
+export type { CompletionSignalFile } from './completion-signals';
