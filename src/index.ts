@@ -80,12 +80,18 @@ export {
   InvalidSliceItemError,
   StorageFailedError,
   NoSnapshotStoreError,
+  InvalidSnapshotCatalogueOptionError,
+  SnapshotSaveError,
   InvalidMiddlewareError,
   InvalidListenerError,
 } from './session/errors';
 export { SliceSeeded, SliceCleared, SliceAppended, SliceLatestReplaced, SessionReset, SessionRestored, InitializeSlice, ClearSlice } from './session/system-events';
 export type { SliceCommand } from './session/system-events';
 export type { Attachable } from './session/session-types';
+// Types only: what session.findSnapshots takes and answers (the store itself is rxslice/snapshot-store).
+export type { SnapshotQuery } from './snapshot-store/read-query';
+export type { SnapshotCatalogueOptions } from './snapshot-store/snapshot-catalogue';
+export type { SnapshotInfo } from './snapshot-store/store-contract';
 
 export { SliceWindow } from './windows/slice-window';
 export type { BoundedWindowOptions } from './windows/slice-window';
