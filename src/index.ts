@@ -38,6 +38,8 @@ export { append, extend, replace, updateAt, clear, none, withEffects } from './s
 export type { SliceOp, ItemPredicate } from './slices/slice-op';
 export type { EventMiddleware } from './session/event-pipeline';
 export type { MiddlewareSet } from './session/middleware-set';
+export { validationMiddleware } from './session/validation-middleware';
+export type { ValidationRule, CheckedValidationRule } from './session/validation-middleware';
 export type { SliceView } from './slices/slice-view';
 export type { SliceWindowPolicy, WindowContext, WindowMemo, EvictionDecision } from './slices/window-contract';
 // The eviction contract lives beside the window contract (slices/ sits below windows/); the

@@ -2,9 +2,10 @@ import type { Envelope } from '../events/envelope';
 import { formatIssues, RxSliceError, type ValidationIssue } from '../internal/errors';
 
 /**
- * Thrown by `dispatch` (and reported on `errors$`) when an event's payload fails its schema, or
- * when the event is not an event object (not an object, no string `type`, a getter or Proxy
- * trap that throws while it is read, a `meta` that cannot be read). Nothing changes.
+ * Thrown by `dispatch` (and reported on `errors$`) when an event's payload fails its schema or a
+ * schema of the `validationMiddleware` (`refusedBy`), or when the event is not an event
+ * object (not an object, no string `type`, a getter or Proxy trap that throws while it is read, a
+ * `meta` that cannot be read). Nothing changes and no `seq` is taken.
  */
 export class InvalidEventError extends RxSliceError {
   override readonly name = 'InvalidEventError';
@@ -14,12 +15,19 @@ export class InvalidEventError extends RxSliceError {
     /** What failed, as zod reports it (path and message per problem). */
     readonly issues: readonly ValidationIssue[],
     cause?: unknown,
+    /**
+     * What refused it: `'schema'` (the event's own schema, at dispatch) or `'validation
+     * middleware'` (a schema given to `validationMiddleware`, before the reducers).
+     */
+    readonly refusedBy: 'schema' | 'validation middleware' = 'schema',
   ) {
     super(
       'INVALID_EVENT',
       issues[0]?.code === 'invalid_event'
         ? `Event "${eventType}" is not a valid event (${formatIssues(issues)}). Nothing was changed.`
-        : `Event "${eventType}" has an invalid payload (${formatIssues(issues)}). Nothing was changed; fix the payload to match the event's schema.`,
+        : refusedBy === 'validation middleware'
+          ? `Event "${eventType}" was refused by the validation middleware (${formatIssues(issues)}). Nothing was changed and no seq was taken.`
+          : `Event "${eventType}" has an invalid payload (${formatIssues(issues)}). Nothing was changed; fix the payload to match the event's schema.`,
       cause === undefined ? undefined : { cause },
     );
   }
