@@ -182,8 +182,7 @@ describe('a session given a snapshot store', () => {
     const errors: RxSliceError[] = [];
     session.errors$.subscribe((e) => errors.push(e));
     const s = session.snapshot({ tag: 'tool:a' });
-    await Promise.resolve();
-    await Promise.resolve();
+    await new Promise((resolve) => setTimeout(resolve, 0)); // the save's rejection is handled
     expect(errors).toHaveLength(1);
     expect(errors[0]).toBeInstanceOf(SnapshotSaveError);
     expect(errors[0]).toMatchObject({ code: 'SNAPSHOT_SAVE_FAILED', snapshotId: s.id, tag: 'tool:a', cause: expect.objectContaining({ message: 'disk full' }) });
