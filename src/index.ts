@@ -38,6 +38,8 @@ export { append, extend, replace, updateAt, clear, none, withEffects } from './s
 export type { SliceOp, ItemPredicate } from './slices/slice-op';
 export type { EventMiddleware } from './session/event-pipeline';
 export type { MiddlewareSet } from './session/middleware-set';
+export { validationMiddleware } from './session/validation-middleware';
+export type { ValidationRule, CheckedValidationRule } from './session/validation-middleware';
 export type { SliceView } from './slices/slice-view';
 export type { SliceWindowPolicy, WindowContext, WindowMemo, EvictionDecision } from './slices/window-contract';
 // The eviction contract lives beside the window contract (slices/ sits below windows/); the
@@ -81,6 +83,8 @@ export {
   StorageFailedError,
   StorageAheadError,
   NoSnapshotStoreError,
+  InvalidSnapshotCatalogueOptionError,
+  SnapshotSaveError,
   InvalidMiddlewareError,
   InvalidListenerError,
 } from './session/errors';
@@ -89,6 +93,10 @@ export type { SliceCommand } from './session/system-events';
 export { installSlice } from './session/install-slice';
 export type { InstallSliceOptions } from './session/install-slice';
 export type { Attachable } from './session/session-types';
+// Types only: what session.findSnapshots takes and answers (the store itself is rxslice/snapshot-store).
+export type { SnapshotQuery } from './snapshot-store/read-query';
+export type { SnapshotCatalogueOptions } from './snapshot-store/snapshot-catalogue';
+export type { SnapshotInfo } from './snapshot-store/store-contract';
 
 export { SliceWindow } from './windows/slice-window';
 export type { BoundedWindowOptions } from './windows/slice-window';

@@ -171,7 +171,7 @@ class Bridge implements DevToolsConnection, TransportHost {
 
   restoreTo(state: DevToolsState | undefined): void {
     if (state === undefined || state === null || typeof state !== 'object') return;
-    const snap = this.session.snapshot({ includeLogs: true });
+    const snap = this.session[SESSION_INTERNALS].captureSnapshot({ includeLogs: true });
     const names = Object.keys(state).filter((n) => n in snap.slices && state[n] !== snap.slices[n]?.items);
     if (names.length === 0) return;
     const slices: Record<string, { policy: string; version: number; items: readonly unknown[] }> = {};
@@ -214,7 +214,8 @@ class Bridge implements DevToolsConnection, TransportHost {
 
 /** Every slice of the session, logs included (shared references). */
 function stateOf(session: Session): DevToolsState {
-  const snap = session.snapshot({ includeLogs: true });
+  // Not catalogued: the bridge reads the state on every send.
+  const snap = session[SESSION_INTERNALS].captureSnapshot({ includeLogs: true });
   const state: Record<string, readonly unknown[]> = {};
   for (const [name, entry] of Object.entries(snap.slices)) state[name] = entry.items;
   return state;

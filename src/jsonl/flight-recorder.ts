@@ -214,7 +214,7 @@ class Recorder implements FlightRecorder {
   }
 
   private pushSnapshot(): void {
-    const snapshot = this.session.snapshot({ includeLogs: true });
+    const snapshot = this.session[SESSION_INTERNALS].captureSnapshot({ includeLogs: true });
     // Every FULL_SNAPSHOT_EVERY-th snapshot (the first included) is whole; the others write each
     // slice relative to the previous snapshot, which bounds the chain a reader folds.
     const full = this.lastSnapshotSeq < 0 || this.sinceFull >= FULL_SNAPSHOT_EVERY - 1;

@@ -5,6 +5,7 @@ import type { SliceDef } from '../slices/reducer';
 import type { Snapshot } from '../snapshots/snapshot';
 import { memory } from '../storage/memory-storage';
 import type { ChannelDef } from '../events/define-channel';
+import type { RxSliceError } from '../internal/errors';
 import { InvalidListenerError, SessionDisposedError, UnsupportedOnSharedSessionError, type InvalidEventError, type InvalidMiddlewareError, type ReducerError, type UnknownEventError } from './errors';
 import type { SliceHandle, SliceRecord } from './slice-handle';
 import { sliceHandle, useMiddleware } from './slice-handle-api';
@@ -13,9 +14,9 @@ import { LIBRARY_META, SessionReset } from './system-events';
 import { ATTACH, SESSION_INTERNALS, type SessionInternals } from './internals';
 import { sliceNames } from './session-snapshots';
 import { openChannel, type ChannelRuntime } from './channel';
-import { checkSnapshotStore, findSnapshots, snapshotLineage } from './snapshot-queries';
+import { findSnapshots, snapshotKeeper, snapshotLineage } from './snapshot-queries';
 import { SessionItemsReader, SessionListeners } from './session-read';
-import type { Session, SessionEvent, SessionOptions } from './session-types';
+import type { Session, SessionEvent, SessionOptions, SnapshotOptions } from './session-types';
 import { quote } from '../internal/quote';
 
 /**
@@ -117,11 +118,16 @@ export function createCoreSession<TOptions extends SessionOptions>(options: TOpt
 export function createCoreSession(options: SessionOptions): Session {
   const freeze = options.freeze ?? !isProduction();
   const mode = options.validation ?? 'dev';
-  const snapshotStore = checkSnapshotStore(options.snapshotStore);
+  const scheduler = options.scheduler ?? asyncScheduler;
+  // Checked before anything is created; reports go to the core's errors$ (made just below).
+  let reportSave = (_error: RxSliceError): void => undefined;
+  const keeper = snapshotKeeper(options.snapshotStore, options.snapshotCatalogue, () => scheduler.now(), (error) => reportSave(error));
+  const snapshotQueries = keeper.queries;
+  const keep = keeper.keep;
   // The pipeline lives in a SessionCore (prototype methods, optimized once for every session);
   // this function builds the public face around it.
   const core = new SessionCore({
-    scheduler: options.scheduler ?? asyncScheduler,
+    scheduler,
     validate: mode === 'always' || (mode === 'dev' && !isProduction()),
     freeze,
     globalMiddleware: options.middleware?.reducers ?? [],
@@ -133,6 +139,7 @@ export function createCoreSession(options: SessionOptions): Session {
     events: options.events ?? [],
     unknownEvents: options.unknownEvents ?? 'reject',
   });
+  reportSave = (error) => core.errors$.next(error);
   const registry = core.registry;
   const items = new SessionItemsReader(registry);
   const listeners = new SessionListeners(
@@ -191,6 +198,7 @@ export function createCoreSession(options: SessionOptions): Session {
     freeze,
     hasSlice: (name) => registry.records.has(name),
     reportError: (error) => core.errors$.next(error),
+    captureSnapshot: (opts) => capture(opts),
     reportSubscriberFailure: (source, error) => core.reportSubscriberFailure(source, error),
     dispatchSystem: (event, meta) => core.dispatchEnvelope(core.accept(event, meta, true)),
     dispatchWithOwnMeta: (event, meta) => core.dispatchEnvelope(core.accept(event, meta, false, true)),
@@ -232,7 +240,9 @@ export function createCoreSession(options: SessionOptions): Session {
     transaction<TResult>(fn: () => TResult): TResult {
       if (core.disposed) throw new SessionDisposedError('run a transaction');
       if (core.forward !== undefined) throw new UnsupportedOnSharedSessionError('transaction');
-      const before = session.snapshot({ tag: 'rxslice.transaction' });
+      // The rollback point is the library's: not catalogued, not saved to a store (and restoring
+      // it leaves the lineage of later snapshots as it was).
+      const before = core.snapshots.rollbackPoint(core.lastSeq, core.scheduler.now());
       // Listeners (an attached checkpointer) hold back what a rollback may still undo until the
       // outermost transaction ends.
       const id = ++core.transactionCount;
@@ -267,12 +277,10 @@ export function createCoreSession(options: SessionOptions): Session {
       return result;
     },
     snapshot(opts) {
-      // No options: the state slices, untagged (no option object to read).
-      if (opts === undefined) return core.snapshots.take(core.lastSeq, core.scheduler.now(), undefined, false);
-      const include = sliceNames(opts.include, 'snapshot option "include"');
-      const exclude = sliceNames(opts.exclude, 'snapshot option "exclude"');
-      const selection = include === undefined && exclude === undefined ? undefined : { include, exclude };
-      return core.snapshots.take(core.lastSeq, core.scheduler.now(), opts.tag, opts.includeLogs === true, selection);
+      const snapshot = capture(opts);
+      // Catalogued (a slot of a ring) or handed to the store: see `snapshotKeeper`.
+      if (keep !== undefined) keep(snapshot);
+      return snapshot;
     },
     restore(snapshot, opts) {
       if (core.disposed) throw new SessionDisposedError('restore a snapshot');
@@ -299,11 +307,20 @@ export function createCoreSession(options: SessionOptions): Session {
       if (typeof listener !== 'function') throw new InvalidListenerError(listener === null ? 'null' : typeof listener);
       return listeners.add(listener);
     },
-    findSnapshots: (query) => findSnapshots(snapshotStore, query),
-    snapshotLineage: (snapshot) => snapshotLineage(snapshotStore, snapshot),
+    findSnapshots: (query) => findSnapshots(snapshotQueries, query),
+    snapshotLineage: (snapshot) => snapshotLineage(snapshotQueries, snapshot),
     [SESSION_INTERNALS]: internals,
   };
   const session = withAccessors<Session>(sessionData, SESSION_ACCESSORS);
+  /** `session.snapshot(opts)` without keeping it (what the transaction and `captureSnapshot` take). */
+  function capture(opts: SnapshotOptions | undefined): Snapshot {
+    // No options: the state slices, untagged (no option object to read).
+    if (opts === undefined) return core.snapshots.take(core.lastSeq, core.scheduler.now(), undefined, false);
+    const include = sliceNames(opts.include, 'snapshot option "include"');
+    const exclude = sliceNames(opts.exclude, 'snapshot option "exclude"');
+    const selection = include === undefined && exclude === undefined ? undefined : { include, exclude };
+    return core.snapshots.take(core.lastSeq, core.scheduler.now(), opts.tag, opts.includeLogs === true, selection);
+  }
   const channels = new Map<string, ChannelRuntime<any>>();
   // A channel declares its event types (publishing to it is dispatching them).
   const openKnownChannel = <TEvent extends { readonly type: string }>(def: ChannelDef<string, TEvent>): ChannelRuntime<TEvent> => {

@@ -3,9 +3,10 @@ import { formatIssues, RxSliceError, type ValidationIssue } from '../internal/er
 import { messageOf, quote } from '../internal/quote';
 
 /**
- * Thrown by `dispatch` (and reported on `errors$`) when an event's payload fails its schema, or
- * when the event is not an event object (not an object, no string `type`, a getter or Proxy
- * trap that throws while it is read, a `meta` that cannot be read). Nothing changes.
+ * Thrown by `dispatch` (and reported on `errors$`) when an event's payload fails its schema or a
+ * schema of the `validationMiddleware` (`refusedBy`), or when the event is not an event
+ * object (not an object, no string `type`, a getter or Proxy trap that throws while it is read, a
+ * `meta` that cannot be read). Nothing changes and no `seq` is taken.
  */
 export class InvalidEventError extends RxSliceError {
   override readonly name = 'InvalidEventError';
@@ -15,12 +16,19 @@ export class InvalidEventError extends RxSliceError {
     /** What failed, as zod reports it (path and message per problem). */
     readonly issues: readonly ValidationIssue[],
     cause?: unknown,
+    /**
+     * What refused it: `'schema'` (the event's own schema, at dispatch) or `'validation
+     * middleware'` (a schema given to `validationMiddleware`, before the reducers).
+     */
+    readonly refusedBy: 'schema' | 'validation middleware' = 'schema',
   ) {
     super(
       'INVALID_EVENT',
       issues[0]?.code === 'invalid_event'
         ? `Event ${quote(eventType)} is not a valid event (${formatIssues(issues)}). Nothing was changed.`
-        : `Event ${quote(eventType)} has an invalid payload (${formatIssues(issues)}). Nothing was changed; fix the payload to match the event's schema.`,
+        : refusedBy === 'validation middleware'
+          ? `Event ${quote(eventType)} was refused by the validation middleware (${formatIssues(issues)}). Nothing was changed and no seq was taken.`
+          : `Event ${quote(eventType)} has an invalid payload (${formatIssues(issues)}). Nothing was changed; fix the payload to match the event's schema.`,
       cause === undefined ? undefined : { cause },
     );
   }
@@ -225,24 +233,57 @@ export class UnsupportedOnSharedSessionError extends RxSliceError {
 }
 
 /**
- * Rejects `session.findSnapshots` and `session.snapshotLineage` on a session made without a
- * snapshot store: they answer from the store, and the session keeps no catalogue of its own.
+ * Rejects `session.findSnapshots` and `session.snapshotLineage` on a session that keeps no
+ * catalogue of its snapshots: made with `snapshotCatalogue: false` and no `snapshotStore`.
  */
 export class NoSnapshotStoreError extends RxSliceError {
   override readonly name = 'NoSnapshotStoreError';
   constructor(
-    /** The operation that needs a snapshot store (`findSnapshots` or `snapshotLineage`). */
+    /** The operation that needs a catalogue (`findSnapshots` or `snapshotLineage`). */
     readonly operation: string,
   ) {
     super(
       'NO_SNAPSHOT_STORE',
-      `${operation} needs a snapshot store, and this session has none. Pass one to createSession({ snapshotStore: createSnapshotStore() }) ` +
-        `(from rxslice/snapshot-store) and save snapshots to it with store.save(session.snapshot({ tag })).`,
+      `${operation} needs a catalogue of snapshots, and this session was made with snapshotCatalogue: false. Leave that option out ` +
+        `(the session then keeps its last 100 snapshots), or pass createSession({ snapshotStore: createSnapshotStore() }) (from rxslice/snapshot-store).`,
     );
   }
 }
 
-/** Thrown by `createSession` when its `snapshotStore` option is not a snapshot store (an object with `find` and `lineage`). */
+/**
+ * Thrown by `createSession` for a malformed `snapshotCatalogue` option, or one given together
+ * with a `snapshotStore` (the store is then the catalogue: give its retention to `store.forget`).
+ */
+export class InvalidSnapshotCatalogueOptionError extends RxSliceError {
+  override readonly name = 'InvalidSnapshotCatalogueOptionError';
+  constructor(problem: string) {
+    super('INVALID_SNAPSHOT_CATALOGUE', `createSession option "snapshotCatalogue": ${problem}.`);
+  }
+}
+
+/**
+ * Reported on `errors$` when a snapshot store given to `createSession({ snapshotStore })` failed
+ * to save a snapshot the session took (`cause` is the store's error). The snapshot itself is fine.
+ */
+export class SnapshotSaveError extends RxSliceError {
+  override readonly name = 'SnapshotSaveError';
+  constructor(
+    /** The id of the snapshot that was not saved. */
+    readonly snapshotId: string,
+    /** Its tag, if any. */
+    readonly tag: string | undefined,
+    cause: unknown,
+  ) {
+    super(
+      'SNAPSHOT_SAVE_FAILED',
+      `The snapshot store did not save snapshot "${snapshotId}"${tag === undefined ? '' : ` (tag "${tag}")`}: ${cause instanceof Error ? cause.message : String(cause)}. ` +
+        'The snapshot is still usable; save it again with store.save(snapshot) once the store works.',
+      { cause },
+    );
+  }
+}
+
+/** Thrown by `createSession` when its `snapshotStore` option is not a snapshot store (an object with `save`, `find` and `lineage`). */
 export class InvalidSnapshotStoreOptionError extends RxSliceError {
   override readonly name = 'InvalidSnapshotStoreOptionError';
   constructor() {

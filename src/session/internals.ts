@@ -3,7 +3,9 @@ import type { Envelope, EnvelopeMeta } from '../events/envelope';
 import type { RxSliceError } from '../internal/errors';
 import type { TeardownLogic } from 'rxjs';
 import type { ReducerEntry, SliceDef } from '../slices/reducer';
+import type { Snapshot } from '../snapshots/snapshot';
 import type { CommittedEnvelope } from './committed-envelope';
+import type { SnapshotOptions } from './session-types';
 
 /** @internal Key of the hooks that other layers (computed, effects, machines) use. */
 export const SESSION_INTERNALS: unique symbol = Symbol.for('rxslice.session.internals');
@@ -110,6 +112,12 @@ export interface SessionInternals {
   readonly freeze: boolean;
   hasSlice(slice: string): boolean;
   reportError(error: RxSliceError): void;
+  /**
+   * `session.snapshot(options)` for the library's own reads (flight recorder, devtools): the
+   * session neither catalogues it nor hands it to its snapshot store, so they do not crowd out
+   * the user's snapshots.
+   */
+  captureSnapshot(options?: SnapshotOptions): Snapshot;
   /** Reports a subscriber of `source` (e.g. `computed "total" value$`) that threw: `errors$`, else RxJS's unhandled-error hook. */
   reportSubscriberFailure(source: string, error: unknown): void;
   /** Restored events accepted but not reduced yet (each holds its snapshot until then). For tests and diagnostics. */

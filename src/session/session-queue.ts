@@ -2,7 +2,7 @@ import { Subject, type SchedulerLike } from 'rxjs';
 import { RESERVED_PREFIX, ReservedEventTypeError } from '../events/define-event';
 import type { Event } from '../events/event';
 import type { Envelope, EnvelopeMeta } from '../events/envelope';
-import type { RxSliceError } from '../internal/errors';
+import { isRxSliceError, type RxSliceError } from '../internal/errors';
 import type { Snapshot } from '../snapshots/snapshot';
 import type { CommittedEnvelope } from './committed-envelope';
 import type { EvictedItems } from './session-types';
@@ -13,6 +13,9 @@ import type { SliceRecord } from './slice-handle';
 import { LIBRARY_META, SessionRestored } from './system-events';
 
 /** @internal True for the library's own event types (`rxslice.*`). */
+/** An event refused by an event middleware (an `InvalidEventError`, by its code: no `instanceof` across copies). */
+const isRefusal = (cause: unknown): cause is RxSliceError => isRxSliceError(cause) && cause.code === 'INVALID_EVENT';
+
 export const isLibraryType = (type: string): boolean => type.charCodeAt(0) === 114 /* r */ && type.startsWith(RESERVED_PREFIX);
 
 /** @internal A commit held by a batch until the outermost `batch` call publishes it. */
@@ -108,7 +111,10 @@ export abstract class SessionQueue {
   middlewareFailed(cause: unknown, kind: 'operator middleware' | 'event middleware' = 'operator middleware', pipeline: MiddlewareFeed | undefined = this.pipeline): void {
     const env = pipeline?.current ?? this.lastEnvelope();
     const awaited = pipeline?.isFeeding === true && env.seq === this.awaitedSeq;
-    const error = new ReducerError(pipeline?.current === undefined ? env : this.releaseSeq(env), '(session)', kind, cause);
+    const reported = pipeline?.current === undefined ? env : this.releaseSeq(env);
+    // An event middleware that refuses the event with an InvalidEventError (the validation
+    // middleware does) rejects it with that error as it is, like the event's own schema would.
+    const error = kind === 'event middleware' && isRefusal(cause) ? cause : new ReducerError(reported, '(session)', kind, cause);
     if (awaited) this.awaitedFailure = error;
     this.errors$.next(error);
   }

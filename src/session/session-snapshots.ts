@@ -56,6 +56,8 @@ export class SessionSnapshots {
   private readonly selectedPlans = new Map<string, CapturePlan>();
   /** Lineage: parents of the next snapshots (the id of the snapshot last restored, if any). */
   private parents: readonly string[] = NO_PARENTS;
+  /** `session.transaction`'s rollback points (see {@link SessionSnapshots.rollbackPoint}). */
+  private readonly rollbackPoints = new WeakSet<Snapshot>();
 
   constructor(
     private readonly records: ReadonlyMap<string, SliceRecord<any>>,
@@ -83,9 +85,22 @@ export class SessionSnapshots {
     return makeDeferredSnapshot(seq, at, tag, plan.names, stored, versions, plan, this.parents);
   }
 
+  /**
+   * The state slices, taken as `session.transaction`'s rollback point: restoring it puts the
+   * lineage back as it was too (the snapshots taken after a rollback have the parents they would
+   * have had without the transaction), as the point is in no catalogue.
+   */
+  rollbackPoint(seq: number, at: number): Snapshot {
+    const snapshot = this.take(seq, at, 'rxslice.transaction', false);
+    this.rollbackPoints.add(snapshot);
+    return snapshot;
+  }
+
   /** Records `id` (of `snapshot`) as the parent of the snapshots taken from now on (a restore happened). */
   restoredFrom(snapshot: Snapshot, id: string | undefined): void {
-    this.parents = id === undefined ? NO_PARENTS : parentsAfterRestoring(snapshot, id);
+    // The tag first: one field read on every restore, the set only for a transaction's point.
+    if (snapshot.tag === 'rxslice.transaction' && this.rollbackPoints.has(snapshot)) this.parents = snapshot.parents;
+    else this.parents = id === undefined ? NO_PARENTS : parentsAfterRestoring(snapshot, id);
   }
 
   /** The plan of a selection, cached by its names (rebuilt when a slice was added since). */

@@ -5,7 +5,9 @@ import type { AnyChannelDef, ChannelDef, InferChannelEvent } from '../events/def
 import type { RxSliceError, SubscriberError } from '../internal/errors';
 import type { InferSliceEvent, ReducerMiddleware, SessionReader, SliceDef } from '../slices/reducer';
 import type { Snapshot } from '../snapshots/snapshot';
-import type { SnapshotQuery, SnapshotStore } from '../snapshot-store/snapshot-store';
+import type { SnapshotQuery } from '../snapshot-store/read-query';
+import type { SnapshotCatalogueOptions } from '../snapshot-store/snapshot-catalogue';
+import type { SnapshotStore } from '../snapshot-store/snapshot-store';
 import type { SnapshotInfo } from '../snapshot-store/store-contract';
 import type { StorageFactory } from '../storage/slice-storage';
 import type { Channel } from './channel';
@@ -92,11 +94,31 @@ export interface SessionOptions {
    */
   readonly channels?: readonly AnyChannelDef[];
   /**
-   * A snapshot catalogue (`createSnapshotStore()` from `rxslice/snapshot-store`) that
-   * `session.findSnapshots` and `session.snapshotLineage` answer from. The session only reads
-   * it: save snapshots with `store.save(session.snapshot({ tag }))`.
+   * A snapshot store (`createSnapshotStore()` from `rxslice/snapshot-store`) that takes every
+   * snapshot `session.snapshot()` returns (`store.save`, started at once and not awaited: a
+   * store that runs operations in call order, as `createSnapshotStore` does, answers a
+   * `findSnapshots` called afterwards with it; a failed save is a `SnapshotSaveError` on
+   * `errors$`), and that `session.findSnapshots` and `session.snapshotLineage` answer from. It
+   * replaces the session's own catalogue (see `snapshotCatalogue`); its retention is `store.forget`.
    */
   readonly snapshotStore?: SnapshotStore;
+  /**
+   * The catalogue a session without `snapshotStore` keeps of the snapshots `session.snapshot()`
+   * returns, for `session.findSnapshots` and `session.snapshotLineage`: by default the last
+   * **100** (`{ keepLast: 100 }`), optionally also no older than `maxAgeMs` (scheduler time);
+   * `false` keeps none (both queries then reject with `NoSnapshotStoreError`).
+   *
+   * Cataloguing costs O(1) per snapshot (one slot of a ring; ids and slice names are read at query
+   * time) and copies nothing: a snapshot shares the slices' contents, so the catalogue holds at
+   * most `keepLast` past versions of each slice alive (none more while the state does not change).
+   * The library's own snapshots are not catalogued: `session.transaction`'s rollback point (tag
+   * `rxslice.transaction`), the flight recorder's and the Redux DevTools bridge's. Tags match with
+   * a built-in glob (`*`, `?`, `**`, `[a-z]`, `[^a]`, `{a,b}`, leading `!`, picomatch's meaning);
+   * the core does not load picomatch.
+   * @throws {@link InvalidSnapshotCatalogueOptionError} from `createSession` for `keepLast` not an
+   * integer ≥ 1, `maxAgeMs` not > 0, or this option given with `snapshotStore`.
+   */
+  readonly snapshotCatalogue?: SnapshotCatalogueOptions | false;
 }
 
 /** Items a window evicted from a slice during one commit. */
@@ -296,19 +318,23 @@ export interface Session<TEvent extends Event = Event> extends SessionReader {
    */
   restore(snapshot: Snapshot, options?: { readonly slices?: readonly SliceRef[] }): void;
   /**
-   * The snapshots of the session's snapshot store (`createSession({ snapshotStore })`) matching
-   * `query`: a tag glob (`'tool:*'`, `'!debug:*'`), captured strictly after / before a time (ms
-   * or `Date`), holding a slice, at most `limit`; newest first. Resolves with what the store
-   * keeps about each (id, tag, seq, capture time, parents, slice names): load one with `store.load(id)`.
-   * @remarks Async (the store is); answers after every store operation called before it.
-   * @throws (rejects) {@link NoSnapshotStoreError} when the session has no store;
-   * `SnapshotStoreError` (`INVALID_SNAPSHOT_QUERY`) for a malformed query.
+   * The snapshots this session took (`session.snapshot()`) matching `query`: a tag glob
+   * (`'tool:*'`, `'!debug:*'`), captured strictly after / before a time (ms or `Date`), holding a
+   * slice, at most `limit`; newest first. Resolves with what the catalogue keeps about each (id,
+   * tag, seq, capture time, parents, slice names). Answers from the session's own catalogue (its
+   * last 100 snapshots by default, see `SessionOptions.snapshotCatalogue`), or from the snapshot
+   * store it was given (`createSession({ snapshotStore })`), which also holds what was saved to it
+   * otherwise: load one with `store.load(id)`.
+   * @remarks Async (a store is); answers after every store operation called before it.
+   * @throws (rejects) {@link NoSnapshotStoreError} when the session keeps no catalogue
+   * (`snapshotCatalogue: false`, no store); `SnapshotStoreError` (`INVALID_SNAPSHOT_QUERY`) for a
+   * malformed query (the session's catalogue also refuses picomatch-only glob syntax).
    * @example
    * ```ts
-   * const store = createSnapshotStore();
-   * const session = createSession({ slices: [Plan], snapshotStore: store });
-   * await store.save(session.snapshot({ tag: 'tool:search' }));
-   * (await session.findSnapshots({ tag: 'tool:*', containsSlice: Plan })).map((i) => i.tag); // ['tool:search']
+   * const session = createSession({ slices: [Plan] });
+   * const before = session.scheduler.now();
+   * session.snapshot({ tag: 'tool:search' });
+   * (await session.findSnapshots({ tag: 'tool:*', createdAfter: before - 1, containsSlice: Plan })).map((i) => i.tag); // ['tool:search']
    * ```
    */
   findSnapshots(query?: SnapshotQuery): Promise<SnapshotInfo[]>;
@@ -316,19 +342,18 @@ export interface Session<TEvent extends Event = Event> extends SessionReader {
    * The lineage of `snapshot` (or of the stored snapshot of that id), **oldest first, ending with
    * the snapshot itself**: each entry's first parent is the entry before it (the snapshot it was
    * restored from, or a merge's first input; a merge's other parents are in its `parents`). The
-   * chain stops at a root or at a parent the store does not hold. A snapshot not saved in the
-   * store ends the list as an entry made from it (`saved: 0`).
-   * @remarks Async, from the session's snapshot store; reads no slice items.
-   * @throws (rejects) {@link NoSnapshotStoreError} when the session has no store;
-   * `SnapshotStoreError` (`SNAPSHOT_NOT_FOUND`) for an id the store does not hold;
+   * chain stops at a root or at a parent the catalogue does not hold (the session's catalogue
+   * keeps its last 100 snapshots by default; a store, what was saved to it). A snapshot not in
+   * the catalogue (a merge, one from JSON) ends the list as an entry made from it (`saved: 0`).
+   * @remarks Async, from the session's catalogue or snapshot store; reads no slice items.
+   * @throws (rejects) {@link NoSnapshotStoreError} when the session keeps no catalogue;
+   * `SnapshotStoreError` (`SNAPSHOT_NOT_FOUND`) for an id it does not hold;
    * `InvalidSnapshotError` for something that is neither a snapshot nor an id.
    * @example
    * ```ts
    * const v1 = session.snapshot({ tag: 'v1' });
-   * await store.save(v1);
    * session.restore(v1);
    * const v2 = session.snapshot({ tag: 'v2' }); // parents: [v1.id]
-   * await store.save(v2);
    * session.restore(v2);
    * const v3 = session.snapshot({ tag: 'v3' });
    * (await session.snapshotLineage(v3)).map((i) => i.tag); // ['v1', 'v2', 'v3']

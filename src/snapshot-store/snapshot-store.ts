@@ -1,26 +1,11 @@
 import picomatch from 'picomatch';
-import type { SliceDef } from '../slices/reducer';
 import type { Snapshot } from '../snapshots/snapshot';
+import { newestFirst, readQuery, type SnapshotQuery } from './read-query';
 import { isStorableId, SnapshotStoreError, type SnapshotInfo, type SnapshotStoreBackend } from './store-contract';
 import { quote } from '../internal/quote';
 
+export type { SnapshotQuery };
 
-/** A query of {@link SnapshotStore.find}; every given criterion must hold. */
-export interface SnapshotQuery {
-  /**
-   * Glob over tags (picomatch syntax: `tool:*`, `{plan,tool}:*`, `!debug:*` for every tag but
-   * those). An untagged snapshot never matches a tag query.
-   */
-  readonly tag?: string;
-  /** Only snapshots captured strictly after this time (ms, or a `Date`). */
-  readonly createdAfter?: number | Date;
-  /** Only snapshots captured strictly before this time (ms, or a `Date`). */
-  readonly createdBefore?: number | Date;
-  /** Only snapshots holding this slice (definition or name). */
-  readonly containsSlice?: SliceDef<string, any> | string;
-  /** At most this many (the newest). */
-  readonly limit?: number;
-}
 
 /** Options of {@link SnapshotStore.forget}. At least one is required. */
 export interface RetentionOptions {
@@ -59,12 +44,6 @@ export function memorySnapshots(): SnapshotStoreBackend {
   };
 }
 
-const newestFirst = (a: SnapshotInfo, b: SnapshotInfo): number => b.at - a.at || b.saved - a.saved;
-const timeOf = (t: number | Date, what: string): number => {
-  const ms = t instanceof Date ? t.getTime() : t;
-  if (typeof ms !== 'number' || Number.isNaN(ms)) throw new SnapshotStoreError('INVALID_SNAPSHOT_QUERY', `${what} must be a time in ms or a Date`);
-  return ms;
-};
 const tagMatcher = (glob: unknown, what: string): ((tag: string) => boolean) => {
   if (typeof glob !== 'string' || glob.length === 0) throw new SnapshotStoreError('INVALID_SNAPSHOT_QUERY', `${what} must be a non-empty glob such as "tool:*"`);
   return picomatch(glob, { dot: true });
@@ -132,20 +111,10 @@ export function createSnapshotStore(options: { readonly storage?: SnapshotStoreB
       }),
     find: (query = {}) =>
       serial(async () => {
-        const matchTag = query.tag === undefined ? undefined : tagMatcher(query.tag, 'find option "tag"');
-        const after = query.createdAfter === undefined ? undefined : timeOf(query.createdAfter, 'createdAfter');
-        const before = query.createdBefore === undefined ? undefined : timeOf(query.createdBefore, 'createdBefore');
-        const slice = query.containsSlice === undefined ? undefined : typeof query.containsSlice === 'string' ? query.containsSlice : query.containsSlice.name;
-        if (query.limit !== undefined && !(Number.isInteger(query.limit) && query.limit >= 0)) throw new SnapshotStoreError('INVALID_SNAPSHOT_QUERY', 'find option "limit" must be an integer ≥ 0');
-        const found = (await storage.list()).filter(
-          (i) =>
-            (matchTag === undefined || (i.tag !== undefined && matchTag(i.tag))) &&
-            (after === undefined || i.at > after) &&
-            (before === undefined || i.at < before) &&
-            (slice === undefined || i.slices.includes(slice)),
-        );
+        const checked = readQuery(query, tagMatcher);
+        const found = (await storage.list()).filter(checked.matches);
         found.sort(newestFirst);
-        return query.limit === undefined ? found : found.slice(0, query.limit);
+        return checked.limit === undefined ? found : found.slice(0, checked.limit);
       }),
     lineage: (id) =>
       serial(async () => {

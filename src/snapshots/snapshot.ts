@@ -322,3 +322,11 @@ export function snapshotCaptures(snapshot: Snapshot): readonly (StoredSlice<unkn
   return body.stored !== undefined ? body.stored : (body.captures ??= body.entryList().map((entry) => entry.stored));
 }
 
+
+/**
+ * @internal The names of the slices of `snapshot`, without making its entries (a snapshot made by
+ * this module), else its `slices` record's keys.
+ */
+export function snapshotSliceNames(snapshot: Snapshot): readonly string[] {
+  return FrozenSnapshot.bodyOf(snapshot)?.names ?? Object.keys(snapshot.slices);
+}

@@ -1,5 +1,6 @@
-// session.findSnapshots and session.snapshotLineage (issue 24, item 3): the session answers from
-// the snapshot store it was given (createSession({ snapshotStore })).
+// session.findSnapshots and session.snapshotLineage (issue 24, item 3; issue 33, item 8): the
+// session answers from the snapshot store it was given (createSession({ snapshotStore })), which
+// takes every snapshot the session makes, or from its own bounded catalogue.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -50,19 +51,22 @@ describe('session.snapshotLineage', () => {
     expect((await session.snapshotLineage(v1)).map((i) => i.tag)).toEqual(['v1']);
   });
 
-  it('ends with a snapshot that was never saved, after the stored lineage of its parent', async () => {
+  it('ends with a snapshot the store does not hold (here a merge), after the stored lineage of its first parent', async () => {
     const { session, store } = setup();
     const root = session.snapshot({ tag: 'root' });
-    await store.save(root);
     session.restore(root);
     session.dispatch(StepAdded({ step: 'x' }));
-    const draft = session.snapshot({ tag: 'draft' });
+    const draft = Snapshot.merge(session.snapshot({ include: [Plan], tag: 'draft' }), session.snapshot({ include: [Notes] }));
+    await store.forget({ keepLast: 1, keepTagged: 'root' }); // drops the draft's first parent
     const lineage = await session.snapshotLineage(draft);
-    expect(lineage.map((i) => [i.tag, i.saved > 0])).toEqual([
+    expect(lineage.map((i) => [i.id, i.saved])).toEqual([[draft.id, 0]]);
+    expect(lineage[0]).toEqual({ id: draft.id, tag: draft.tag, seq: draft.seq, at: draft.at, parents: draft.parents, slices: ['plan', 'notes'], saved: 0 });
+    // Every snapshot the session takes is saved: a snapshot never saved by hand has its lineage.
+    const next = session.snapshot({ tag: 'next' });
+    expect((await session.snapshotLineage(next)).map((i) => [i.tag, i.saved > 0])).toEqual([
       ['root', true],
-      ['draft', false],
+      ['next', true],
     ]);
-    expect(lineage[1]).toEqual({ id: draft.id, tag: 'draft', seq: draft.seq, at: draft.at, parents: [root.id], slices: ['plan'], saved: 0 });
     // A fresh session's unsaved snapshot is its own lineage.
     expect((await setup(store).session.snapshotLineage(setup().session.snapshot())).length).toBe(1);
   });
@@ -133,12 +137,12 @@ describe('session.findSnapshots', () => {
   });
 });
 
-describe('a session without a snapshot store', () => {
-  it('rejects findSnapshots and snapshotLineage with NoSnapshotStoreError, which says how to give one', async () => {
-    const session = createSession({ slices: [Plan] });
+describe('a session made with snapshotCatalogue: false and no store', () => {
+  it('rejects findSnapshots and snapshotLineage with NoSnapshotStoreError, which says how to get a catalogue', async () => {
+    const session = createSession({ slices: [Plan], snapshotCatalogue: false });
     await expect(session.findSnapshots({ tag: 'tool:*' })).rejects.toBeInstanceOf(NoSnapshotStoreError);
     await expect(session.snapshotLineage(session.snapshot())).rejects.toMatchObject({ code: 'NO_SNAPSHOT_STORE' });
-    await expect(session.findSnapshots()).rejects.toThrow(/createSession\(\{ snapshotStore: createSnapshotStore\(\) \}\)/);
+    await expect(session.findSnapshots()).rejects.toThrow(/snapshotCatalogue: false.*createSession\(\{ snapshotStore: createSnapshotStore\(\) \}\)/);
   });
 
   it('refuses a snapshotStore option that is not a store, before anything is created', () => {
