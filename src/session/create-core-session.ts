@@ -65,6 +65,7 @@ const INTERNALS_ACCESSORS: PropertyDescriptorMap = {
 interface ExtensionSlots {
   readonly runSaga: undefined;
   readonly resumeSagas: undefined;
+  readonly sagaHistory: undefined;
   readonly run: undefined;
   readonly handle: undefined;
   readonly runEffect: undefined;
@@ -220,6 +221,7 @@ export function createCoreSession(options: SessionOptions): Session {
     // Filled in by `createSession` (see ExtensionSlots).
     runSaga: undefined,
     resumeSagas: undefined,
+    sagaHistory: undefined,
     run: undefined,
     handle: undefined,
     runEffect: undefined,
