@@ -99,7 +99,7 @@ export type { SnapshotCatalogueOptions } from './snapshot-store/snapshot-catalog
 export type { SnapshotInfo } from './snapshot-store/store-contract';
 
 export { SliceWindow } from './windows/slice-window';
-export type { BoundedWindowOptions } from './windows/slice-window';
+export type { BoundedWindowOptions, TimeWindowOptions } from './windows/slice-window';
 export { EvictionPolicy } from './windows/eviction-policy';
 export type { EvictionKind } from './windows/eviction-policy';
 export { InvalidWindowError } from './windows/invalid-window-error';

@@ -22,8 +22,16 @@ export const CompletionSignal = defineSignalChannel(
   }),
 );
 
+/** The body of a completion signal: who finished, with what status, what comes next, and free metadata. */
+export interface CompletionSignalBody {
+  readonly agentType: string;
+  readonly status: string;
+  readonly nextState: string | null;
+  readonly metadata: Record<string, unknown>;
+}
+
 /** One completion signal, as {@link pollSignals} returns it. */
-export type CompletionSignalFile = SignalFile<typeof CompletionSignal.Signal>;
+export type CompletionSignalFile = SignalFile<CompletionSignalBody>;
 
 /**
  * The pattern's `write_completion_signal(project_dir, agent_type, status, next_state, metadata)`:

@@ -24,4 +24,4 @@ export type { SignalDirectory, SignalDirectoryOptions, SignalFile, ClaimedSignal
 export { SignalFileRejectedError, SignalClaimLostError, SignalDirectoryError, SignalHandlerError } from './signal-errors';
 export type { SignalRejectionReason } from './signal-errors';
 export { writeCompletionSignal, pollSignals, archiveSignal, CompletionSignal, AGENT_SIGNALS_DIR } from './completion-signals';
-export type { CompletionSignalFile } from './completion-signals';
+export type { CompletionSignalBody, CompletionSignalFile } from './completion-signals';

@@ -6,6 +6,9 @@ import { ensureSchema, lockKeyOf, sharedTables } from './schema';
 import { SharedSessionImpl } from './shared-session';
 import type { SharedSession, SharedSessionOptions } from './shared-session-types';
 
+/** Clients a shared session needs from its pool: LISTEN, the effect lease, and one to append and read. */
+const MIN_POOL_CLIENTS = 3;
+
 /**
  * Opens (or joins) a session shared by several processes through an event log in PostgreSQL
  * (event sourcing). Resolves once the tables exist and this process has caught up with the log.
@@ -39,9 +42,6 @@ import type { SharedSession, SharedSessionOptions } from './shared-session-types
  * await session.dispatch(StepAdded({ step: 'y' }), { expectedSeq: committed.seq }); // SeqConflictError if another process appended first
  * ```
  */
-/** Clients a shared session needs from its pool: LISTEN, the effect lease, and one to append and read. */
-const MIN_POOL_CLIENTS = 3;
-
 export async function createSharedSession(options: SharedSessionOptions): Promise<SharedSession> {
   if (typeof options.sessionId !== 'string' || options.sessionId.length === 0 || options.sessionId.length > 200) {
     throw new SharedLogError(`sessionId must be a non-empty string of at most 200 characters; got ${JSON.stringify(options.sessionId)}`);

@@ -63,7 +63,7 @@ export interface SagaHistoryOptions {
 /** The default retention: the newest 100 records, of any age. */
 export const DEFAULT_SAGA_HISTORY: Required<Pick<SagaHistoryOptions, 'keepLast'>> = { keepLast: 100 };
 
-const SLICE_NAME = 'rxslice/sagaHistory';
+const SLICE_NAME = 'rxslice/sagaHistory' as const;
 
 /** @internal Checks `options`. @throws {@link InvalidSagaHistoryError} */
 export function checkSagaHistoryOptions(options: SagaHistoryOptions): { readonly keepLast: number; readonly maxAgeMs: number } {
@@ -121,8 +121,8 @@ function finished(event: { readonly type: string; readonly payload: unknown }, a
 }
 
 /** The history slice with this retention. */
-function historySlice(keepLast: number, maxAgeMs: number): SliceDef<typeof SLICE_NAME, SagaRecord> {
-  return defineSlice<SagaRecord, typeof SLICE_NAME>(SLICE_NAME, {
+function historySlice(keepLast: number, maxAgeMs: number): SliceDef<'rxslice/sagaHistory', SagaRecord> {
+  return defineSlice<SagaRecord, 'rxslice/sagaHistory'>(SLICE_NAME, {
     policy: 'state',
     window: retentionWindow(keepLast, maxAgeMs),
     reducers: ({ on }) => [
@@ -148,13 +148,13 @@ function historySlice(keepLast: number, maxAgeMs: number): SliceDef<typeof SLICE
  * session.slice(SagaHistorySlice).all$.subscribe((records) => console.log(records.at(-1)?.outcome)); // Logs: completed
  * ```
  */
-export const SagaHistorySlice: SliceDef<typeof SLICE_NAME, SagaRecord> = historySlice(DEFAULT_SAGA_HISTORY.keepLast, Number.POSITIVE_INFINITY);
+export const SagaHistorySlice: SliceDef<'rxslice/sagaHistory', SagaRecord> = historySlice(DEFAULT_SAGA_HISTORY.keepLast, Number.POSITIVE_INFINITY);
 
 /**
  * @internal The history slice under `options`: {@link SagaHistorySlice} itself for the default
  * retention. @throws {@link InvalidSagaHistoryError}
  */
-export function sagaHistorySlice(options: SagaHistoryOptions = {}): SliceDef<typeof SLICE_NAME, SagaRecord> {
+export function sagaHistorySlice(options: SagaHistoryOptions = {}): SliceDef<'rxslice/sagaHistory', SagaRecord> {
   const { keepLast, maxAgeMs } = checkSagaHistoryOptions(options);
   return keepLast === DEFAULT_SAGA_HISTORY.keepLast && maxAgeMs === Number.POSITIVE_INFINITY ? SagaHistorySlice : historySlice(keepLast, maxAgeMs);
 }

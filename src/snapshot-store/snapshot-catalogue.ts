@@ -11,7 +11,7 @@ import { compileTagGlob } from './tag-glob';
 export interface SnapshotCatalogueOptions {
   /**
    * How many of the session's latest snapshots it keeps (an integer ≥ 1). Default
-   * {@link DEFAULT_CATALOGUED_SNAPSHOTS} (100). Older ones leave the catalogue (not your variables).
+   * 100. Older ones leave the catalogue (not your variables).
    */
   readonly keepLast?: number;
   /**
