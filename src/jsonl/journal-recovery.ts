@@ -70,7 +70,9 @@ export function recoverJournal(dir: string, mode: JsonlRecoveryMode, raw: Map<st
   for (const name of names) {
     const m = /^base-(\d+)\.json$/.exec(name);
     if (m !== null) baseSeq = Math.max(baseSeq, Number(m[1]));
-    else if (name.endsWith('.tmp')) unlinkSync(join(dir, name));
+    // Only the compaction's own temp files: others in the directory belong to other protocols (the
+    // lock's `LOCK.*.tmp`, written by a process acquiring it right now).
+    else if (/^base-\d+\.json\.tmp$/.test(name)) unlinkSync(join(dir, name));
   }
   let baseBytes = 0;
   if (baseSeq > 0) {

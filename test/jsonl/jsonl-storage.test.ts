@@ -404,10 +404,14 @@ describe('jsonl storage in a session', () => {
     a.dispose();
     // A temp base that was never renamed is ignored and removed.
     writeFileSync(join(dir, 'base-5.json.tmp'), '{"crc":"garbage');
+    // Another protocol's temp file (a process taking the lock's mutex right now) is not the journal's to remove:
+    // removing it failed that process's link with ENOENT (the crash suite's four-process lock round).
+    writeFileSync(join(dir, 'LOCK.takeover.4242.0123456789abcdef.tmp'), '{}');
     const b = open();
     expect(state(b)).toEqual(before);
     b.dispose();
     expect(existsSync(join(dir, 'base-5.json.tmp'))).toBe(false);
+    expect(existsSync(join(dir, 'LOCK.takeover.4242.0123456789abcdef.tmp'))).toBe(true);
     // Compact, then restore the old journal beside the new base (crash before the old pair was removed).
     const c = open(jsonl({ dir, fsync: 'never', compactBytes: 1 }));
     c.dispatch(Noted({ text: 'n5' }));
