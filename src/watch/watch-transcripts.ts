@@ -89,7 +89,8 @@ export interface TranscriptWatch {
  *
  * @remarks Files are read synchronously when chokidar reports them (`add`, `change`), so the
  * sessions are updated one file at a time, in the order the changes arrive. Bad input never
- * stops the other files: a file whose store cannot be opened, a file that disappears
+ * stops the other files: a file whose store cannot be opened (tried again every `4 × recheckMs`
+ * until it opens: another writer may hold it for a while), a file that disappears
  * (`unlink`: its session is closed, its store kept), an unreadable directory (chokidar's
  * `error`) are reported through `onNotice`; a line that is not JSON gives no event (it is counted
  * in the cursor's `lines`) and is reported through `onInvalidLine`. Besides chokidar's events, every open file
@@ -106,6 +107,10 @@ export function watchTranscripts(options: WatchOptions): TranscriptWatch {
   const transcripts = new Map<string, WatchedTranscript>();
   const labels = new Set<string>();
   const notice = options.onNotice ?? (() => undefined);
+
+  /** Files whose session could not be opened, with when to try again (ms since the epoch). */
+  const unopened = new Map<string, number>();
+  const retryMs = 4 * (options.recheckMs ?? 250);
 
   const open = (file: string): WatchedTranscript | undefined => {
     const existing = transcripts.get(file);
@@ -126,6 +131,7 @@ export function watchTranscripts(options: WatchOptions): TranscriptWatch {
       });
       transcripts.set(file, watched);
       labels.add(label);
+      unopened.delete(file);
       const cursor = watched.cursor;
       notice(
         `${label}: watching ${file}${identity.parent === undefined ? '' : ` (subagent of ${identity.parent})`}` +
@@ -135,7 +141,10 @@ export function watchTranscripts(options: WatchOptions): TranscriptWatch {
       );
       return watched;
     } catch (e) {
-      notice(`${label}: cannot open ${file}: ${e instanceof Error ? e.message : String(e)}`);
+      // Reported once; the recheck tries again (a store held by another writer is freed later,
+      // and a transcript that changes no more would otherwise never be opened).
+      if (!unopened.has(file)) notice(`${label}: cannot open ${file}: ${e instanceof Error ? e.message : String(e)}; trying again every ${retryMs} ms`);
+      unopened.set(file, Date.now() + retryMs);
       return undefined;
     }
   };
@@ -168,6 +177,7 @@ export function watchTranscripts(options: WatchOptions): TranscriptWatch {
   watcher.on('add', (file) => isTranscript(file) && pump(file));
   watcher.on('change', (file) => isTranscript(file) && pump(file));
   watcher.on('unlink', (file) => {
+    unopened.delete(file);
     const watched = transcripts.get(file);
     if (watched === undefined || watched.closed) return;
     notice(`${watched.label}: ${file} disappeared; its session is closed`, watched);
@@ -185,6 +195,8 @@ export function watchTranscripts(options: WatchOptions): TranscriptWatch {
       }
       if (stale) pump(file);
     }
+    const now = Date.now();
+    for (const [file, at] of unopened) if (now >= at) pump(file);
   }, options.recheckMs ?? 250);
   recheck.unref();
 
