@@ -38,7 +38,7 @@ describe('examples/agent-phase', () => {
     ]);
     expect(r.stdout).toContain('output: {"steps":3,"reviews":2}');
     // the guard "all steps done" blocks an early review; policy 'throw' names the guard, the event and the configuration
-    expect(r.stdout).toContain('InvalidTransitionError: Machine "agentPhase": guard "allStepsDone" refused "agent/reviewRequested" in [active, executing] (from "executing")\n');
+    expect(r.stdout).toContain('InvalidTransitionError: Machine "agentPhase": guard "allStepsDone" refused "agent/reviewRequested" in [active, executing] (from "executing") (it gave no reason: return refuse(reason) instead of false to say why)\n');
   });
 });
 
