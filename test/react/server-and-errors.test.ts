@@ -1,11 +1,19 @@
-import { createElement as h } from 'react';
-import { renderToString } from 'react-dom/server';
+import { createElement as h, version } from 'react';
+import { renderToString, version as domVersion } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
 import { isRxSliceError, SliceNotRegisteredError } from '../../src/index';
 import { MachineNotInstalledError } from '../../src/machines/errors';
 import { defineMachine } from '../../src/index';
 import { SessionNotProvidedError, SessionProvider, useComputed, useDispatch, useLatest, useMachine, useSelector, useSession, useSlice } from '../../src/react/index';
 import { Door, makeSession, MessageAdded, Messages, Stranger, TokensUsed, TotalHundreds, Usage } from './fixtures';
+
+describe('the React under test', () => {
+  // vitest.config.ts runs test/react twice: on the root's React 19, and (project react-18) on React 18.
+  it('is the major version this vitest project names (React and React DOM alike)', () => {
+    const major = process.env['RXSLICE_REACT_MAJOR'] ?? '19';
+    expect([version.split('.')[0], domVersion.split('.')[0]]).toEqual([major, major]);
+  });
+});
 
 describe('server rendering (react-dom/server, getServerSnapshot)', () => {
   it('renderToString shows the session as it is now', () => {
