@@ -211,6 +211,20 @@ export declare namespace MachineTypes {
     readonly transitions?: TransitionsInput<TContext, NoInfer<StateIdsOf<TStates>>, TEvents, TTransitionEvent>;
   }
 
+  /**
+   * The declared event types, each in single quotes, joined with `, ` in declaration order
+   * (`'timer/started', 'timer/stopped'`). A list whose type is not a tuple gives its types' union.
+   */
+  type DeclaredList<TEvents extends Creators> = TEvents extends readonly [infer THead extends AnyEventCreator, ...infer TRest extends Creators]
+    ? TRest extends readonly [] ? `'${THead['type']}'` : `'${THead['type']}', ${DeclaredList<TRest>}`
+    : `'${TypesOf<TEvents>}'`;
+  /**
+   * The compile error of an `on` key `D` outside the declared events: for `'timer/startd'`,
+   * `Unknown event 'timer/startd': the declared events are 'timer/started', 'timer/stopped' (add its creator to events, or fix the key)`.
+   */
+  type UnknownEventMessage<D extends string, TEvents extends Creators> =
+    `Unknown event '${D}': the declared events are ${DeclaredList<TEvents>} (add its creator to events, or fix the key)`;
+
   /** True when `D` names a declared event or is a descriptor of another kind (platform, prefix, wildcard). */
   type IsKnownDescriptor<D, TEvents extends Creators> = D extends TypesOf<TEvents> | OtherDescriptor ? true : false;
   /**
@@ -218,10 +232,21 @@ export declare namespace MachineTypes {
    * descriptor is an error (a typo would otherwise be a transition that never fires).
    */
   type DeclaredOnly<TStates, TEvents extends Creators> = [TEvents[number]] extends [never] ? unknown : DeclaredOnlyStates<TStates, TEvents>;
-  /** {@link MachineTypes.DeclaredOnly} for one states record, recursing into child states. */
+  /**
+   * {@link MachineTypes.DeclaredOnly} for one states record, recursing into child states. The
+   * value of an unknown `on` key must also be an object whose one property is named by
+   * {@link MachineTypes.UnknownEventMessage}; no target or transition is, so the compile error
+   * names the key and the declared events, for a string target as for an object:
+   *
+   * `Type '"running"' is not assignable to type '"running" & { readonly "Unknown event 'timer/startd': the declared events are 'timer/started', 'timer/stopped' (add its creator to events, or fix the key)": never; }'`.
+   *
+   * (The object is written out here, not named, so that TypeScript prints the message rather
+   * than an alias; a plain string message intersected with a string target reduced to `never`,
+   * and the error said only `Type 'string' is not assignable to type 'never'`.)
+   */
   type DeclaredOnlyStates<TStates, TEvents extends Creators> = {
     readonly [K in keyof TStates]: (TStates[K] extends { readonly on: infer O }
-      ? { readonly on?: { readonly [D in keyof O]: IsKnownDescriptor<D, TEvents> extends true ? unknown : `"${D & string}" is not a declared event: add its creator to setupMachine({ events })` } }
+      ? { readonly on?: { readonly [D in keyof O]: IsKnownDescriptor<D, TEvents> extends true ? unknown : { readonly [TMessage in UnknownEventMessage<D & string, TEvents>]: never } } }
       : unknown) &
       (TStates[K] extends { readonly states: infer S } ? { readonly states?: DeclaredOnlyStates<S, TEvents> } : unknown);
   };

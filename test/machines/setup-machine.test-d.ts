@@ -121,6 +121,19 @@ describe('setupMachine types (XState 5 setup({ types }) style)', () => {
         },
       },
     });
+    setup.defineMachine('typo-string-target', {
+      initial: 'a',
+      states: {
+        a: {
+          on: {
+            // @ts-expect-error -- Unknown event 'plan/stepUpdatd': the declared events are 'plan/created', 'plan/stepUpdated', 'plan/completed' (text pinned by unknown-event-message.test.ts)
+            'plan/stepUpdatd': 'b',
+            'plan/stepUpdated': 'b',
+          },
+        },
+        b: {},
+      },
+    });
     setup.defineMachine('bad-target', {
       states: {
         a: {
