@@ -66,3 +66,19 @@ export function providedSession(caller: string): CoreSession {
 export function injectSession<TSession extends CoreSession = Session>(options?: InjectOptions): TSession {
   return inContext(injectSession, options, () => providedSession('injectSession()') as TSession);
 }
+
+/**
+ * {@link injectSession} typed for one session type, declared once: the returned function is
+ * `injectSession` itself, typed `(options?) => TSession`.
+ *
+ * @typeParam TSession - The session's type, usually `typeof session`.
+ * @returns `injectSession`, with its type fixed (no new function: nothing happens at run time).
+ * @example
+ * ```ts
+ * export const injectAppSession = injectSession.withTypes<typeof session>();
+ * class Chat { private readonly session = injectAppSession(); }
+ * ```
+ */
+injectSession.withTypes = function withTypes<TSession extends CoreSession>(): (options?: InjectOptions) => TSession {
+  return injectSession as (options?: InjectOptions) => TSession;
+};

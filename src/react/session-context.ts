@@ -57,3 +57,24 @@ export function useProvidedSession(hook: string): CoreSession {
 export function useSession<TSession extends CoreSession = Session>(): TSession {
   return useProvidedSession('useSession()') as TSession;
 }
+
+/**
+ * {@link useSession} typed for one session type, declared once (as Redux Toolkit's
+ * `useStore.withTypes<AppStore>()`): components call the returned hook without a type argument.
+ *
+ * @typeParam TSession - The session's type, usually `typeof session`.
+ * @returns `useSession`, with its type fixed (no new function: nothing happens at run time).
+ * @example
+ * ```ts
+ * export const useAppSession = useSession.withTypes<typeof session>();
+ * const session = useAppSession(); // typed: session.dispatch takes only the session's events
+ * ```
+ */
+useSession.withTypes = function withTypes<TSession extends CoreSession>(): () => TSession {
+  return useSession as () => TSession;
+};
+
+/** @internal The nearest provider's session, else `bound` (the hooks of `createSessionHooks`). */
+export function useSessionOr(bound: CoreSession): CoreSession {
+  return useContext(SessionContext) ?? bound;
+}

@@ -1,6 +1,7 @@
 import { useMemo, useSyncExternalStore } from 'react';
 import { computed } from '../computed/computed';
 import type { ComputedDef } from '../computed/define-computed';
+import type { Session as CoreSession } from '../session/session-types';
 import { useProvidedSession } from './session-context';
 import { changesOf } from './store-subscription';
 
@@ -25,7 +26,11 @@ import { changesOf } from './store-subscription';
  * ```
  */
 export function useComputed<TValue>(def: ComputedDef<string, TValue>): TValue {
-  const session = useProvidedSession('useComputed()');
+  return useComputedIn(useProvidedSession('useComputed()'), def);
+}
+
+/** @internal {@link useComputed} on a given session. */
+export function useComputedIn<TValue>(session: CoreSession, def: ComputedDef<string, TValue>): TValue {
   const store = useMemo(() => {
     const handle = computed(session, def);
     return { subscribe: changesOf(handle.value$), read: () => handle.latest() };

@@ -5,6 +5,7 @@ import type { MachineEvent } from '../machines/machine-event';
 import type { MachineSnapshot } from '../machines/machine-snapshot';
 import { matches } from '../machines/matches';
 import { sessionMachine, type SessionMachine } from '../machines/session-machine';
+import type { Session as CoreSession } from '../session/session-types';
 import { useProvidedSession } from './session-context';
 import { changesOf } from './store-subscription';
 
@@ -59,7 +60,14 @@ export interface MachineState<TContext, TEventType extends string, TStateId exte
 export function useMachine<TContext, TEventType extends string, TStateId extends string>(
   def: MachineDefinition<TContext, TEventType, TStateId>,
 ): MachineState<TContext, TEventType, TStateId> {
-  const session = useProvidedSession('useMachine()');
+  return useMachineIn(useProvidedSession('useMachine()'), def);
+}
+
+/** @internal {@link useMachine} on a given session. */
+export function useMachineIn<TContext, TEventType extends string, TStateId extends string>(
+  session: CoreSession,
+  def: MachineDefinition<TContext, TEventType, TStateId>,
+): MachineState<TContext, TEventType, TStateId> {
   const store = useMemo(() => {
     const machine = sessionMachine(session, def);
     return { machine, subscribe: changesOf(machine.current$), read: () => machine.current };

@@ -52,7 +52,16 @@ export function useSelector<TSource extends ComputedSource, TSelected>(
   selector: (value: SourceValue<TSource>) => TSelected,
   isEqual: (previous: TSelected, next: TSelected) => boolean = Object.is,
 ): TSelected {
-  const session = useProvidedSession('useSelector()');
+  return useSelectorIn(useProvidedSession('useSelector()'), source, selector, isEqual);
+}
+
+/** @internal {@link useSelector} on a given session. */
+export function useSelectorIn<TSource extends ComputedSource, TSelected>(
+  session: CoreSession,
+  source: TSource,
+  selector: (value: SourceValue<TSource>) => TSelected,
+  isEqual: (previous: TSelected, next: TSelected) => boolean = Object.is,
+): TSelected {
   const store = useMemo(() => sourceStore(session, source), [session, source]);
   const subscribe = useMemo(() => changesOf(store.changes$), [store]);
   const last = useRef<Selection<TSelected> | undefined>(undefined);

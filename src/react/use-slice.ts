@@ -1,4 +1,5 @@
 import { useMemo, useSyncExternalStore } from 'react';
+import type { Session as CoreSession } from '../session/session-types';
 import type { SliceDef } from '../slices/reducer';
 import { useProvidedSession } from './session-context';
 import { changesOf } from './store-subscription';
@@ -26,7 +27,11 @@ import { changesOf } from './store-subscription';
  * ```
  */
 export function useSlice<TItem>(def: SliceDef<string, TItem>): readonly TItem[] {
-  const session = useProvidedSession('useSlice()');
+  return useSliceIn(useProvidedSession('useSlice()'), def);
+}
+
+/** @internal {@link useSlice} on a given session. */
+export function useSliceIn<TItem>(session: CoreSession, def: SliceDef<string, TItem>): readonly TItem[] {
   const store = useMemo(() => {
     const handle = session.slice(def);
     return { subscribe: changesOf(handle.all$), read: () => handle.all() };
@@ -53,7 +58,11 @@ export function useSlice<TItem>(def: SliceDef<string, TItem>): readonly TItem[] 
  * ```
  */
 export function useLatest<TItem>(def: SliceDef<string, TItem>): TItem | undefined {
-  const session = useProvidedSession('useLatest()');
+  return useLatestIn(useProvidedSession('useLatest()'), def);
+}
+
+/** @internal {@link useLatest} on a given session. */
+export function useLatestIn<TItem>(session: CoreSession, def: SliceDef<string, TItem>): TItem | undefined {
   const store = useMemo(() => {
     const handle = session.slice(def);
     return { subscribe: changesOf(handle.latest$), read: () => handle.latest() };

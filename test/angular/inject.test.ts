@@ -9,6 +9,7 @@ import { MachineNotInstalledError } from '../../src/machines/errors';
 import { defineMachine } from '../../src/index';
 import {
   injectComputed,
+  injectComputedFamily,
   injectDispatch,
   injectLatest,
   injectMachine,
@@ -17,7 +18,7 @@ import {
   provideSession,
   SessionNotProvidedError,
 } from '../../src/angular/index';
-import { countSubscriptions, Door, DoorOpened, makeSession, MessageAdded, Messages, Stranger, TokensUsed, TotalHundreds, Usage } from '../react/fixtures';
+import { countSubscriptions, Door, DoorOpened, makeSession, MessageAdded, Messages, MessagesBy, Stranger, TokensUsed, TotalHundreds, Usage } from '../react/fixtures';
 import { initTestBed } from './setup';
 
 beforeAll(initTestBed);
@@ -63,6 +64,30 @@ describe('signals from a provided session', () => {
     expect(run(() => injectSession<typeof session>())).toBe(session);
     dispatch(MessageAdded({ role: 'user', text: 'x' }));
     expect(session.slice(Messages).size).toBe(1);
+  });
+
+  it('injectComputedFamily: the member\'s value, notified only when that member changed; one subscription per signal, ended with the injector', () => {
+    const session = configure();
+    const member = countSubscriptions(session.computed(MessagesBy)('user').value$);
+    const child = createEnvironmentInjector([], TestBed.inject(EnvironmentInjector));
+    const users = injectComputedFamily(MessagesBy, 'user', { injector: child });
+    const assistants = run(() => injectComputedFamily(MessagesBy, 'assistant'));
+    expect([users(), assistants(), member.live]).toEqual([0, 0, 1]);
+    let reads = 0;
+    const shown = computed(() => (reads++, users()));
+    expect(shown()).toBe(0);
+    session.dispatch(MessageAdded({ role: 'assistant', text: 'a' })); // another member moved
+    expect([shown(), assistants(), reads]).toEqual([0, 1, 1]);
+    session.dispatch(MessageAdded({ role: 'user', text: 'u' }));
+    expect([shown(), reads]).toEqual([1, 2]);
+    expect(users()).toBe(session.computed(MessagesBy)('user').latest());
+    child.destroy();
+    expect(member.live).toBe(0);
+  });
+
+  it('withTypes returns the injector function itself (the typing is all it adds)', () => {
+    expect(injectDispatch.withTypes<ReturnType<typeof makeSession>>()).toBe(injectDispatch);
+    expect(injectSession.withTypes<ReturnType<typeof makeSession>>()).toBe(injectSession);
   });
 
   it('injectMachine: configuration, matches, can and availableTransitions follow the snapshot', () => {
@@ -163,6 +188,7 @@ describe('errors', () => {
     ['injectSlice()', () => injectSlice(Messages)],
     ['injectLatest()', () => injectLatest(Usage)],
     ['injectComputed()', () => injectComputed(TotalHundreds)],
+    ['injectComputedFamily()', () => injectComputedFamily(MessagesBy, 'user')],
     ['injectDispatch()', () => injectDispatch()],
     ['injectMachine()', () => injectMachine(Door)],
   ] as [string, () => unknown][])('%s without provideSession throws SessionNotProvidedError', (name, inject) => {

@@ -2,7 +2,7 @@
 import type { Observable } from 'rxjs';
 import { vi } from 'vitest';
 import { z } from 'zod';
-import { append, createSession, defineComputed, defineEvent, defineMachine, defineSlice } from '../../src/index';
+import { append, createSession, defineComputed, defineComputedFamily, defineEvent, defineMachine, defineSlice } from '../../src/index';
 
 /** Shared by the React and Angular binding tests: two independent slices, a computed one and a machine. */
 export const MessageAdded = defineEvent('chat/messageAdded', z.object({ role: z.enum(['user', 'assistant']), text: z.string() }));
@@ -25,6 +25,9 @@ export const Stranger = defineSlice('stranger', { policy: 'state', initial: [1] 
 
 /** Rounded to hundreds: many token events leave it equal (and must not re-render its readers). */
 export const TotalHundreds = defineComputed('totalHundreds', [Usage], (u) => Math.floor(((u[0]?.input ?? 0) + (u[0]?.output ?? 0)) / 100));
+
+/** The number of messages of one role: a computed family keyed by the role. */
+export const MessagesBy = defineComputedFamily('messagesBy', [Messages], (role: string) => (m) => m.filter((x) => x.role === role).length);
 
 export const Door = defineMachine('door', {
   initial: 'closed',

@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { isRxSliceError, SliceNotRegisteredError } from '../../src/index';
 import { MachineNotInstalledError } from '../../src/machines/errors';
 import { defineMachine } from '../../src/index';
-import { SessionNotProvidedError, SessionProvider, useComputed, useDispatch, useLatest, useMachine, useSelector, useSession, useSlice } from '../../src/react/index';
-import { Door, makeSession, MessageAdded, Messages, Stranger, TokensUsed, TotalHundreds, Usage } from './fixtures';
+import { SessionNotProvidedError, SessionProvider, useComputed, useComputedFamily, useDispatch, useLatest, useMachine, useSelector, useSession, useSlice } from '../../src/react/index';
+import { Door, makeSession, MessageAdded, Messages, MessagesBy, Stranger, TokensUsed, TotalHundreds, Usage } from './fixtures';
 
 describe('the React under test', () => {
   // vitest.config.ts runs test/react twice: on the root's React 19, and (project react-18) on React 18.
@@ -41,6 +41,7 @@ describe('errors', () => {
     ['useSlice()', () => useSlice(Messages)],
     ['useLatest()', () => useLatest(Usage)],
     ['useComputed()', () => useComputed(TotalHundreds)],
+    ['useComputedFamily()', () => useComputedFamily(MessagesBy, 'user')],
     ['useSelector()', () => useSelector(Usage, (u) => u.length)],
     ['useDispatch()', () => useDispatch()],
     ['useMachine()', () => useMachine(Door)],
