@@ -26,4 +26,5 @@ export { useSlice, useLatest } from './use-slice';
 export { useComputed } from './use-computed';
 export { useSelector } from './use-selector';
 export { useDispatch } from './use-dispatch';
-export { useMachine, type MachineState } from './use-machine';
+export { useMachine } from './use-machine';
+export type { MachineState } from '../bindings/machine-state';

@@ -1,8 +1,8 @@
 import { useMemo, useSyncExternalStore } from 'react';
-import { computed } from '../computed/computed';
+import { computedReader } from '../bindings/readers';
 import type { ComputedDef } from '../computed/define-computed';
 import { useProvidedSession } from './session-context';
-import { changesOf } from './store-subscription';
+import { storeOf } from './store-subscription';
 
 /**
  * The value of a computed slice (`defineComputed`), re-rendering the component when it changes.
@@ -26,9 +26,6 @@ import { changesOf } from './store-subscription';
  */
 export function useComputed<TValue>(def: ComputedDef<string, TValue>): TValue {
   const session = useProvidedSession('useComputed()');
-  const store = useMemo(() => {
-    const handle = computed(session, def);
-    return { subscribe: changesOf(handle.value$), read: () => handle.latest() };
-  }, [session, def]);
+  const store = useMemo(() => storeOf(computedReader(session, def)), [session, def]);
   return useSyncExternalStore(store.subscribe, store.read, store.read);
 }

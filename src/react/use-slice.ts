@@ -1,7 +1,8 @@
 import { useMemo, useSyncExternalStore } from 'react';
+import { itemsReader, latestReader } from '../bindings/readers';
 import type { SliceDef } from '../slices/reducer';
 import { useProvidedSession } from './session-context';
-import { changesOf } from './store-subscription';
+import { storeOf } from './store-subscription';
 
 /**
  * The items of a slice, re-rendering the component when they change (`readonly TItem[]`, frozen
@@ -27,10 +28,7 @@ import { changesOf } from './store-subscription';
  */
 export function useSlice<TItem>(def: SliceDef<string, TItem>): readonly TItem[] {
   const session = useProvidedSession('useSlice()');
-  const store = useMemo(() => {
-    const handle = session.slice(def);
-    return { subscribe: changesOf(handle.all$), read: () => handle.all() };
-  }, [session, def]);
+  const store = useMemo(() => storeOf(itemsReader(session, def)), [session, def]);
   return useSyncExternalStore(store.subscribe, store.read, store.read);
 }
 
@@ -54,9 +52,6 @@ export function useSlice<TItem>(def: SliceDef<string, TItem>): readonly TItem[] 
  */
 export function useLatest<TItem>(def: SliceDef<string, TItem>): TItem | undefined {
   const session = useProvidedSession('useLatest()');
-  const store = useMemo(() => {
-    const handle = session.slice(def);
-    return { subscribe: changesOf(handle.latest$), read: () => handle.latest() };
-  }, [session, def]);
+  const store = useMemo(() => storeOf(latestReader(session, def)), [session, def]);
   return useSyncExternalStore(store.subscribe, store.read, store.read);
 }
