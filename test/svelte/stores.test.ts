@@ -68,7 +68,7 @@ describe('Svelte stores', () => {
     session.dispatch(TokensUsed({ input: 150, output: 60 }));
     svelte.flushSync();
     expect(target.querySelector('p')?.textContent).toBe('2 messages, 60 out, 2 hundreds');
-    expect([...target.querySelectorAll('li')].map((li) => li.textContent)).toEqual(['hi', 'hello']);
+    expect(Array.from(target.querySelectorAll('li'), (li) => li.textContent)).toEqual(['hi', 'hello']);
 
     svelte.unmount(app);
     expect([all.live, value.live]).toEqual([0, 0]);
