@@ -13,9 +13,9 @@ import { sessionRef } from './session-ref';
  * computed value, by reference); its result replaces the ref's value unless
  * `isEqual(previous, next)` (default `Object.is`), so a selector that builds a new object or array
  * needs an `isEqual` (a shallow comparison) to keep equal selections from triggering. A change of
- * another slice never runs it. Selectors must be pure and must not dispatch; one that throws
- * throws from `setup()` or, later, from the dispatch that changed the source (reported on
- * `session.errors$` as a subscriber failure). Unsubscribed with the effect scope.
+ * another slice never runs it. Selectors must be pure and must not dispatch. A throw on the first
+ * run leaves `setup()`; a later one is reported on `session.errors$` (code `SUBSCRIBER_FAILED`):
+ * the event stays committed and the ref keeps its value. Unsubscribed with the effect scope.
  * @param source - A slice (the selector gets its `readonly TItem[]`) or a computed slice (its value).
  * @param selector - Pure function of the source's value.
  * @param isEqual - When two selections count as the same. Default `Object.is`.

@@ -108,6 +108,26 @@ describe('useComputed and useSelector', () => {
     await nextTick();
     expect(seen).toEqual([['user']]);
   });
+  it('a selector that throws on a later change is reported on session.errors$; the dispatch commits and the ref keeps its value', () => {
+    const session = makeSession();
+    const reported: unknown[] = [];
+    session.errors$.subscribe((e) => reported.push(e));
+    let users: { value: number } | undefined;
+    mountWith(session, defineComponent(() => {
+      users = useSelector(Messages, (m) => {
+        if (m.length > 1) throw new Error('selector failed');
+        return m.length;
+      });
+      return () => null;
+    }));
+    session.dispatch(MessageAdded({ role: 'user', text: 'a' }));
+    expect(users?.value).toBe(1);
+    session.dispatch(MessageAdded({ role: 'user', text: 'b' }));
+    expect(session.slice(Messages).all()).toHaveLength(2);
+    expect(users?.value).toBe(1);
+    expect(reported).toHaveLength(1);
+    expect(isRxSliceError(reported[0]) && reported[0].code).toBe('SUBSCRIBER_FAILED');
+  });
 });
 
 describe('useMachine and useDispatch', () => {
