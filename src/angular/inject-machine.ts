@@ -1,10 +1,11 @@
 import { computed, type Signal } from '@angular/core';
+import { machineReader } from '../bindings/readers';
 import type { AvailableTransition } from '../machines/available-transitions';
 import type { MachineDefinition } from '../machines/machine-definition';
 import type { MachineEvent } from '../machines/machine-event';
 import type { MachineSnapshot } from '../machines/machine-snapshot';
 import { matches } from '../machines/matches';
-import { sessionMachine, type SessionMachine } from '../machines/session-machine';
+import type { SessionMachine } from '../machines/session-machine';
 import { inContext, providedSession, type InjectOptions } from './provide-session';
 import { sessionSignal } from './session-signal';
 
@@ -50,8 +51,9 @@ export function injectMachine<TContext, TEventType extends string, TStateId exte
   options?: InjectOptions,
 ): MachineSignals<TContext, TEventType, TStateId> {
   return inContext(injectMachine, options, () => {
-    const machine = sessionMachine(providedSession('injectMachine()'), def);
-    const snapshot = sessionSignal(machine.current$, () => machine.current);
+    const reader = machineReader(providedSession('injectMachine()'), def);
+    const { machine } = reader;
+    const snapshot = sessionSignal(reader);
     return {
       snapshot,
       configuration: computed(() => snapshot().configuration),

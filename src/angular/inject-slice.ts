@@ -1,5 +1,5 @@
 import type { Signal } from '@angular/core';
-import { computed } from '../computed/computed';
+import { computedReader, itemsReader, latestReader } from '../bindings/readers';
 import type { ComputedDef } from '../computed/define-computed';
 import type { SliceDef } from '../slices/reducer';
 import { inContext, providedSession, type InjectOptions } from './provide-session';
@@ -28,8 +28,7 @@ import { sessionSignal } from './session-signal';
  */
 export function injectSlice<TItem>(def: SliceDef<string, TItem>, options?: InjectOptions): Signal<readonly TItem[]> {
   return inContext(injectSlice, options, () => {
-    const handle = providedSession('injectSlice()').slice(def);
-    return sessionSignal(handle.all$, () => handle.all());
+    return sessionSignal(itemsReader(providedSession('injectSlice()'), def));
   });
 }
 
@@ -47,8 +46,7 @@ export function injectSlice<TItem>(def: SliceDef<string, TItem>, options?: Injec
  */
 export function injectLatest<TItem>(def: SliceDef<string, TItem>, options?: InjectOptions): Signal<TItem | undefined> {
   return inContext(injectLatest, options, () => {
-    const handle = providedSession('injectLatest()').slice(def);
-    return sessionSignal(handle.latest$, () => handle.latest());
+    return sessionSignal(latestReader(providedSession('injectLatest()'), def));
   });
 }
 
@@ -70,7 +68,6 @@ export function injectLatest<TItem>(def: SliceDef<string, TItem>, options?: Inje
  */
 export function injectComputed<TValue>(def: ComputedDef<string, TValue>, options?: InjectOptions): Signal<TValue> {
   return inContext(injectComputed, options, () => {
-    const handle = computed(providedSession('injectComputed()'), def);
-    return sessionSignal(handle.value$, () => handle.latest());
+    return sessionSignal(computedReader(providedSession('injectComputed()'), def));
   });
 }

@@ -6,7 +6,8 @@ import type { SliceDef } from '../slices/reducer';
 import { useSessionOr } from './session-context';
 import { useComputedIn } from './use-computed';
 import { useComputedFamilyIn } from './use-computed-family';
-import { useMachineIn, type MachineState } from './use-machine';
+import type { MachineState } from '../bindings/machine-state';
+import { useMachineIn } from './use-machine';
 import { useSelectorIn } from './use-selector';
 import { useLatestIn, useSliceIn } from './use-slice';
 

@@ -32,4 +32,5 @@ export { useComputedFamily } from './use-computed-family';
 export { createSessionHooks, type SessionHooks } from './create-session-hooks';
 export { useSelector } from './use-selector';
 export { useDispatch } from './use-dispatch';
-export { useMachine, type MachineState } from './use-machine';
+export { useMachine } from './use-machine';
+export type { MachineState } from '../bindings/machine-state';

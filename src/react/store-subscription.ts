@@ -1,4 +1,5 @@
 import type { Observable } from 'rxjs';
+import type { SessionReader } from '../bindings/readers';
 
 /**
  * @internal A `useSyncExternalStore` subscribe function over an rxslice observable that emits its
@@ -14,4 +15,9 @@ export function changesOf(value$: Observable<unknown>): (onChange: () => void) =
     subscribing = false;
     return () => subscription.unsubscribe();
   };
+}
+
+/** @internal A reader as `useSyncExternalStore`'s pair: `subscribe` (changes only) and `read`. */
+export function storeOf<T>(reader: SessionReader<T>): { subscribe: (onChange: () => void) => () => void; read: () => T } {
+  return { subscribe: changesOf(reader.value$), read: () => reader.read() };
 }

@@ -1,9 +1,9 @@
 import { useMemo, useSyncExternalStore } from 'react';
-import { computed } from '../computed/computed';
+import { computedReader } from '../bindings/readers';
 import type { ComputedDef } from '../computed/define-computed';
 import type { Session as CoreSession } from '../session/session-types';
 import { useProvidedSession } from './session-context';
-import { changesOf } from './store-subscription';
+import { storeOf } from './store-subscription';
 
 /**
  * The value of a computed slice (`defineComputed`), re-rendering the component when it changes.
@@ -31,9 +31,6 @@ export function useComputed<TValue>(def: ComputedDef<string, TValue>): TValue {
 
 /** @internal {@link useComputed} on a given session. */
 export function useComputedIn<TValue>(session: CoreSession, def: ComputedDef<string, TValue>): TValue {
-  const store = useMemo(() => {
-    const handle = computed(session, def);
-    return { subscribe: changesOf(handle.value$), read: () => handle.latest() };
-  }, [session, def]);
+  const store = useMemo(() => storeOf(computedReader(session, def)), [session, def]);
   return useSyncExternalStore(store.subscribe, store.read, store.read);
 }

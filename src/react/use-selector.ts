@@ -1,27 +1,10 @@
 import { useMemo, useRef, useSyncExternalStore } from 'react';
-import type { Observable } from 'rxjs';
-import { computed } from '../computed/computed';
-import { isComputedDef } from '../computed/computed-declaration';
+import { sourceReader } from '../bindings/readers';
+import { select as selectFrom, type Selection } from '../bindings/selection';
 import type { ComputedSource, SourceValue } from '../computed/define-computed';
 import type { Session as CoreSession } from '../session/session-types';
 import { useProvidedSession } from './session-context';
 import { changesOf } from './store-subscription';
-
-/** @internal How a hook reads a slice (its items) or a computed slice (its value). */
-function sourceStore(session: CoreSession, source: ComputedSource): { readonly changes$: Observable<unknown>; read(): unknown } {
-  if (isComputedDef(source)) {
-    const handle = computed(session, source);
-    return { changes$: handle.value$, read: () => handle.latest() };
-  }
-  const handle = session.slice(source);
-  return { changes$: handle.all$, read: () => handle.all() };
-}
-
-interface Selection<TSelected> {
-  readonly input: unknown;
-  readonly selector: unknown;
-  readonly output: TSelected;
-}
 
 /**
  * Part of a slice's items or of a computed slice's value, re-rendering the component only when
@@ -62,17 +45,9 @@ export function useSelectorIn<TSource extends ComputedSource, TSelected>(
   selector: (value: SourceValue<TSource>) => TSelected,
   isEqual: (previous: TSelected, next: TSelected) => boolean = Object.is,
 ): TSelected {
-  const store = useMemo(() => sourceStore(session, source), [session, source]);
-  const subscribe = useMemo(() => changesOf(store.changes$), [store]);
+  const store = useMemo(() => sourceReader(session, source), [session, source]);
+  const subscribe = useMemo(() => changesOf(store.value$), [store]);
   const last = useRef<Selection<TSelected> | undefined>(undefined);
-  const select = (): TSelected => {
-    const input = store.read();
-    const previous = last.current;
-    if (previous !== undefined && previous.input === input && previous.selector === selector) return previous.output;
-    const next = selector(input as SourceValue<TSource>);
-    const output = previous !== undefined && isEqual(previous.output, next) ? previous.output : next;
-    last.current = { input, selector, output };
-    return output;
-  };
+  const select = (): TSelected => (last.current = selectFrom(last.current, store.read(), selector, isEqual)).output;
   return useSyncExternalStore(subscribe, select, select);
 }

@@ -1,8 +1,9 @@
 import { useMemo, useSyncExternalStore } from 'react';
+import { itemsReader, latestReader } from '../bindings/readers';
 import type { Session as CoreSession } from '../session/session-types';
 import type { SliceDef } from '../slices/reducer';
 import { useProvidedSession } from './session-context';
-import { changesOf } from './store-subscription';
+import { storeOf } from './store-subscription';
 
 /**
  * The items of a slice, re-rendering the component when they change (`readonly TItem[]`, frozen
@@ -32,10 +33,7 @@ export function useSlice<TItem>(def: SliceDef<string, TItem>): readonly TItem[] 
 
 /** @internal {@link useSlice} on a given session. */
 export function useSliceIn<TItem>(session: CoreSession, def: SliceDef<string, TItem>): readonly TItem[] {
-  const store = useMemo(() => {
-    const handle = session.slice(def);
-    return { subscribe: changesOf(handle.all$), read: () => handle.all() };
-  }, [session, def]);
+  const store = useMemo(() => storeOf(itemsReader(session, def)), [session, def]);
   return useSyncExternalStore(store.subscribe, store.read, store.read);
 }
 
@@ -63,9 +61,6 @@ export function useLatest<TItem>(def: SliceDef<string, TItem>): TItem | undefine
 
 /** @internal {@link useLatest} on a given session. */
 export function useLatestIn<TItem>(session: CoreSession, def: SliceDef<string, TItem>): TItem | undefined {
-  const store = useMemo(() => {
-    const handle = session.slice(def);
-    return { subscribe: changesOf(handle.latest$), read: () => handle.latest() };
-  }, [session, def]);
+  const store = useMemo(() => storeOf(latestReader(session, def)), [session, def]);
   return useSyncExternalStore(store.subscribe, store.read, store.read);
 }

@@ -7,7 +7,7 @@
 // 3. The tarball from `npm pack` is unpacked into a scratch directory outside the repository with
 //    only rxjs, zod and immer beside it: `rxslice` loads under `import` and `require`, and any
 //    other entry either loads or fails only for want of an optional peer (rxslice/scxml does).
-// 4. Then with the optional peers added (and react-dom to render rxslice/react's hooks): every entry loads under `import` and `require`,
+// 4. Then with the optional peers added (react-dom renders rxslice/react's hooks, vue's own server renderer rxslice/vue's): every entry loads under `import` and `require`,
 //    shares the core's objects, and errors cross entries (`instanceof` holds) — entry-checks.cjs.
 // 5. The packed bin loads a TypeScript `--session` module through the optional peer tsx, and
 //    without tsx says to install it.

@@ -131,8 +131,8 @@ async function checkEntries(load, { format, withOptionalPeers, entries, optional
     });
   }
 
-  // 5. rxslice/react and rxslice/angular read a core session (optional peers react, @angular/core;
-  //    react-dom/server renders), and their errors are rxslice errors.
+  // 5. rxslice/react, rxslice/angular and rxslice/vue read a core session (optional peers react,
+  //    @angular/core, vue; react-dom/server and vue/server-renderer render), and their errors are rxslice errors.
   const usageSession = async () => {
     const { z } = await load('zod');
     const Used = core.defineEvent('test/used', z.object({ n: z.number() }));
@@ -148,7 +148,7 @@ async function checkEntries(load, { format, withOptionalPeers, entries, optional
       session.dispatch(Used({ n: 5 }));
       const View = () => h('b', null, String(react.useLatest(Usage)));
       const html = renderToString(h(react.SessionProvider, { session }, h(View)));
-      if (html !== '<b>5</b>') throw new Error(`rendered ${html}`);
+      if (html !== '<b>4</b>') throw new Error(`rendered ${html}`);
       let thrown;
       try {
         renderToString(h(View));
@@ -174,6 +174,33 @@ async function checkEntries(load, { format, withOptionalPeers, entries, optional
       } catch (e) {
         thrown = e;
       }
+      if (!(thrown instanceof core.RxSliceError) || thrown.code !== 'SESSION_NOT_PROVIDED') throw new Error(`without provideSession: ${thrown}`);
+    });
+  }
+  const vue = loaded.get('./vue');
+  if (vue) {
+    await attempt('rxslice/vue: a composable renders a core session on the server', async () => {
+      const { createSSRApp, defineComponent, h } = await load('vue');
+      const { renderToString } = await load('vue/server-renderer');
+      const { session, Used, Usage } = await usageSession();
+      session.dispatch(Used({ n: 4 }));
+      const View = defineComponent(() => {
+        const usage = vue.useLatest(Usage);
+        return () => h('b', null, String(usage.value));
+      });
+      const app = createSSRApp(View);
+      vue.provideSession(session, app);
+      const html = await renderToString(app);
+      if (html !== '<b>4</b>') throw new Error(`rendered ${html}`);
+      let thrown;
+      const bare = createSSRApp(View);
+      bare.config.warnHandler = () => {};
+      bare.config.errorHandler = (e) => {
+        thrown = e;
+      };
+      await renderToString(bare).catch((e) => {
+        thrown = e;
+      });
       if (!(thrown instanceof core.RxSliceError) || thrown.code !== 'SESSION_NOT_PROVIDED') throw new Error(`without provideSession: ${thrown}`);
     });
   }

@@ -4,7 +4,7 @@ import { vi } from 'vitest';
 import { z } from 'zod';
 import { append, createSession, defineComputed, defineComputedFamily, defineEvent, defineMachine, defineSlice } from '../../src/index';
 
-/** Shared by the React and Angular binding tests: two independent slices, a computed one and a machine. */
+/** Shared by the React, Angular, Vue and Svelte binding tests: two independent slices, a computed one and a machine. */
 export const MessageAdded = defineEvent('chat/messageAdded', z.object({ role: z.enum(['user', 'assistant']), text: z.string() }));
 export const TokensUsed = defineEvent('chat/tokensUsed', z.object({ input: z.number(), output: z.number() }));
 export const DoorOpened = defineEvent('door/opened', z.object({}));
