@@ -7,9 +7,11 @@ import type { Subscription } from 'rxjs';
 import { isRxSliceError } from '../internal/errors';
 import { TranscriptClock, timestampOf } from '../transcripts/clock';
 import { INVALID_JSON, parseLine } from '../transcripts/parse';
-import { FileTail, statFile } from './file-tail';
+import { FileTail, statFile, type TailLine } from './file-tail';
 import { createWatchSession, type WatchSession } from './watch-session';
 import { EventSkipped, LineRead, WatchCursor, type WatchCursorItem } from './watch-cursor';
+
+const NO_LINES: readonly TailLine[] = [];
 
 /** What one {@link WatchedTranscript.pump} applied. */
 export interface PumpResult {
@@ -103,6 +105,11 @@ export class WatchedTranscript {
   lastActivityMs: number | null = null;
   /** A restart found when the durable session was opened (the file shrank or was replaced while nobody watched). */
   readonly openedRestart: 'truncated' | 'replaced' | undefined;
+  /** Lines read from the file and not applied yet (a {@link pump} given `maxLines` leaves the rest here), from `next` on. */
+  private backlog: readonly TailLine[] = NO_LINES;
+  private next = 0;
+  /** The inode the backlog was read from. */
+  private backlogIno = 0;
 
   constructor(private readonly options: WatchedTranscriptOptions) {
     this.file = options.file;
@@ -153,22 +160,46 @@ export class WatchedTranscript {
     this.session = createWatchSession(this.options.storeDir === undefined ? {} : { storeDir: this.options.storeDir });
   }
 
+  /** Complete lines read from the file and not applied yet (left by a {@link pump} given `maxLines`). */
+  get backlogLines(): number {
+    return this.backlog.length - this.next;
+  }
+
   /**
-   * Reads what was appended since the last call and applies its complete lines.
+   * Applies the complete lines read and not applied yet, or, when there are none, reads what was
+   * appended since the last read and applies its complete lines: at most `maxLines` of them (the
+   * rest wait for the next call, see {@link backlogLines}), so that a long catch-up can yield
+   * between calls.
+   * @param maxLines - The most lines to apply in this call (default: every line read).
    * @throws the `fs` error when the file cannot be read (`ENOENT`: it disappeared); nothing is applied then.
+   * @throws `RangeError` when `maxLines` is not a positive integer or `Infinity`.
    */
-  pump(): PumpResult {
+  pump(maxLines = Infinity): PumpResult {
+    if (!(maxLines === Infinity || (Number.isInteger(maxLines) && maxLines > 0))) throw new RangeError(`pump(maxLines): expected a positive integer or Infinity, got ${String(maxLines)}`);
     if (this.closed) return { lines: 0, events: 0, refused: 0 };
-    const read = this.tail.read();
-    if (read.restarted !== undefined) {
-      this.errors.unsubscribe();
-      this.startOver();
-      this.errors = this.subscribeErrors();
-      this.options.onSession?.(this);
+    let restarted: 'truncated' | 'replaced' | undefined;
+    if (this.next >= this.backlog.length) {
+      const read = this.tail.read();
+      restarted = read.restarted;
+      if (restarted !== undefined) {
+        this.errors.unsubscribe();
+        this.startOver();
+        this.errors = this.subscribeErrors();
+        this.options.onSession?.(this);
+      }
+      this.backlog = read.lines;
+      this.next = 0;
+      this.backlogIno = read.ino;
     }
+    const from = this.next;
+    const to = Math.min(this.backlog.length, from + maxLines);
+    // Moved before the lines are applied: a line that throws (a storage failure) is not applied again.
+    this.next = to;
+    const ino = this.backlogIno;
     let events = 0;
     let refused = 0;
-    for (const line of read.lines) {
+    for (let k = from; k < to; k++) {
+      const line = this.backlog[k]!;
       const cursor = this.cursor;
       // The line the last run was in the middle of: its first `eventsInLine` events are committed.
       const skip = line.start === cursor.offset ? cursor.eventsInLine : 0;
@@ -191,20 +222,25 @@ export class WatchedTranscript {
           refused++;
         }
       }
-      this.session.dispatch(LineRead({ offset: line.end, ino: read.ino, clockMs: clock === undefined ? null : clock.now() }));
+      this.session.dispatch(LineRead({ offset: line.end, ino, clockMs: clock === undefined ? null : clock.now() }));
     }
-    if (read.lines.length > 0) this.lastActivityMs = Date.now();
-    const result = { lines: read.lines.length, events, refused };
-    return read.restarted === undefined ? result : { ...result, restarted: read.restarted };
+    if (this.next >= this.backlog.length) {
+      this.backlog = NO_LINES;
+      this.next = 0;
+    }
+    if (to > from) this.lastActivityMs = Date.now();
+    const result = { lines: to - from, events, refused };
+    return restarted === undefined ? result : { ...result, restarted };
   }
 
   /**
-   * True when the file holds bytes not read yet, or was truncated or replaced, since the last
+   * True when lines read are waiting to be applied ({@link backlogLines}), the file holds bytes not read yet, or it was truncated or replaced, since the last
    * {@link pump} (one `stat`); false when it is gone or closed. Catches changes the file-system
    * events missed (chokidar drops events closer than a few ms to the previous one).
    */
   hasNewBytes(): boolean {
     if (this.closed) return false;
+    if (this.next < this.backlog.length) return true;
     const stat = statFile(this.file);
     if (stat === undefined) return false;
     return stat.size !== this.tail.position || (this.tail.inode !== null && stat.ino !== this.tail.inode);
