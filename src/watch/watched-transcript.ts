@@ -76,13 +76,14 @@ export interface WatchedTranscriptOptions {
 /**
  * Follows one transcript file into its own session.
  *
- * @remarks Every line is applied as: its transcript events (parsed by `parseLine`), each
- * dispatched after moving the session's {@link TranscriptClock} to its timestamp, as
- * `replayTranscript` does; a refused event is recorded as `watch/eventSkipped`; a line that is not
- * JSON gives no event and is reported (`onInvalidLine`); then one `watch/lineRead` moves the
- * committed offset past the line. Each of those is one commit, so a
- * kill at any point leaves a cursor from which {@link pump} continues without applying an
- * event twice or skipping one. Reopening a durable session whose file is now shorter than its
+ * @remarks Each {@link pump} applies the lines it takes as: the transcript events of each line
+ * (parsed by `parseLine`), each dispatched after moving the session's {@link TranscriptClock} to
+ * its timestamp, as `replayTranscript` does; a refused event is recorded as `watch/eventSkipped`;
+ * a line that is not JSON gives no event and is reported (`onInvalidLine`); then one
+ * `watch/lineRead` moves the committed offset past the last of those lines and counts them. Each
+ * event is one commit and counts itself in the cursor (`eventsInLine`), so a kill at any point
+ * leaves a cursor from which {@link pump} continues without applying an event twice or skipping
+ * one (the lines after the committed offset are read again, their committed events passed over). Reopening a durable session whose file is now shorter than its
  * committed offset, or has another inode, starts the session over (its directory is emptied).
  * @throws the storage's errors when `storeDir` cannot be opened.
  * @example
@@ -192,27 +193,36 @@ export class WatchedTranscript {
       this.backlogIno = read.ino;
     }
     const from = this.next;
-    const to = Math.min(this.backlog.length, from + maxLines);
-    // Moved before the lines are applied: a line that throws (a storage failure) is not applied again.
-    this.next = to;
     const ino = this.backlogIno;
     let events = 0;
     let refused = 0;
-    for (let k = from; k < to; k++) {
+    if (from === this.backlog.length) return this.result(0, 0, 0, restarted);
+    const start = this.cursor;
+    const clock = this.clock;
+    // The lines the last run was in the middle of (it was killed before their `watch/lineRead`):
+    // their first `eventsInLine` events are committed; each is passed over once, in order.
+    let skip = this.backlog[from]!.start === start.offset ? start.eventsInLine : 0;
+    // `maxLines` lines, and more while events to pass over remain: the run must not end inside the
+    // lines the last run committed events of, or its watch/lineRead would forget them.
+    let k = from;
+    for (; k < this.backlog.length && (k - from < maxLines || skip > 0); k++) {
+      // Moved before the line is applied: a line that throws (a storage failure) is not applied again.
+      this.next = k + 1;
       const line = this.backlog[k]!;
-      const cursor = this.cursor;
-      // The line the last run was in the middle of: its first `eventsInLine` events are committed.
-      const skip = line.start === cursor.offset ? cursor.eventsInLine : 0;
       const { events: parsed, skipped } = parseLine(line.text);
       if (parsed.length === 0 && skipped[0] === INVALID_JSON && this.options.onInvalidLine !== undefined) {
         const detail = jsonError(line.text);
-        this.options.onInvalidLine({ file: this.file, line: cursor.lines + 1, offset: line.start, reason: detail === '' ? INVALID_JSON : `${INVALID_JSON}: ${detail}` });
+        this.options.onInvalidLine({ file: this.file, line: start.lines + 1 + (k - from), offset: line.start, reason: detail === '' ? INVALID_JSON : `${INVALID_JSON}: ${detail}` });
       }
-      const clock = this.clock;
-      for (let i = skip; i < parsed.length; i++) {
+      for (let i = 0; i < parsed.length; i++) {
         const event = parsed[i]!;
         const at = timestampOf(event);
+        // A committed event moves the clock too, as it did in the run that committed it.
         if (at !== undefined) clock?.advanceTo(at);
+        if (skip > 0) {
+          skip--;
+          continue;
+        }
         try {
           this.session.dispatch(event);
           events++;
@@ -222,15 +232,18 @@ export class WatchedTranscript {
           refused++;
         }
       }
-      this.session.dispatch(LineRead({ offset: line.end, ino, clockMs: clock === undefined ? null : clock.now() }));
     }
+    this.session.dispatch(LineRead({ offset: this.backlog[k - 1]!.end, ino, clockMs: clock === undefined ? null : clock.now(), lines: k - from }));
     if (this.next >= this.backlog.length) {
       this.backlog = NO_LINES;
       this.next = 0;
     }
-    if (to > from) this.lastActivityMs = Date.now();
-    const result = { lines: to - from, events, refused };
-    return restarted === undefined ? result : { ...result, restarted };
+    this.lastActivityMs = Date.now();
+    return this.result(k - from, events, refused, restarted);
+  }
+
+  private result(lines: number, events: number, refused: number, restarted: 'truncated' | 'replaced' | undefined): PumpResult {
+    return restarted === undefined ? { lines, events, refused } : { lines, events, refused, restarted };
   }
 
   /**
