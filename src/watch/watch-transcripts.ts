@@ -84,6 +84,7 @@ export interface WatchOptions {
   /**
    * The longest the watch applies lines before it yields to the event loop (ms): timers, the
    * terminal view and the live inspector run between slices, so a long catch-up shows as it goes.
+   * A slice applies at least one run of lines (256) whatever its length (0: one run per slice).
    * Default 50.
    */
   readonly sliceMs?: number;
@@ -231,8 +232,9 @@ export function watchTranscripts(options: WatchOptions): TranscriptWatch {
     scheduled = undefined;
     const started = Date.now();
     for (const file of queue) {
-      let more = true;
-      while (more && Date.now() - started < sliceMs) more = pump(file);
+      let more: boolean;
+      do more = pump(file);
+      while (more && Date.now() - started < sliceMs);
       if (more) break;
       queue.delete(file);
       const watched = transcripts.get(file);
