@@ -117,6 +117,9 @@ export function evaluateTargets(results: Results): TargetOutcome[] {
   ratio('10o', 'issue 22: opening 1M records with the default compaction ≤ 0.6× readFileSync + JSON.parse per line', ['journal-recover', 'rxslice-compacted'], ['journal-recover', 'plain'], 0.6);
 
   // ---- earlier targets issue 22 did not replace ----------------------------------------------
+  bound('24w', 'issue 36: `watch --json` catches up at ≥ 40,000 lines/s (≤ 25 µs/line)', ['watch-catch-up', 'rxslice'], 25, (v) => `${fmt(v)} µs/line`);
+  bound('24w', 'issue 36: `watch --json --store` catches up at ≥ 10,000 lines/s (≤ 100 µs/line)', ['watch-catch-up', 'rxslice-store'], 100, (v) => `${fmt(v)} µs/line`);
+  bound('24d', 'issue 36: a directory of 200 transcripts (~300 MB) shows its first rows within 2 s', ['watch-directory', 'rxslice'], 2000, (v) => `${fmt(v)} ms`);
   bound('4u', 'rxslice: 200,000 unbounded appends in under 250 ms', ['log-unbounded', 'rxslice'], 250, (v) => `${fmt(v)} ms`);
   bound('4u', 'rxslice: last-10% / first-10% cost under 1.5', ['log-unbounded', 'rxslice', 'lastToFirst'], 1.5, fmtRatio);
   ratio('7j', 'rxslice JSON round trip within 2× of the plain loop', ['snapshot-json', 'rxslice'], ['snapshot-json', 'plain'], 2);

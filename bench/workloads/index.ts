@@ -14,6 +14,7 @@ import { checkpointGrowthWorkload } from './w13-checkpoints';
 import { sharedLogWorkload } from './w14-shared';
 import { memoryWorkload } from './w16-memory';
 import { logReadWorkload } from './w23-log-read';
+import { watchCatchUpWorkload, watchDirectoryWorkload } from './w24-watch';
 import type { Workload } from './workload';
 
 /** Every workload, in report order. */
@@ -39,4 +40,6 @@ export const WORKLOADS: readonly Workload[] = [
   sharedLogWorkload,
   memoryWorkload,
   logReadWorkload,
+  watchCatchUpWorkload,
+  watchDirectoryWorkload,
 ];

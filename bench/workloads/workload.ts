@@ -20,6 +20,8 @@ export const CONTENDER_LABELS: Readonly<Record<string, string>> = {
   'rxslice-never': "rxslice (fsync 'never')",
   'rxslice-compacted': 'rxslice (default compaction)',
   'rxslice-memory': 'rxslice (memory storage)',
+  'rxslice-store': 'rxslice (--store)',
+  'rxslice-inspect': 'rxslice (--inspect)',
   rxjs: 'raw RxJS',
   redux: 'Redux 5 + reselect',
   rtk: 'Redux Toolkit 2',

@@ -12,7 +12,7 @@ import { postAlert, runAlertCommand, type AlertPayload } from '../watch/alert-ac
 import { InvalidBudgetsError, parseBudgets, type Budgets } from '../watch/budgets';
 import { LiveView } from '../watch/live-view';
 import { sessionStatus, type SessionStatus } from '../watch/session-status';
-import { defaultWatchPaths, watchTranscripts, type TranscriptWatch } from '../watch/watch-transcripts';
+import { defaultWatchPaths, watchTranscripts, type CatchUpProgress, type TranscriptWatch } from '../watch/watch-transcripts';
 import type { PumpResult } from '../watch/watched-transcript';
 import { inputKind, refusal, type InputKind } from './input-kind';
 import type { CliIO } from './progress';
@@ -55,7 +55,9 @@ export type WatchRecord =
   | { readonly type: 'notice'; readonly at: string; readonly label: string | null; readonly message: string }
   /** A line that is not JSON: its file, number (from 1) and the parser's reason, besides the sentence. */
   | { readonly type: 'notice'; readonly at: string; readonly label: string; readonly message: string; readonly file: string; readonly line: number; readonly reason: string }
-  | (AlertPayload & { readonly at: string });
+  | (AlertPayload & { readonly at: string })
+  /** While the watch catches up (at most every 500 ms, and once when every file is caught up: `caughtUp === files`). */
+  | ({ readonly type: 'progress'; readonly at: string } & CatchUpProgress);
 
 /** The budgets of the command: the file's, then the options'. Throws {@link InvalidBudgetsError}. */
 function budgetsOf(opts: WatchCommandOptions, cwd: string): Budgets | undefined {
@@ -94,6 +96,18 @@ export function formatUpdate(status: SessionStatus, result: PumpResult, now: Dat
   );
 }
 
+const mb = (bytes: number): string => (bytes / 1e6).toFixed(1);
+
+/**
+ * The progress line of a catch-up: `catching up: 12 of 200 files, 35.2 of 301.0 MB (3.1 s)`, or,
+ * once every file is caught up, `caught up: 200 files, 301.0 MB in 25.3 s`.
+ */
+export function formatProgress(p: CatchUpProgress): string {
+  const seconds = `${(p.elapsedMs / 1000).toFixed(1)} s`;
+  if (p.caughtUp === p.files) return `caught up: ${n(p.files)} file${p.files === 1 ? '' : 's'}, ${mb(p.totalBytes)} MB in ${seconds}`;
+  return `catching up: ${n(p.caughtUp)} of ${n(p.files)} files, ${mb(p.bytes)} of ${mb(p.totalBytes)} MB (${seconds})`;
+}
+
 /** What `rxslice watch` follows, as its refusals say. */
 const WATCH_EXPECTS = 'Claude Code transcripts (.jsonl files, or directories of them)';
 /** What it accepts: transcripts, and directories other than rxslice's own (a directory may fill later). */
@@ -104,6 +118,9 @@ const expand = (p: string, cwd: string): string => path.resolve(cwd, p === '~' ?
 /**
  * Starts the watch for `rxslice watch` and resolves with it once the files present were read to
  * their end (it keeps running: close it to stop); when there were none, a notice says it waits for one.
+ * Lines are applied in slices, so the table (or `update` records) fills in while a long catch-up
+ * runs, with a progress line (`progress` records with `--json`, stderr lines without a terminal)
+ * every 500 ms until every file is caught up.
  * A path that does not exist or is not transcripts (a flight recording, a store or checkpoint
  * directory, another kind of file) is refused with one line on stderr, and the others are watched.
  * Resolves `undefined` (and writes why on stderr) when no path is left, or, with `inspect`, when
@@ -201,6 +218,14 @@ export async function watchCommand(paths: readonly string[], opts: WatchCommandO
       if (view !== undefined) view.notice(`rxslice watch: ${message}`);
       else if (json) emit({ type: 'notice', at: new Date().toISOString(), label: watched.label, message, file, line, reason });
       else io.stderr.write(`rxslice watch: ${message}\n`);
+    },
+    onProgress: (p) => {
+      const done = p.caughtUp === p.files;
+      if (view !== undefined) {
+        view.progress(done ? undefined : formatProgress(p));
+        if (done) view.notice(`rxslice watch: ${formatProgress(p)}`);
+      } else if (json) emit({ type: 'progress', at: new Date().toISOString(), ...p });
+      else io.stderr.write(`rxslice watch: ${formatProgress(p)}\n`);
     },
     onNotice: (message, watched) => {
       live?.noticed(watched);

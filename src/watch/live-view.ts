@@ -69,6 +69,8 @@ export class LiveView {
   private readonly refreshMs: number;
   private readonly activeMs: number;
   private readonly now: () => number;
+  /** The progress line under the table (see {@link progress}). */
+  private progressLine: string | undefined;
 
   constructor(
     private readonly out: LiveViewOutput,
@@ -100,6 +102,20 @@ export class LiveView {
     this.draw();
   }
 
+  /**
+   * Shows `line` under the table (redrawn with it, in place) until it is replaced, or removed
+   * with `undefined`; redraws as {@link update} does.
+   * @example
+   * ```ts
+   * view.progress('catching up: 12 of 200 files, 35.2 of 301.0 MB'); // under the table
+   * view.progress(undefined);                                          // gone at the next redraw
+   * ```
+   */
+  progress(line: string | undefined): void {
+    this.progressLine = line;
+    this.update();
+  }
+
   /** Redraws the table now. */
   draw(): void {
     this.lastDraw = this.now();
@@ -108,6 +124,7 @@ export class LiveView {
       .filter((s) => !s.closed && (s.lastActivityMs === null || now - s.lastActivityMs <= this.activeMs))
       .sort((a, b) => (a.parent ?? a.label).localeCompare(b.parent ?? b.label) || (a.parent === null ? -1 : 0) - (b.parent === null ? -1 : 0) || a.label.localeCompare(b.label));
     const lines = renderTable(active, now, this.out.columns ?? 120, this.alerts());
+    if (this.progressLine !== undefined) lines.push(this.progressLine);
     this.erase();
     this.out.write(`${lines.join('\n')}\n`);
     this.drawn = lines.length;

@@ -2,11 +2,12 @@
  * Where a watched transcript file stands, kept in the session itself so that it is committed in
  * the same journal record as the events it accounts for.
  *
- * One `watch/lineRead` event closes each line (its offset moves past the line's newline); every
- * transcript event of the line bumps `eventsInLine` in the same record that carries the event;
- * an event the session refused is recorded by a `watch/eventSkipped`. A process killed in the
- * middle of a line therefore reopens at the line's start with the number of its events already
- * committed, and dispatches only the rest: no line applied twice, none skipped.
+ * One `watch/lineRead` event closes a run of lines (its offset moves past the last line's
+ * newline, its `lines` counts them); every transcript event of those lines bumps `eventsInLine`
+ * in the same record that carries the event; an event the session refused is recorded by a
+ * `watch/eventSkipped`. A process killed before the run's `watch/lineRead` therefore reopens at
+ * the run's first line with the number of its events already committed, and dispatches only the
+ * rest: no event applied twice, none skipped.
  */
 import { z } from 'zod';
 import { defineEvent, defineSlice, replace, type SliceView } from '../index';
@@ -20,7 +21,7 @@ export const WatchCursorItem = z.object({
   ino: z.number().nullable(),
   /** Lines applied (each ended by `\n`). */
   lines: z.number().int().nonnegative(),
-  /** Events of the line starting at `offset` already committed (or refused), to skip when that line is read again. */
+  /** Events of the lines from `offset` on already committed (or refused), to pass over when those lines are read again. */
   eventsInLine: z.number().int().nonnegative(),
   /** Transcript events committed over the file's life (refused ones excluded). */
   events: z.number().int().nonnegative(),
@@ -31,10 +32,13 @@ export const WatchCursorItem = z.object({
 });
 export type WatchCursorItem = z.infer<typeof WatchCursorItem>;
 
-/** A line of the watched file was applied: the cursor moves to `offset` (just past its `\n`). */
+/**
+ * Lines of the watched file were applied: the cursor moves to `offset` (just past the last one's
+ * `\n`) and counts `lines` of them (1 when absent: the journals of earlier versions closed each line).
+ */
 export const LineRead = defineEvent(
   'watch/lineRead',
-  z.object({ offset: z.number().int().nonnegative(), ino: z.number(), clockMs: z.number().nullable() }),
+  z.object({ offset: z.number().int().nonnegative(), ino: z.number(), clockMs: z.number().nullable(), lines: z.number().int().positive().optional() }),
 );
 
 /** The session refused one event of the current line (`reason`: the error code); it counts as handled. */
@@ -72,7 +76,7 @@ export const WatchCursor = defineSlice('watchCursor', {
     }),
     on(LineRead, (view, { payload }) => {
       const c = current(view);
-      return replace([{ ...c, offset: payload.offset, ino: payload.ino, lines: c.lines + 1, eventsInLine: 0, clockMs: payload.clockMs }]);
+      return replace([{ ...c, offset: payload.offset, ino: payload.ino, lines: c.lines + (payload.lines ?? 1), eventsInLine: 0, clockMs: payload.clockMs }]);
     }),
   ],
 });

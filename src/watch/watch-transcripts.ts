@@ -6,6 +6,7 @@ import { homedir } from 'node:os';
 import path from 'node:path';
 import { watch as chokidarWatch, type FSWatcher } from 'chokidar';
 import { checkBudgets, type BudgetAlert, type Budgets } from './budgets';
+import { statFile } from './file-tail';
 import { WatchedTranscript, type InvalidLine, type PumpResult } from './watched-transcript';
 
 /** The label and parent of a transcript file (see {@link transcriptLabel}). */
@@ -71,13 +72,46 @@ export interface WatchOptions {
    * go unreported). Default 250.
    */
   readonly recheckMs?: number;
+  /**
+   * Called while the watch catches up (the lines waiting take longer than one `sliceMs` to apply:
+   * its start, a large append, a directory of old transcripts): at most every `progressMs`, and
+   * once more when every file is caught up (`caughtUp === files`). Not called for appends that
+   * are applied within one slice.
+   */
+  readonly onProgress?: (progress: CatchUpProgress) => void;
+  /** The shortest time between two `onProgress` calls (ms). Default 500. */
+  readonly progressMs?: number;
+  /**
+   * The longest the watch applies lines before it yields to the event loop (ms): timers, the
+   * terminal view and the live inspector run between slices, so a long catch-up shows as it goes.
+   * A slice applies at least one run of lines (256) whatever its length (0: one run per slice).
+   * Default 50.
+   */
+  readonly sliceMs?: number;
 }
+
+/** How far a watch that is catching up got (see `WatchOptions.onProgress`). */
+export interface CatchUpProgress {
+  /** Transcript files the watch knows of (found, opened or waiting to be opened). */
+  readonly files: number;
+  /** Those whose every complete line is applied. */
+  readonly caughtUp: number;
+  /** Bytes of those files applied (committed offsets, summed). */
+  readonly bytes: number;
+  /** Bytes of those files when they were last seen to change (sizes, summed). */
+  readonly totalBytes: number;
+  /** Milliseconds since this catch-up started (wall clock). */
+  readonly elapsedMs: number;
+}
+
+/** Lines applied per `pump` call of a catch-up (between two looks at the clock). */
+const LINES_PER_PUMP = 256;
 
 /** A running watch (see {@link watchTranscripts}). */
 export interface TranscriptWatch {
   /** The transcripts followed, by file. */
   readonly transcripts: ReadonlyMap<string, WatchedTranscript>;
-  /** Resolves once the initial scan is done and every file found was read to its end. */
+  /** Resolves once the initial scan is done and every file found was read to its end (every line applied). */
   readonly ready: Promise<void>;
   /** Stops watching and disposes every session (durable ones release their directories). */
   close(): Promise<void>;
@@ -149,23 +183,97 @@ export function watchTranscripts(options: WatchOptions): TranscriptWatch {
     }
   };
 
-  const pump = (file: string): void => {
+  /** Applies up to {@link LINES_PER_PUMP} lines of `file`; true when more are waiting. */
+  const pump = (file: string): boolean => {
     const watched = open(file);
-    if (watched === undefined) return;
+    if (watched === undefined) return false;
     let result: PumpResult;
     try {
-      result = watched.pump();
+      result = watched.pump(LINES_PER_PUMP);
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
       notice(code === 'ENOENT' ? `${watched.label}: ${file} disappeared; its session is closed` : `${watched.label}: cannot read ${file}: ${e instanceof Error ? e.message : String(e)}`, watched);
       if (code === 'ENOENT') watched.close();
-      return;
+      return false;
     }
     if (result.restarted !== undefined) notice(`${watched.label}: ${file} was ${result.restarted}: starting it over`, watched);
     if (result.lines > 0 || result.restarted !== undefined) options.onUpdate?.(watched, result);
     if (result.lines > 0 && options.budgets !== undefined) {
       for (const alert of checkBudgets(watched.current, options.budgets)) options.onAlert?.(watched, alert);
     }
+    return watched.backlogLines > 0;
+  };
+
+  // Files with lines to apply, in the order they asked; applied in slices of `sliceMs`, one file
+  // after the other (a file's rows fill in before the next file starts), yielding in between.
+  const queue = new Set<string>();
+  /** Sizes of the files as last seen to change (for the progress's `totalBytes`). */
+  const sizes = new Map<string, number>();
+  const sliceMs = options.sliceMs ?? 50;
+  const progressMs = options.progressMs ?? 500;
+  let scheduled: ReturnType<typeof setImmediate> | undefined;
+  let closed = false;
+  /** When the running catch-up started and last reported (wall clock ms); undefined when none runs. */
+  let catchUp: { startedMs: number; reportedMs: number } | undefined;
+  let idle: (() => void) | undefined;
+  let scanned = false;
+
+  const progress = (now: number): CatchUpProgress => {
+    let bytes = 0;
+    let totalBytes = 0;
+    for (const [file, size] of sizes) {
+      totalBytes += size;
+      bytes += queue.has(file) ? Math.min(size, transcripts.get(file)?.cursor.offset ?? 0) : size;
+    }
+    return { files: sizes.size, caughtUp: sizes.size - queue.size, bytes, totalBytes, elapsedMs: now - (catchUp?.startedMs ?? now) };
+  };
+
+  const drain = (): void => {
+    scheduled = undefined;
+    const started = Date.now();
+    for (const file of queue) {
+      let more: boolean;
+      do more = pump(file);
+      while (more && Date.now() - started < sliceMs);
+      if (more) break;
+      queue.delete(file);
+      const watched = transcripts.get(file);
+      // Not opened (it is tried again later) or gone: not a file the watch follows now.
+      if (watched === undefined || watched.closed) sizes.delete(file);
+      else sizes.set(file, Math.max(sizes.get(file) ?? 0, watched.cursor.offset));
+    }
+    const now = Date.now();
+    if (queue.size > 0) {
+      catchUp ??= { startedMs: started, reportedMs: -Infinity };
+      if (now - catchUp.reportedMs >= progressMs) {
+        catchUp.reportedMs = now;
+        options.onProgress?.(progress(now));
+      }
+      schedule();
+      return;
+    }
+    if (catchUp !== undefined) {
+      options.onProgress?.(progress(now));
+      catchUp = undefined;
+    }
+    if (scanned) idle?.();
+  };
+
+  const schedule = (): void => {
+    if (scheduled === undefined && !closed) scheduled = setImmediate(drain);
+  };
+
+  /** Queues `file` to be read and applied (in the next slice). */
+  const enqueue = (file: string): void => {
+    let size: number | undefined;
+    try {
+      size = statFile(file)?.size;
+    } catch {
+      size = undefined; // unreadable: pump says why
+    }
+    if (size !== undefined) sizes.set(file, size);
+    queue.add(file);
+    schedule();
   };
 
   const isTranscript = (file: string): boolean => file.endsWith('.jsonl');
@@ -174,17 +282,29 @@ export function watchTranscripts(options: WatchOptions): TranscriptWatch {
     usePolling: options.usePolling ?? false,
     ignorePermissionErrors: false,
   });
-  watcher.on('add', (file) => isTranscript(file) && pump(file));
-  watcher.on('change', (file) => isTranscript(file) && pump(file));
+  watcher.on('add', (file) => isTranscript(file) && enqueue(file));
+  watcher.on('change', (file) => isTranscript(file) && enqueue(file));
   watcher.on('unlink', (file) => {
     unopened.delete(file);
+    queue.delete(file);
+    sizes.delete(file);
     const watched = transcripts.get(file);
     if (watched === undefined || watched.closed) return;
     notice(`${watched.label}: ${file} disappeared; its session is closed`, watched);
     watched.close();
   });
   watcher.on('error', (error) => notice(`watch: ${error instanceof Error ? error.message : String(error)}`));
-  const ready = new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
+  // Ready once the scan is done and what it found is applied.
+  const ready = new Promise<void>((resolve) => {
+    idle = () => {
+      idle = undefined;
+      resolve();
+    };
+    watcher.once('ready', () => {
+      scanned = true;
+      if (queue.size === 0 && scheduled === undefined) idle?.();
+    });
+  });
   const recheck = setInterval(() => {
     for (const [file, watched] of transcripts) {
       let stale = false;
@@ -193,10 +313,10 @@ export function watchTranscripts(options: WatchOptions): TranscriptWatch {
       } catch {
         stale = true; // unreadable now: pump says why
       }
-      if (stale) pump(file);
+      if (stale && !queue.has(file)) enqueue(file);
     }
     const now = Date.now();
-    for (const [file, at] of unopened) if (now >= at) pump(file);
+    for (const [file, at] of unopened) if (now >= at && !queue.has(file)) enqueue(file);
   }, options.recheckMs ?? 250);
   recheck.unref();
 
@@ -204,6 +324,9 @@ export function watchTranscripts(options: WatchOptions): TranscriptWatch {
     transcripts,
     ready,
     async close() {
+      closed = true;
+      if (scheduled !== undefined) clearImmediate(scheduled);
+      scheduled = undefined;
       clearInterval(recheck);
       await watcher.close();
       for (const watched of transcripts.values()) watched.close();

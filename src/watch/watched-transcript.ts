@@ -7,9 +7,11 @@ import type { Subscription } from 'rxjs';
 import { isRxSliceError } from '../internal/errors';
 import { TranscriptClock, timestampOf } from '../transcripts/clock';
 import { INVALID_JSON, parseLine } from '../transcripts/parse';
-import { FileTail, statFile } from './file-tail';
+import { FileTail, statFile, type TailLine } from './file-tail';
 import { createWatchSession, type WatchSession } from './watch-session';
 import { EventSkipped, LineRead, WatchCursor, type WatchCursorItem } from './watch-cursor';
+
+const NO_LINES: readonly TailLine[] = [];
 
 /** What one {@link WatchedTranscript.pump} applied. */
 export interface PumpResult {
@@ -74,13 +76,14 @@ export interface WatchedTranscriptOptions {
 /**
  * Follows one transcript file into its own session.
  *
- * @remarks Every line is applied as: its transcript events (parsed by `parseLine`), each
- * dispatched after moving the session's {@link TranscriptClock} to its timestamp, as
- * `replayTranscript` does; a refused event is recorded as `watch/eventSkipped`; a line that is not
- * JSON gives no event and is reported (`onInvalidLine`); then one `watch/lineRead` moves the
- * committed offset past the line. Each of those is one commit, so a
- * kill at any point leaves a cursor from which {@link pump} continues without applying an
- * event twice or skipping one. Reopening a durable session whose file is now shorter than its
+ * @remarks Each {@link pump} applies the lines it takes as: the transcript events of each line
+ * (parsed by `parseLine`), each dispatched after moving the session's {@link TranscriptClock} to
+ * its timestamp, as `replayTranscript` does; a refused event is recorded as `watch/eventSkipped`;
+ * a line that is not JSON gives no event and is reported (`onInvalidLine`); then one
+ * `watch/lineRead` moves the committed offset past the last of those lines and counts them. Each
+ * event is one commit and counts itself in the cursor (`eventsInLine`), so a kill at any point
+ * leaves a cursor from which {@link pump} continues without applying an event twice or skipping
+ * one (the lines after the committed offset are read again, their committed events passed over). Reopening a durable session whose file is now shorter than its
  * committed offset, or has another inode, starts the session over (its directory is emptied).
  * @throws the storage's errors when `storeDir` cannot be opened.
  * @example
@@ -103,6 +106,11 @@ export class WatchedTranscript {
   lastActivityMs: number | null = null;
   /** A restart found when the durable session was opened (the file shrank or was replaced while nobody watched). */
   readonly openedRestart: 'truncated' | 'replaced' | undefined;
+  /** Lines read from the file and not applied yet (a {@link pump} given `maxLines` leaves the rest here), from `next` on. */
+  private backlog: readonly TailLine[] = NO_LINES;
+  private next = 0;
+  /** The inode the backlog was read from. */
+  private backlogIno = 0;
 
   constructor(private readonly options: WatchedTranscriptOptions) {
     this.file = options.file;
@@ -153,35 +161,68 @@ export class WatchedTranscript {
     this.session = createWatchSession(this.options.storeDir === undefined ? {} : { storeDir: this.options.storeDir });
   }
 
+  /** Complete lines read from the file and not applied yet (left by a {@link pump} given `maxLines`). */
+  get backlogLines(): number {
+    return this.backlog.length - this.next;
+  }
+
   /**
-   * Reads what was appended since the last call and applies its complete lines.
+   * Applies the complete lines read and not applied yet, or, when there are none, reads what was
+   * appended since the last read and applies its complete lines: at most `maxLines` of them (the
+   * rest wait for the next call, see {@link backlogLines}), so that a long catch-up can yield
+   * between calls.
+   * @param maxLines - The most lines to apply in this call (default: every line read).
    * @throws the `fs` error when the file cannot be read (`ENOENT`: it disappeared); nothing is applied then.
+   * @throws `RangeError` when `maxLines` is not a positive integer or `Infinity`.
    */
-  pump(): PumpResult {
+  pump(maxLines = Infinity): PumpResult {
+    if (!(maxLines === Infinity || (Number.isInteger(maxLines) && maxLines > 0))) throw new RangeError(`pump(maxLines): expected a positive integer or Infinity, got ${String(maxLines)}`);
     if (this.closed) return { lines: 0, events: 0, refused: 0 };
-    const read = this.tail.read();
-    if (read.restarted !== undefined) {
-      this.errors.unsubscribe();
-      this.startOver();
-      this.errors = this.subscribeErrors();
-      this.options.onSession?.(this);
+    let restarted: 'truncated' | 'replaced' | undefined;
+    if (this.next >= this.backlog.length) {
+      const read = this.tail.read();
+      restarted = read.restarted;
+      if (restarted !== undefined) {
+        this.errors.unsubscribe();
+        this.startOver();
+        this.errors = this.subscribeErrors();
+        this.options.onSession?.(this);
+      }
+      this.backlog = read.lines;
+      this.next = 0;
+      this.backlogIno = read.ino;
     }
+    const from = this.next;
+    const ino = this.backlogIno;
     let events = 0;
     let refused = 0;
-    for (const line of read.lines) {
-      const cursor = this.cursor;
-      // The line the last run was in the middle of: its first `eventsInLine` events are committed.
-      const skip = line.start === cursor.offset ? cursor.eventsInLine : 0;
+    if (from === this.backlog.length) return this.result(0, 0, 0, restarted);
+    const start = this.cursor;
+    const clock = this.clock;
+    // The lines the last run was in the middle of (it was killed before their `watch/lineRead`):
+    // their first `eventsInLine` events are committed; each is passed over once, in order.
+    let skip = this.backlog[from]!.start === start.offset ? start.eventsInLine : 0;
+    // `maxLines` lines, and more while events to pass over remain: the run must not end inside the
+    // lines the last run committed events of, or its watch/lineRead would forget them.
+    let k = from;
+    for (; k < this.backlog.length && (k - from < maxLines || skip > 0); k++) {
+      // Moved before the line is applied: a line that throws (a storage failure) is not applied again.
+      this.next = k + 1;
+      const line = this.backlog[k]!;
       const { events: parsed, skipped } = parseLine(line.text);
       if (parsed.length === 0 && skipped[0] === INVALID_JSON && this.options.onInvalidLine !== undefined) {
         const detail = jsonError(line.text);
-        this.options.onInvalidLine({ file: this.file, line: cursor.lines + 1, offset: line.start, reason: detail === '' ? INVALID_JSON : `${INVALID_JSON}: ${detail}` });
+        this.options.onInvalidLine({ file: this.file, line: start.lines + 1 + (k - from), offset: line.start, reason: detail === '' ? INVALID_JSON : `${INVALID_JSON}: ${detail}` });
       }
-      const clock = this.clock;
-      for (let i = skip; i < parsed.length; i++) {
+      for (let i = 0; i < parsed.length; i++) {
         const event = parsed[i]!;
         const at = timestampOf(event);
+        // A committed event moves the clock too, as it did in the run that committed it.
         if (at !== undefined) clock?.advanceTo(at);
+        if (skip > 0) {
+          skip--;
+          continue;
+        }
         try {
           this.session.dispatch(event);
           events++;
@@ -191,20 +232,28 @@ export class WatchedTranscript {
           refused++;
         }
       }
-      this.session.dispatch(LineRead({ offset: line.end, ino: read.ino, clockMs: clock === undefined ? null : clock.now() }));
     }
-    if (read.lines.length > 0) this.lastActivityMs = Date.now();
-    const result = { lines: read.lines.length, events, refused };
-    return read.restarted === undefined ? result : { ...result, restarted: read.restarted };
+    this.session.dispatch(LineRead({ offset: this.backlog[k - 1]!.end, ino, clockMs: clock === undefined ? null : clock.now(), lines: k - from }));
+    if (this.next >= this.backlog.length) {
+      this.backlog = NO_LINES;
+      this.next = 0;
+    }
+    this.lastActivityMs = Date.now();
+    return this.result(k - from, events, refused, restarted);
+  }
+
+  private result(lines: number, events: number, refused: number, restarted: 'truncated' | 'replaced' | undefined): PumpResult {
+    return restarted === undefined ? { lines, events, refused } : { lines, events, refused, restarted };
   }
 
   /**
-   * True when the file holds bytes not read yet, or was truncated or replaced, since the last
+   * True when lines read are waiting to be applied ({@link backlogLines}), the file holds bytes not read yet, or it was truncated or replaced, since the last
    * {@link pump} (one `stat`); false when it is gone or closed. Catches changes the file-system
    * events missed (chokidar drops events closer than a few ms to the previous one).
    */
   hasNewBytes(): boolean {
     if (this.closed) return false;
+    if (this.next < this.backlog.length) return true;
     const stat = statFile(this.file);
     if (stat === undefined) return false;
     return stat.size !== this.tail.position || (this.tail.inode !== null && stat.ino !== this.tail.inode);

@@ -233,13 +233,13 @@ describe('rxslice watch', () => {
       expect(w.err.join('')).toContain(`rxslice watch: live inspector at ${url}  (this machine only; Ctrl-C stops)\n`);
       const api = async (p: string) => (await fetch(new URL(p, url))).json();
       const sessions = (await api('/api/sessions')) as { id: string; size: number; lastSeq: number; live: boolean; file: string }[];
-      expect(sessions).toEqual([{ id: 's1', label: 's1', file, live: true, closed: false, size: 17, lastSeq: 17 }]);
-      // 8 lines: 9 transcript events and 8 watch/lineRead (the committed offset).
+      expect(sessions).toEqual([{ id: 's1', label: 's1', file, live: true, closed: false, size: 10, lastSeq: 10 }]);
+      // 8 lines read at once: 9 transcript events and one watch/lineRead (the committed offset, 8 lines).
       const page = (await api('/api/events?session=s1&offset=0&limit=100')) as { rows: { type: string }[] };
-      expect(page.rows.filter((r) => r.type === 'watch/lineRead')).toHaveLength(8);
+      expect(page.rows.filter((r) => r.type === 'watch/lineRead')).toHaveLength(1);
       // The state the page shows is the watched session's.
       const live = w.watch.transcripts.get(file)!.current;
-      const state = (await api('/api/state?session=s1&seq=17')) as { slices: Record<string, { items: unknown[] }> };
+      const state = (await api('/api/state?session=s1&seq=10')) as { slices: Record<string, { items: unknown[] }> };
       expect(state.slices['toolCalls']?.items).toEqual(JSON.parse(JSON.stringify(live.snapshot({ includeLogs: true }).slices['toolCalls']?.items)));
       // The event stream: the list at connect, then one message per update.
       const controller = new AbortController();
@@ -252,12 +252,12 @@ describe('rxslice watch', () => {
       await read((t) => t.includes('event: sessions'));
       appendFileSync(file, source.subarray(cut));
       await read((t) => t.includes('event: events'));
-      expect(text).toContain('event: events\ndata: {"kind":"events","session":"s1","lastSeq":32,"size":32}\n\n');
+      expect(text).toContain('event: events\ndata: {"kind":"events","session":"s1","lastSeq":19,"size":19}\n\n');
       // Truncated: the session starts over, the page is told to read it anew.
       writeFileSync(file, source.subarray(0, cut));
-      await read((t) => t.includes('event: reset') && /event: events\ndata: \{"kind":"events","session":"s1","lastSeq":17,/.test(t.slice(t.indexOf('event: reset'))));
+      await read((t) => t.includes('event: reset') && /event: events\ndata: \{"kind":"events","session":"s1","lastSeq":10,/.test(t.slice(t.indexOf('event: reset'))));
       controller.abort();
-      expect(((await api('/api/summary?session=s1')) as { lastSeq: number }).lastSeq).toBe(17);
+      expect(((await api('/api/summary?session=s1')) as { lastSeq: number }).lastSeq).toBe(10);
     } finally {
       await w.watch.close();
     }

@@ -61,4 +61,22 @@ describe('LiveView', () => {
     expect(out.join('')).toBe('\x1b[2A\x1b[Jsession  phase  tools  failed  tokens  last activity\n');
     view.close();
   });
+
+  it('shows a progress line under the table, redrawn with it, until it is removed', () => {
+    const out: string[] = [];
+    const now = 100_000;
+    const view = new LiveView({ write: (s: string) => out.push(s), columns: 200 }, () => [status({})], undefined, { refreshMs: 0, now: () => now });
+    view.progress('catching up: 1 of 3 files, 2.0 of 9.5 MB (1.2 s)');
+    expect(out.join('')).toBe('session  phase      tools  failed  tokens  last activity\nabc      executing  12     1       48,210  3.0 s ago\ncatching up: 1 of 3 files, 2.0 of 9.5 MB (1.2 s)\n');
+    out.length = 0;
+    view.notice('rxslice watch: caught up');
+    // The erase covers the progress line too (3 lines), the notice goes above, the line stays under.
+    expect(out[0]).toBe('\x1b[3A\x1b[J');
+    expect(out[1]).toBe('rxslice watch: caught up\n');
+    expect(out[2]).toMatch(/\ncatching up: 1 of 3 files, 2\.0 of 9\.5 MB \(1\.2 s\)\n$/);
+    out.length = 0;
+    view.progress(undefined);
+    expect(out.join('')).toBe('\x1b[3A\x1b[Jsession  phase      tools  failed  tokens  last activity\nabc      executing  12     1       48,210  3.0 s ago\n');
+    view.close();
+  });
 });

@@ -23,10 +23,10 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 class Crash extends Error {}
 
 /**
- * Opens the durable session and pumps, with the process "killed" (every dispatch throwing) after
- * `commits` dispatches; true when it was killed before the end of the file.
+ * Opens the durable session and pumps runs of `maxLines` lines, with the process "killed" (every
+ * dispatch throwing) after `commits` dispatches; true when it was killed before the end of the file.
  */
-function pumpAndCrash(commits: number): boolean {
+function pumpAndCrash(commits: number, maxLines = Infinity): boolean {
   const watched = new WatchedTranscript({ file, label: 't', storeDir: store });
   let left = commits;
   const session = watched.current;
@@ -37,7 +37,7 @@ function pumpAndCrash(commits: number): boolean {
   });
   let killed = false;
   try {
-    watched.pump();
+    while (watched.pump(maxLines).lines > 0);
   } catch (e) {
     if (!(e instanceof Crash)) throw e;
     killed = true;
@@ -47,13 +47,14 @@ function pumpAndCrash(commits: number): boolean {
 }
 
 describe('WatchedTranscript', () => {
-  it('continues after a crash at any dispatch, inside a line or between lines, applying each event once', () => {
+  it('continues after a crash at any dispatch, inside a run of lines or between runs, applying each event once', () => {
     writeFileSync(file, source);
-    // Crash points inside the first line and inside a two-event line, at its line ends, and later.
-    for (const commits of [0, 1, 2, 3, 14, 15, 16, 17, 18]) {
+    // Runs of 4 lines (17 events, 4 watch/lineRead): a crash at every dispatch, then a second run
+    // (another run length) crashed 5 dispatches later.
+    for (let commits = 0; commits < 21; commits++) {
       rmSync(store, { recursive: true, force: true });
-      expect(pumpAndCrash(commits)).toBe(true);
-      pumpAndCrash(commits + 5);
+      expect(pumpAndCrash(commits, 4)).toBe(true);
+      pumpAndCrash(commits + 5, 3);
       const watched = new WatchedTranscript({ file, label: 't', storeDir: store });
       watched.pump();
       watched.close();
@@ -89,7 +90,7 @@ describe('WatchedTranscript', () => {
     writeFileSync(file, [...lines.slice(0, 3), lines[3]!.slice(0, 40), ...lines.slice(3)].join('\n'));
     const invalid: number[] = [];
     const open = () => new WatchedTranscript({ file, label: 't', storeDir: store, onInvalidLine: (l) => invalid.push(l.line) });
-    // "Killed" right after the report, before the line's watch/lineRead commits.
+    // "Killed" right after the report, before the run's watch/lineRead commits.
     const first = open();
     const session = first.current;
     const dispatch = session.dispatch.bind(session);
@@ -102,9 +103,10 @@ describe('WatchedTranscript', () => {
     first.close();
     expect(invalid).toEqual([4]);
     reported = invalid.length;
-    // The restarted watch continues from its cursor: line 4 again (it was not committed), then the rest.
+    // The restarted watch continues from its cursor (no line was committed: one run takes every
+    // line read): line 4 again, then the rest; the events committed before the crash are passed over.
     const second = open();
-    expect(second.cursor.lines).toBe(3);
+    expect(second.cursor).toMatchObject({ lines: 0, eventsInLine: 3 });
     second.pump();
     second.close();
     expect(invalid).toEqual([4, 4]);
