@@ -31,6 +31,6 @@ import { sessionSignal } from './session-signal';
 export function injectComputedFamily<TArg, TValue>(def: ComputedFamilyDef<string, TArg, TValue>, arg: TArg, options?: InjectOptions): Signal<TValue> {
   return inContext(injectComputedFamily, options, () => {
     const handle = computedFamily(providedSession('injectComputedFamily()'), def)(arg);
-    return sessionSignal(handle.value$, () => handle.latest());
+    return sessionSignal({ value$: handle.value$, read: () => handle.latest() });
   });
 }
