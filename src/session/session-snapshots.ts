@@ -95,6 +95,8 @@ export class SessionSnapshots {
         made[i] = capture;
       }
     }
+    // (A plan of no slices makes its empty list once.)
+    if (made === undefined && last === undefined) made = [];
     if (made !== undefined) plan.lastStored = made;
     return makeDeferredSnapshot(seq, at, tag, plan.names, made ?? (last as readonly StoredSlice<unknown>[]), versions, plan, this.parents);
   }

@@ -61,4 +61,16 @@ describe('capture lists shared between snapshots', () => {
     session.restore(s1);
     expect(session.slice(B).all()).toEqual([10]);
   });
+
+  it('a session with no state slice snapshots, serialises and restores an empty snapshot, twice alike', () => {
+    const Log = defineSlice('log', { policy: 'log', schema: z.number() });
+    const session = createSession({ slices: [Log] });
+    const s1 = session.snapshot();
+    const s2 = session.snapshot();
+    expect(snapshotCaptures(s1)).toEqual([]);
+    expect(snapshotCaptures(s2)).toBe(snapshotCaptures(s1));
+    expect(JSON.parse(JSON.stringify(s2)).slices).toEqual({});
+    session.restore(s1);
+    expect(session.snapshot().slices).toEqual({});
+  });
 });
