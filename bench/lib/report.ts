@@ -60,21 +60,27 @@ function workloadTable(w: Workload, results: Results): string[] {
     lines.push(`| ${row.join(' | ')} |`);
   }
   // Warm-up rows: the first FIRST_CALLS operations on a fresh store in a fresh process, before any warm-up.
-  const plainFirst = results.cell(w.id, 'plain').extra('firstNs');
-  for (const key of contenderKeys(w)) {
-    const cell = results.cell(w.id, key);
-    const first = cell.extra('firstNs');
-    if (!Number.isFinite(cell.median) || !Number.isFinite(first)) continue;
-    const firsts = cell.extras['firstNs'] ?? [];
-    const row = [
-      `${label(key)}: first ${fmt(FIRST_CALLS, 0)} calls (cold)`,
-      fmt(first),
-      fmtRatio(first / plainFirst),
-      ...(w.columns ?? []).map(() => ''),
-      fmt(FIRST_CALLS, 0),
-      `${firsts.length} (${fmt(Math.min(...firsts))} – ${fmt(Math.max(...firsts))}); ${fmtRatio(first / cell.median)} steady`,
-    ];
-    lines.push(`| ${row.join(' | ')} |`);
+  // Fresh-session rows: a timed run's count of operations on a store built right before the clock, after warm-up.
+  for (const [extra, what, opsOf] of [
+    ['firstNs', `first ${fmt(FIRST_CALLS, 0)} calls (cold)`, (_: Cell) => FIRST_CALLS],
+    ['freshNs', 'fresh session', (cell: Cell) => cell.extra('ops')],
+  ] as const) {
+    const plainExtra = results.cell(w.id, 'plain').extra(extra);
+    for (const key of contenderKeys(w)) {
+      const cell = results.cell(w.id, key);
+      const v = cell.extra(extra);
+      if (!Number.isFinite(cell.median) || !Number.isFinite(v)) continue;
+      const vs = cell.extras[extra] ?? [];
+      const row = [
+        `${label(key)}: ${what}`,
+        fmt(v),
+        fmtRatio(v / plainExtra),
+        ...(w.columns ?? []).map(() => ''),
+        fmt(opsOf(cell), 0),
+        `${vs.length} (${fmt(Math.min(...vs))} – ${fmt(Math.max(...vs))}); ${fmtRatio(v / cell.median)} steady`,
+      ];
+      lines.push(`| ${row.join(' | ')} |`);
+    }
   }
   return lines;
 }
@@ -102,6 +108,13 @@ function summaryTable(workloads: readonly Workload[], results: Results): string[
     if (firsts.some((c) => c !== '')) {
       lines.push(`| ${w.number}. first ${fmt(FIRST_CALLS, 0)} calls, cold | ${w.unit} | ${firsts.join(' | ')} |`);
     }
+    const plainFresh = results.cell(w.id, 'plain').extra('freshNs');
+    const freshes = CONTENDERS.map((key) => {
+      const fresh = key in w.contenders ? results.cell(w.id, key).extra('freshNs') : Number.NaN;
+      if (!Number.isFinite(fresh)) return '';
+      return key === 'plain' ? fmt(fresh) : `${fmt(fresh)} (${fmtRatio(fresh / plainFresh)})`;
+    });
+    if (freshes.some((c) => c !== '')) lines.push(`| ${w.number}. fresh session | ${w.unit} | ${freshes.join(' | ')} |`);
   }
   return lines;
 }

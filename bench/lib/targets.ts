@@ -81,6 +81,23 @@ export function evaluateTargets(results: Results): TargetOutcome[] {
     else out.push({ workload, target, ...against(v, limit, show) });
   };
 
+  // ---- issue 36's goals: fresh sessions --------------------------------------------------------
+  for (const [number, id] of [['1', 'dispatch'], ['2', 'fan-out'], ['3', 'diamond'], ['6', 'effect'], ['7m', 'snapshot']] as const) {
+    ratio(number, 'issue 36: fresh session ≤ 1.3× the steady row', [id, 'rxslice', 'freshNs'], [id, 'rxslice'], 1.3);
+  }
+  ratio('7m', "issue 36: fresh session ≤ 1.3× the steady row (issue's shape)", ['snapshot', 'rxslice-arrays', 'freshNs'], ['snapshot', 'rxslice-arrays'], 1.3);
+  ratio('7m', "issue 36: snapshot + restore (issue's shape: one 1,000-object array per slice), fresh ≤ 2× Zustand's fresh", ['snapshot', 'rxslice-arrays', 'freshNs'], ['snapshot', 'zustand', 'freshNs'], 2);
+  ratio('7m', "issue 36: snapshot + restore (issue's shape), fresh ≤ 6× Redux's fresh", ['snapshot', 'rxslice-arrays', 'freshNs'], ['snapshot', 'redux', 'freshNs'], 6);
+  ratio('7m', 'issue 36: snapshot + restore (10 × 1,000 items), fresh ≤ 2× Zustand\'s fresh', ['snapshot', 'rxslice', 'freshNs'], ['snapshot', 'zustand', 'freshNs'], 2);
+  ratio('7m', 'issue 36: snapshot + restore (10 × 1,000 items), fresh ≤ 6× Redux\'s fresh', ['snapshot', 'rxslice', 'freshNs'], ['snapshot', 'redux', 'freshNs'], 6);
+  ratio('7j', 'issue 36: JSON round trip, no schemas ≤ 1.2× Redux', ['snapshot-json', 'rxslice-noschema'], ['snapshot-json', 'redux'], 1.2);
+  ratio('7j', 'issue 36: JSON round trip, zod schema on every item ≤ 2× Redux', ['snapshot-json', 'rxslice'], ['snapshot-json', 'redux'], 2);
+  ratio('2', 'issue 36: fan-out ≤ 1.0× raw RxJS, fresh sessions', ['fan-out', 'rxslice', 'freshNs'], ['fan-out', 'rxjs', 'freshNs'], 1);
+  ratio('3', 'issue 36: diamond ≤ 1.2× Zustand', ['diamond', 'rxslice'], ['diamond', 'zustand'], 1.2, [['diamond', 'zustand-derived']]);
+  ratio('3', 'issue 36: diamond ≤ 1.2× Zustand, fresh sessions', ['diamond', 'rxslice', 'freshNs'], ['diamond', 'zustand', 'freshNs'], 1.2);
+  ratio('1', 'issue 36: dispatch ≤ 1.0× Redux', ['dispatch', 'rxslice'], ['dispatch', 'redux'], 1);
+  ratio('1', 'issue 36: dispatch ≤ 1.0× Redux, fresh sessions', ['dispatch', 'rxslice', 'freshNs'], ['dispatch', 'redux', 'freshNs'], 1);
+
   // ---- issue 22's goals ---------------------------------------------------------------------
   ratio('1', 'issue 22: dispatch ≤ 1.0× raw RxJS (same routing)', ['dispatch', 'rxslice'], ['dispatch', 'rxjs'], 1);
   ratio('1', "issue 22: dispatch ≤ 1.7× Elf (its update function; Elf with the same routing also shown)", ['dispatch', 'rxslice'], ['dispatch', 'elf'], 1.7, [

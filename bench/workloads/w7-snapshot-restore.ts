@@ -136,6 +136,37 @@ function rxslice(withSchema: boolean, scheduler?: () => SchedulerLike): () => Sn
   };
 }
 
+const ArraysGrown = defineEvent('arrays/grown');
+/**
+ * Issue 36's shape: ten `state` slices, each holding one item that is the array of 1,000 objects
+ * (the peers' state is the same: one array per key).
+ */
+function rxsliceArrays(): Snapshotting<Snapshot> {
+  const slices = names.map((name, i) =>
+    defineSlice(name, {
+      policy: 'state',
+      initial: [itemsOf(i, ITEMS)],
+      reducers: ({ on }) => [
+        on(ArraysGrown, (view) => {
+          const items = view.latest() ?? [];
+          return append([...items, { id: i * 10_000 + items.length, text: 'grown' }]);
+        }),
+      ],
+    }),
+  );
+  const session = createSession({ slices });
+  const handles = slices.map((s) => session.slice(s));
+  return {
+    snapshot: () => session.snapshot(),
+    restore: (snapshot) => session.restore(snapshot),
+    toJSON: (snapshot) => JSON.stringify(snapshot),
+    fromJSON: (text) => snapshotFromJSON(text, slices),
+    grow: () => void session.dispatch(ArraysGrown()),
+    sizes: () => handles.map((h) => h.latest()!.length),
+    lastId: (slice) => handles[slice]!.latest()!.at(-1)!.id,
+  };
+}
+
 function rxjs(): Snapshotting<readonly (readonly Item[])[]> {
   const subjects = names.map((_, i) => new BehaviorSubject<readonly Item[]>(itemsOf(i, ITEMS)));
   return {
@@ -259,12 +290,14 @@ export const snapshotWorkload: Workload = {
   unit: 'ns/snapshot+restore',
   notes: [
     'Snapshots: rxslice `session.snapshot()` / `session.restore(s)` (an `rxslice.session.restored` event through the pipeline); Redux/RTK/Zustand `getState()` and a restore action handled by the root reducer (`setState(s, true)` for Zustand); Elf `getStoresSnapshot()` and `store.update(() => value)` per store; raw RxJS the subjects\' values; the plain loop copies its array of 10 references.',
+    '`rxslice (one array per slice)`: issue 36\'s shape, ten `state` slices each holding one item, the array of 1,000 objects (the peers\' state is one such array per key in both shapes).',
     '`rxslice (no clock read)`: the same session with a scheduler whose `now()` returns a cached `Date.now()` (bench/workloads/coarse-clock.ts): the prototype of the alternative to the two clock reads of each iteration (the snapshot\'s time and the restore envelope\'s).',
   ],
   contenders: {
     plain: inMemory(plain),
     rxslice: inMemory(rxslice(true)),
     'rxslice-noclock': inMemory(rxslice(true, coarseClock)),
+    'rxslice-arrays': inMemory(rxsliceArrays),
     rxjs: inMemory(rxjs),
     redux: inMemory(redux),
     rtk: inMemory(rtk),

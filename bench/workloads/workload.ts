@@ -30,6 +30,7 @@ export const CONTENDER_LABELS: Readonly<Record<string, string>> = {
   'zustand-derived': 'Zustand 5 (A, B, C in the state)',
   'rxslice-listener': 'rxslice (listener)',
   'rxslice-noclock': 'rxslice (no clock read)',
+  'rxslice-arrays': 'rxslice (one array per slice)',
   'rxslice-listener-noclock': 'rxslice (listener, no clock read)',
   zustand: 'Zustand 5',
   emmett: 'Emmett (PostgreSQL)',

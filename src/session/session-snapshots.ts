@@ -22,6 +22,8 @@ interface CapturePlan extends RestoredSlices {
   readonly records: readonly SliceRecord<any>[];
   /** The entry of slice `index` for `stored` at `version`: one per capture and version, shared by every snapshot. */
   entry(index: number, stored: StoredSlice<unknown>, version: number): SnapshotSlice;
+  /** The captures of the plan's last snapshot taken, or restored whole (shared by the next snapshot when no slice changed since). */
+  lastStored: readonly StoredSlice<unknown>[] | undefined;
   /** The definition of slice `name` (a `SnapshotProvenance`: another session with the same definitions trusts the items). */
   defOf(name: string): SliceDef<string, unknown> | undefined;
 }
@@ -75,14 +77,28 @@ export class SessionSnapshots {
     const plan = selection === undefined ? this.plan(includeLogs) : this.selectedPlan(includeLogs, selection);
     const list = plan.records;
     // The storages' captures and versions only: entries are made when the snapshot is read.
-    const stored = new Array<StoredSlice<unknown>>(list.length);
     const versions = new Array<number>(list.length);
+    // The captures are those of the plan's last snapshot (taken or restored) when no slice changed
+    // since but by that restore: that array is shared (never written after it was made), so a
+    // snapshot after a restore allocates no capture list (fewer young objects per
+    // snapshot + restore, so fewer scavenges fall into a new session's first calls).
+    const last = plan.lastStored;
+    let made: StoredSlice<unknown>[] | undefined;
     for (let i = 0; i < list.length; i++) {
       const storage = (list[i] as SliceRecord<any>).storage;
-      stored[i] = storage.snapshot();
+      const capture = storage.snapshot();
       versions[i] = storage.version;
+      if (made !== undefined) made[i] = capture;
+      else if (last === undefined || last[i] !== capture) {
+        made = new Array<StoredSlice<unknown>>(list.length);
+        for (let j = 0; j < i; j++) made[j] = (last as readonly StoredSlice<unknown>[])[j] as StoredSlice<unknown>;
+        made[i] = capture;
+      }
     }
-    return makeDeferredSnapshot(seq, at, tag, plan.names, stored, versions, plan, this.parents);
+    // (A plan of no slices makes its empty list once.)
+    if (made === undefined && last === undefined) made = [];
+    if (made !== undefined) plan.lastStored = made;
+    return makeDeferredSnapshot(seq, at, tag, plan.names, made ?? (last as readonly StoredSlice<unknown>[]), versions, plan, this.parents);
   }
 
   /**
@@ -142,6 +158,7 @@ export class SessionSnapshots {
       recordCount: this.records.size,
       names,
       records: list,
+      lastStored: undefined,
       entry(index, stored, version) {
         const last = captured.get(stored);
         if (last !== undefined && last.version === version) return last;
@@ -233,7 +250,11 @@ export class SessionSnapshots {
     if (plan !== undefined && names === plan.names) {
       const records = plan.records;
       const captures = snapshotCaptures(snapshot) as readonly StoredSlice<unknown>[];
-      if (direct && swapped(records, captures)) return plan;
+      if (direct && swapped(records, captures)) {
+        // The slices hold these captures again (memory storage swaps them back in as they are).
+        plan.lastStored = captures;
+        return plan;
+      }
       for (let i = 0; i < records.length; i++) {
         const record = records[i] as SliceRecord<any>;
         const tx = pending.pendingOf(record);

@@ -182,9 +182,9 @@ export function snapshotFromJSON(
       throw new InvalidSnapshotError(`slice "${name}" says it appended ${entry.appended} items but holds ${entry.items.length}`);
     }
     const schemaVersion = entry.schemaVersion ?? 1;
-    const items = schemaVersion !== def.version ? migrateItems(def, entry.items, schemaVersion as number) : entry.items.map((item, index) => {
-      if (def.schema === undefined) return item;
-      const r = def.schema.safeParse(item);
+    // Without a schema the parsed array itself is kept (it is this call's own: parsed, or a structured clone).
+    const items = schemaVersion !== def.version ? migrateItems(def, entry.items, schemaVersion as number) : def.schema === undefined ? entry.items : entry.items.map((item, index) => {
+      const r = (def.schema as NonNullable<typeof def.schema>).safeParse(item);
       if (!r.success) {
         throw new InvalidSnapshotError(`item ${index} of slice ${quote(name)} does not match its schema`, toIssues(r.error.issues));
       }
