@@ -1,9 +1,12 @@
-import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSession } from '../../src/index';
+import { jsonl } from '../../src/jsonl/index';
 import { onLines } from '../child-lines';
+import { NoteAdded, Notes } from '../fixtures';
 
 /**
  * The README, CONTRIBUTING.md and every page under docs/ are checked against the repository:
@@ -105,6 +108,7 @@ describe('command output quoted in the docs is what the commands print', () => {
   let stats = '';
   let inspectLine = '';
   let demo = '';
+  let refusals = '';
 
   beforeAll(async () => {
     // docs/guide/devtools.md's commands: `rxslice replay examples/data/*.jsonl --record r.jsonl`, then stats and inspect.
@@ -116,6 +120,18 @@ describe('command output quoted in the docs is what the commands print', () => {
       inspect.once('exit', (code) => fail(new Error(`rxslice inspect exited with ${String(code)}`)));
     });
     inspect.kill();
+    // devtools.md's refusals: each command pointed at a kind of input it does not read.
+    const smallest = transcripts.reduce((a, b) => (statSync(join(data, b)).size < statSync(join(data, a)).size ? b : a));
+    copyFileSync(join(data, smallest), join(tmp, 'session.jsonl'));
+    copyFileSync(join(tmp, 'r.jsonl'), join(tmp, 'run.jsonl'));
+    const store = createSession({ slices: [Notes], storage: jsonl({ dir: join(tmp, '.agent/session') }) });
+    store.dispatch(NoteAdded({ id: 1, text: 'kept' }));
+    store.dispose();
+    for (const args of [['stats', 'session.jsonl'], ['replay', 'run.jsonl'], ['history', '.agent/session', '--thread', 't1']]) {
+      const r = spawnSync(process.execPath, [BIN, ...args], { cwd: tmp, encoding: 'utf8', env: { ...process.env, INIT_CWD: tmp } });
+      expect([args, r.status]).toEqual([args, 1]);
+      refusals += r.stderr;
+    }
     // The README's "What the demo prints": the demo's report for the largest bundled transcript.
     const largest = transcripts.reduce((a, b) => (statSync(join(data, b)).size > statSync(join(data, a)).size ? b : a));
     demo = execFileSync(process.execPath, ['--import', 'tsx', join(root, 'examples/agent-transcript/main.ts'), join('examples/data', largest)], { cwd: root, encoding: 'utf8' });
@@ -132,6 +148,11 @@ describe('command output quoted in the docs is what the commands print', () => {
     const quoted = /npx rxslice inspect r\.jsonl +# → (.+)$/m.exec(page)?.[1];
     const port = /:(\d+)\//.exec(inspectLine)?.[1] as string;
     expect(inspectLine.replace(`:${port}/`, ':4400/')).toContain(quoted);
+  });
+
+  it('docs/guide/devtools.md: the refusals of a command pointed at the wrong kind of input', () => {
+    const page = read(join(root, 'docs/guide/devtools.md'));
+    expect(missingLines(blockAfter(page, '**Every command tells what a path is before reading it**'), refusals)).toEqual([]);
   });
 
   it("README.md: the demo's report of the largest bundled transcript", () => {
