@@ -159,3 +159,28 @@ describe('command output quoted in the docs is what the commands print', () => {
     expect(missingLines(blockAfter(read(join(root, 'README.md')), '## What the demo prints'), demo)).toEqual([]);
   });
 });
+
+describe("the README's benchmark figures are the committed run's (bench/RESULTS.md)", () => {
+  it('names its date, commit and duration, and quotes rxslice\'s medians of the Summary table', () => {
+    const readme = read(join(root, 'README.md'));
+    const results = read(join(root, 'bench/RESULTS.md'));
+    const run = /From the committed run \(`bench\/RESULTS\.md`, (\d{4}-\d\d-\d\d), commit ([0-9a-f]+),[\s\S]*?(\d+) s\)/.exec(readme);
+    expect(run, 'the README names the run').not.toBeNull();
+    expect(results).toContain(`on ${run?.[1] as string}T`);
+    expect(results).toMatch(new RegExp(`- Commit: ${run?.[2] as string} `));
+    expect(results).toContain(`- Whole run: ${run?.[3] as string} s`);
+    const num = (text: string) => Number(text.replace(/,/g, ''));
+    const compared: string[] = [];
+    for (const m of readme.matchAll(/^\| (1|2|3|6|7m|8|10a|16m) [^|]*\| (?:epic )?([\d,.]+) /gm)) {
+      const id = m[1] as string;
+      const quoted = m[2] as string;
+      const row = results.split('\n').find((l) => l.startsWith(`| ${id}. `) && !l.includes('first 1,000'));
+      const median = row?.split('|')[4]?.trim().split(' ')[0];
+      expect(median, `bench/RESULTS.md has a Summary row for workload ${id}`).toBeDefined();
+      const decimals = quoted.split('.')[1]?.length ?? 0;
+      expect([id, num(quoted)]).toEqual([id, Number(num(median as string).toFixed(decimals))]);
+      compared.push(id);
+    }
+    expect(compared).toEqual(['1', '2', '3', '6', '7m', '8', '10a', '16m']);
+  });
+});
