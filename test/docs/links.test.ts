@@ -1,5 +1,5 @@
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -32,7 +32,7 @@ const read = (file: string) => readFileSync(file, 'utf8');
 const prose = (text: string) => text.replace(/^ *```[\s\S]*?^ *```/gm, '').replace(/`[^`\n]*`/g, '``');
 
 /** GitHub's anchors of a page's headings: lower case, punctuation dropped, each space a hyphen, repeats numbered. */
-export function anchors(text: string): Set<string> {
+function anchors(text: string): Set<string> {
   const seen = new Map<string, number>();
   const out = new Set<string>();
   for (const m of text.replace(/^ *```[\s\S]*?^ *```/gm, '').matchAll(/^#{1,6} +(.+?) *#*$/gm)) {
@@ -45,7 +45,7 @@ export function anchors(text: string): Set<string> {
 }
 
 /** Each block (a fenced block, or one line after `# → `) must appear in `output`, in order. */
-export function missingLines(quoted: string, output: string): string[] {
+function missingLines(quoted: string, output: string): string[] {
   const actual = output.split('\n').map((l) => l.trimEnd());
   const missing: string[] = [];
   let at = 0;
@@ -154,6 +154,24 @@ describe('command output quoted in the docs is what the commands print', () => {
     const page = read(join(root, 'docs/guide/devtools.md'));
     expect(missingLines(blockAfter(page, '**Every command tells what a path is before reading it**'), refusals)).toEqual([]);
   });
+
+  it('docs/guide/live.md: what `rxslice watch` says while the paths hold no transcript', async () => {
+    const page = read(join(root, 'docs/guide/live.md'));
+    const quoted = /\(`(rxslice watch:\s+waiting for transcripts:[^`]*)`/.exec(page)?.[1]?.replace(/\s+/g, ' ');
+    expect(quoted).toBeDefined();
+    const dir = join(tmp, 'p');
+    mkdirSync(dir);
+    const watch = spawn(process.execPath, [BIN, 'watch', dir], { cwd: tmp, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, INIT_CWD: tmp } });
+    try {
+      const said = await new Promise<string>((done, fail) => {
+        onLines(watch.stderr, done);
+        watch.once('exit', (code) => fail(new Error(`rxslice watch exited with ${String(code)}`)));
+      });
+      expect(said.replaceAll(dir, '/p')).toBe(quoted);
+    } finally {
+      watch.kill();
+    }
+  }, 60_000);
 
   it("README.md: the demo's report of the largest bundled transcript", () => {
     expect(missingLines(blockAfter(read(join(root, 'README.md')), '## What the demo prints'), demo)).toEqual([]);
