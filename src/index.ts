@@ -181,6 +181,7 @@ export {
   initialTransition,
   transition,
   toMermaid,
+  targetlessTransitions,
   installMachine,
   sessionMachine,
   MachineTimerFired,
@@ -245,6 +246,8 @@ export type {
   TransitionOptions,
   TransitionResult,
   SessionMachine,
+  TargetlessTransition,
+  ToMermaidOptions,
 } from './machines/index';
 
 export { defineSaga, step, type SagaBuilder, type SagaBuilderConfig, type SagaChain } from './sagas/define-saga';

@@ -4,7 +4,7 @@ import type { SliceDef } from '../slices/reducer';
 import type { Session } from '../session/session-types';
 import { Snapshot, type SnapshotDiff } from '../snapshots/snapshot-ops';
 import type { MachineDefinition } from '../machines/machine-definition';
-import { toMermaid } from '../machines/to-mermaid';
+import { targetlessTransitions, toMermaid, type TargetlessTransition } from '../machines/to-mermaid';
 
 /**
  * What the inspector needs to rebuild a recording's state: the recorded session's slice
@@ -52,8 +52,13 @@ export interface MachineView {
   readonly name: string;
   /** The slice holding the machine's snapshot (`machine/<name>`). */
   readonly slice: string;
-  /** `toMermaid(definition)`, or undefined when the definition was not given. */
+  /**
+   * `toMermaid(definition, { targetless: 'omit' })`, or undefined when the definition was not
+   * given: the targetless transitions are in {@link MachineView.targetless} instead.
+   */
   readonly mermaid: string | undefined;
+  /** The machine's targetless transitions (`targetlessTransitions(definition)`); empty when the definition was not given. */
+  readonly targetless: readonly TargetlessTransition[];
   /** Active state ids (all, document order); empty when the machine had not started. */
   readonly configuration: readonly string[];
   /** Active atomic and final states. */
@@ -278,7 +283,8 @@ export class InspectorModel {
       views.push({
         name: slice.slice(MACHINE_PREFIX.length),
         slice,
-        mermaid: def === undefined ? undefined : toMermaid(def),
+        mermaid: def === undefined ? undefined : toMermaid(def, { targetless: 'omit' }),
+        targetless: def === undefined ? [] : targetlessTransitions(def),
         configuration: snap?.configuration ?? [],
         basicConfiguration: snap?.basicConfiguration ?? [],
         done: snap?.done ?? false,

@@ -1,3 +1,13 @@
+/** @internal Which of the page's optional browser packages are installed beside rxslice. */
+export interface InstalledBrowserPackages {
+  /** `uplot`: the charts. */
+  readonly uplot: boolean;
+  /** `mermaid`: the statechart diagrams. */
+  readonly mermaid: boolean;
+  /** `@mermaid-js/layout-elk`: the diagrams' layout that keeps transition labels off the states. */
+  readonly layoutElk: boolean;
+}
+
 /**
  * @internal The inspector page: one HTML document with its script, served by `serveInspector`
  * (`startInspector` for a recording, `rxslice watch --inspect` for live sessions).
@@ -7,15 +17,18 @@
  * them through one `EventSource` on `/api/stream` (server-sent events; no polling): new events
  * are fetched when the server says they committed, the selected event is kept, and while the
  * last event is selected the selection moves with the session.
+ *
+ * Only the optional packages that are installed are requested (a missing one would be a 404 and
+ * an error in the browser console): where one is missing, the page says what it would show and
+ * the command that installs it.
  */
-export const INSPECTOR_PAGE = `<!doctype html>
+export const inspectorPage = (installed: InstalledBrowserPackages): string => `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <title>rxslice inspector</title>
 <link rel="icon" href="data:,">
-<link rel="stylesheet" href="/vendor/uPlot.min.css">
-<style>
+${installed.uplot ? '<link rel="stylesheet" href="/vendor/uPlot.min.css">\n' : ''}<style>
   :root { --row: 24px; --fg: #1d2330; --muted: #6b7280; --line: #e5e7eb; --sel: #dbeafe; --accent: #2563eb; }
   * { box-sizing: border-box; }
   body { margin: 0; font: 13px/1.4 system-ui, sans-serif; color: var(--fg); height: 100vh; display: flex; flex-direction: column; }
@@ -91,9 +104,12 @@ export const INSPECTOR_PAGE = `<!doctype html>
     <div id="panel"></div>
   </section>
 </main>
-<script src="/vendor/uPlot.iife.min.js"></script>
-<script>
+${installed.uplot ? '<script src="/vendor/uPlot.iife.min.js"></script>\n' : ''}<script>
 'use strict';
+/** The optional packages installed beside rxslice (the server looked): only these are loaded. */
+const INSTALLED = ${JSON.stringify(installed)};
+/** What the page says where an optional package is missing: what it would show, and the command that installs it. */
+const missing = (what, pkg) => el('p', { class: 'muted', 'data-testid': 'missing-package', text: what + ' Install it beside rxslice with: npm i ' + pkg + ' (then restart the inspector).' });
 const ROW = 24, PAGE = 200;
 const $ = (id) => document.getElementById(id);
 const el = (tag, attrs, ...kids) => {
@@ -396,7 +412,17 @@ const TABS = {
         if (m.basicConfiguration.length) lines.push('  class ' + m.basicConfiguration.map(safeId).join(',') + ' active');
         const moved = current ? current.basicConfiguration.filter((id) => !m.basicConfiguration.includes(id)) : [];
         if (moved.length) lines.push('  class ' + moved.map(safeId).join(',') + ' now');
-        section.append(el('div', { class: 'diagram', 'data-source': lines.join('\\n') }), el('details', {}, el('summary', { text: 'Mermaid source' }), el('pre', {}, m.mermaid)));
+        section.append(el('div', { class: 'diagram', 'data-source': lines.join('\\n') }));
+        // Targetless transitions run their actions and leave the states as they are: listed under
+        // the diagram by state, not drawn (a self-loop would read as leaving and re-entering).
+        if (m.targetless.length) {
+          const byState = new Map();
+          for (const t of m.targetless) byState.set(t.state, [...(byState.get(t.state) || []), t.label]);
+          section.append(el('div', { 'data-testid': 'targetless' },
+            el('p', { class: 'muted', text: 'Targetless transitions (they run their actions and change no state):' }),
+            el('ul', {}, ...[...byState].map(([id, labels]) => el('li', {}, el('b', { text: id + ': ' }), labels.join(' · '))))));
+        }
+        section.append(el('details', {}, el('summary', { text: 'Mermaid source' }), el('pre', {}, m.mermaid)));
       } else {
         section.append(el('p', { class: 'muted', text: 'The definition of this statechart was not given to the inspector: only its configuration is shown.' }));
       }
@@ -433,7 +459,7 @@ const TABS = {
       if (names.length === 0) return;
       const host = el('div', { 'data-chart': title });
       box.append(el('h3', { text: title }), host);
-      if (!window.uPlot) { host.append(el('p', { class: 'muted', text: 'uPlot is not installed: no charts.' })); return; }
+      if (!window.uPlot) { host.append(missing('uPlot is not installed: no charts.', 'uplot')); return; }
       const opts = { width: Math.max(320, $('panel').clientWidth - 30), height: 220, scales: { x: { time: false } }, axes: [{ label: 'seq' }, {}],
         series: [{ label: 'seq' }, ...names.map((n, i) => ({ label: n, stroke: PALETTE[i % PALETTE.length], width: 1.5, spanGaps: true }))] };
       new window.uPlot(opts, [x, ...values], host);
@@ -459,13 +485,32 @@ const TABS = {
 const PALETTE = ['#2563eb', '#dc2626', '#16a34a', '#d97706', '#7c3aed', '#0891b2', '#db2777', '#4b5563', '#65a30d', '#9333ea'];
 const color = (outcome) => outcome === 'succeeded' || outcome === 'completed' ? '#16a34a' : outcome === 'running' ? '#d97706' : '#dc2626';
 
-/** mermaid (3.5 MB) is loaded on the first visit to the Statecharts tab, not at open. */
+/**
+ * mermaid (3.5 MB) is loaded on the first visit to the Statecharts tab, not at open, with the ELK
+ * layout (@mermaid-js/layout-elk, 1.7 MB more) when it is installed: ELK places transition labels
+ * on the edges' routes, so no label covers a state (dagre, mermaid's default, draws the labels of
+ * arrows from a compound state to its own children across those children).
+ */
 let mermaidReady = null;
+let elkLayout = false;
 function loadMermaid() {
+  if (!INSTALLED.mermaid) return Promise.resolve();
   return mermaidReady || (mermaidReady = new Promise((resolve) => {
     const script = document.createElement('script');
     script.src = '/vendor/mermaid.min.js';
-    script.onload = () => { window.mermaid.initialize({ startOnLoad: false, securityLevel: 'strict' }); resolve(); };
+    script.onload = async () => {
+      if (INSTALLED.layoutElk) {
+        try {
+          const elk = await import('/vendor/layout-elk/mermaid-layout-elk.esm.min.mjs');
+          window.mermaid.registerLayoutLoaders(elk.default);
+          elkLayout = true;
+        } catch (e) {
+          console.warn('rxslice inspector: the ELK layout did not load, drawing with dagre', e);
+        }
+      }
+      window.mermaid.initialize({ startOnLoad: false, securityLevel: 'strict', ...(elkLayout ? { layout: 'elk' } : {}) });
+      resolve();
+    };
     script.onerror = () => resolve();
     document.head.append(script);
   }));
@@ -475,7 +520,7 @@ let diagramCount = 0;
 async function renderDiagrams(panel) {
   if (panel.querySelector('.diagram')) await loadMermaid();
   for (const host of panel.querySelectorAll('.diagram')) {
-    if (!window.mermaid) { host.append(el('p', { class: 'muted', text: 'mermaid is not installed: the source is below.' })); continue; }
+    if (!window.mermaid) { host.append(missing('mermaid is not installed: no diagram, the Mermaid source is below.', 'mermaid')); continue; }
     try {
       const { svg } = await window.mermaid.render('statechart-' + (++diagramCount), host.dataset.source);
       // mermaid's SVG holds HTML labels (foreignObject, <br>): parse it as HTML. mermaid
@@ -485,6 +530,8 @@ async function renderDiagrams(panel) {
       if (!node) throw new Error('no SVG in the rendering');
       host.append(document.importNode(node, true));
       host.dataset.rendered = 'true';
+      host.dataset.layout = elkLayout ? 'elk' : 'dagre';
+      if (!elkLayout) host.append(missing('Transition labels may cover states in this layout: @mermaid-js/layout-elk lays the diagram out without that.', '@mermaid-js/layout-elk'));
     } catch (e) {
       host.append(el('div', { class: 'error', text: 'mermaid: ' + (e.message || e) }));
     }

@@ -6,7 +6,8 @@ import path from 'node:path';
 import type { Observable } from 'rxjs';
 import { isRxSliceError, RxSliceError } from '../internal/errors';
 import { InspectorModel, type InspectorDefinitions } from './inspector-model';
-import { INSPECTOR_PAGE } from './inspector-page';
+import { inspectorPage } from './inspector-page';
+import { installedBrowserPackages, vendorFile } from './inspector-vendor';
 import { refusalOf, type LocalServerIdentity } from './local-request-guard';
 import { clip, quote } from '../internal/quote';
 
@@ -111,13 +112,6 @@ export class InspectorListenError extends RxSliceError {
   }
 }
 
-/** The browser libraries the page loads, served from this installation's node_modules (no network). */
-const VENDOR: Readonly<Record<string, { readonly module: string; readonly type: string }>> = {
-  '/vendor/mermaid.min.js': { module: 'mermaid/dist/mermaid.min.js', type: 'text/javascript; charset=utf-8' },
-  '/vendor/uPlot.iife.min.js': { module: 'uplot/dist/uPlot.iife.min.js', type: 'text/javascript; charset=utf-8' },
-  '/vendor/uPlot.min.css': { module: 'uplot/dist/uPlot.min.css', type: 'text/css; charset=utf-8' },
-};
-
 /**
  * The page may load and connect to nothing but this server: what it shows never leaves the
  * machine. (Inline script and style: the page is one document; mermaid sets inline styles.)
@@ -145,7 +139,8 @@ class BadRequest extends Error {}
  * (token usage) and phases over the recording.
  *
  * @remarks Works offline and keeps what it shows on this machine: the page and its libraries
- * (mermaid, uPlot: optional peers; without them the page shows the Mermaid source and no charts)
+ * (mermaid, uPlot, @mermaid-js/layout-elk: optional peers; without them the page shows the Mermaid
+ * source and no charts, and names the command that installs each)
  * are served by this server from the local installation, and its Content-Security-Policy lets it
  * connect to nothing else. Listens on 127.0.0.1 unless `host` says otherwise, and refuses (403)
  * requests whose `Host` or `Origin` is not its own (see `refusalOf`: DNS rebinding, other sites'
@@ -212,13 +207,15 @@ export async function serveInspector(options: ServeInspectorOptions): Promise<In
   const wantedPort = options.port ?? 0;
   // This module is built as ESM and as CommonJS (where import.meta is empty): resolve from either.
   const require = createRequire(typeof __filename === 'string' ? __filename : import.meta.url);
+  // The page loads only the optional packages installed now (a restart sees newly installed ones).
+  const page = inspectorPage(installedBrowserPackages(require.resolve));
   let identity: LocalServerIdentity = { port: wantedPort, host, ...(options.allowedHosts === undefined ? {} : { allowedHosts: options.allowedHosts }) };
   const streams = new Set<ServerResponse>();
   const server = createServer((req, res) => {
     const refusal = refusalOf(req.headers, identity);
     if (refusal !== undefined) return send(res, 403, 'text/plain; charset=utf-8', `rxslice inspector: refused: ${refusal}.\n`);
     if (req.method === 'GET' && new URL(req.url ?? '/', 'http://localhost').pathname === '/api/stream') return openStream(source, streams, res);
-    void handle(source, require, req, res);
+    void handle(source, require, page, req, res);
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', (e: NodeJS.ErrnoException) => {
@@ -271,18 +268,19 @@ function openStream(source: InspectorSource, streams: Set<ServerResponse>, res: 
   });
 }
 
-async function handle(source: InspectorSource, require: NodeRequire, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function handle(source: InspectorSource, require: NodeRequire, page: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://localhost');
   try {
     if (req.method !== 'GET') return send(res, 405, 'text/plain; charset=utf-8', 'GET only');
-    if (url.pathname === '/' || url.pathname === '/index.html') return send(res, 200, 'text/html; charset=utf-8', INSPECTOR_PAGE);
-    const vendor = VENDOR[url.pathname];
+    if (url.pathname === '/' || url.pathname === '/index.html') return send(res, 200, 'text/html; charset=utf-8', page);
+    const vendor = url.pathname.startsWith('/vendor/') ? vendorFile(require.resolve, url.pathname) : undefined;
+    if (vendor === 'missing') return send(res, 404, 'text/plain; charset=utf-8', `${url.pathname}: its package is not installed`);
     if (vendor !== undefined) {
       let body: Buffer;
       try {
-        body = await readFile(require.resolve(vendor.module));
+        body = await readFile(vendor.file);
       } catch {
-        return send(res, 404, 'text/plain; charset=utf-8', `${vendor.module} is not installed`);
+        return send(res, 404, 'text/plain; charset=utf-8', 'not found');
       }
       return send(res, 200, vendor.type, body, 'max-age=3600');
     }

@@ -28,6 +28,39 @@ const targetlessNote = (s: StateNode, indent: string): string[] => {
   return lines.length === 0 ? [] : [`${indent}note right of ${safeId(s.id)}`, ...lines, `${indent}end note`];
 };
 
+/** Options of {@link toMermaid}. */
+export interface ToMermaidOptions {
+  /**
+   * Where targetless transitions go: `'note'` (default) lists them in a note beside their state;
+   * `'omit'` leaves them out of the diagram, for a viewer that lists them itself (the inspector
+   * page does, from {@link targetlessTransitions}: notes inside compound states are not drawn by
+   * mermaid's ELK layout, and dagre floats them beside the chart).
+   */
+  readonly targetless?: 'note' | 'omit';
+}
+
+/** One targetless transition of a machine, as {@link toMermaid} labels it. */
+export interface TargetlessTransition {
+  /** The id of the state the transition is written on. */
+  readonly state: string;
+  /** `name [guard]` or `event [guard]`, as the diagram's arrows are labelled; `(eventless)` for an eventless one. */
+  readonly label: string;
+}
+
+/**
+ * The targetless transitions of a machine (SCXML 3.13: they run their content and leave the
+ * configuration as it is), in document order of their states, then in the order written.
+ *
+ * @remarks Synchronous and pure.
+ * @example
+ * ```ts
+ * targetlessTransitions(AgentPhases); // [{ state: 'transcript', label: 'transcript/toolSucceeded transcript/toolFailed' }, ...]
+ * ```
+ */
+export function targetlessTransitions(def: MachineDefinition<unknown, string, string>): TargetlessTransition[] {
+  return [...def.states.values()].flatMap((s) => s.transitions.filter((t) => t.targets.length === 0).map((t) => ({ state: s.id, label: label(t) || '(eventless)' })));
+}
+
 /**
  * Renders a machine as a Mermaid `stateDiagram-v2`, in the layout of the seed's diagram:
  * `[*] --> initial` first, then one arrow per transition and target in the order the
@@ -44,6 +77,7 @@ const targetlessNote = (s: StateNode, indent: string): string[] => {
  * their state (`targetless: event [guard]`) rather than drawn as self-loops, which would read as
  * external self-transitions. Ids that are not plain identifiers are declared with
  * `state "id" as safe_id`. Synchronous and pure; indentation is four spaces per level.
+ * `options.targetless: 'omit'` leaves the notes out (see {@link ToMermaidOptions}).
  * @example
  * ```ts
  * console.log(toMermaid(AgentPhase)); // the seed's AgentPhase, written with named transitions
@@ -61,7 +95,10 @@ const targetlessNote = (s: StateNode, indent: string): string[] => {
  * //     failed --> [*]
  * ```
  */
-export function toMermaid(def: MachineDefinition<unknown, string, string>): string {
+export function toMermaid(def: MachineDefinition<unknown, string, string>, options: ToMermaidOptions = {}): string {
+  const targetless = options.targetless ?? 'note';
+  if (targetless !== 'note' && targetless !== 'omit') throw new TypeError(`toMermaid: options.targetless must be 'note' or 'omit', got ${JSON.stringify(targetless)}`);
+  const notes = targetless === 'note';
   const transitions = [...def.states.values()].flatMap((s) => s.transitions).sort((a, b) => a.order - b.order);
   const arrows: string[] = [];
   const named = new Set<StateNode>();
@@ -83,7 +120,7 @@ export function toMermaid(def: MachineDefinition<unknown, string, string>): stri
     // Mermaid binds a state to the block where it first appears: declare atomic and final
     // states inside their parent's block so that nesting survives top-level arrows. At the top
     // level, an arrow places a state already, unless a note about it comes first.
-    else if ((s.kind === 'atomic' || s.kind === 'final') && (s.parent !== root || !named.has(s) || s.transitions.some((t) => t.targets.length === 0)))
+    else if ((s.kind === 'atomic' || s.kind === 'final') && (s.parent !== root || !named.has(s) || (notes && s.transitions.some((t) => t.targets.length === 0))))
       lines.push(`${indent}${s.id}`);
   };
   const body = (parent: StateNode, indent: string) => {
@@ -105,7 +142,7 @@ export function toMermaid(def: MachineDefinition<unknown, string, string>): stri
         lines.push(`${indent}}`);
       }
       if (s.kind === 'final') (parent === root ? finals : lines).push(`${indent}${safeId(s.id)} --> [*]`);
-      lines.push(...targetlessNote(s, indent));
+      if (notes) lines.push(...targetlessNote(s, indent));
     });
   };
   body(root, INDENT);

@@ -13,6 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSession } from '../../src/index';
 import { InspectorListenError, InspectorModel, refusalOf, serveInspector, startInspector, type Inspector, type InspectorChange } from '../../src/devtools/index';
 import { flightRecorder } from '../../src/jsonl/index';
+import { inspectorPage } from '../../src/devtools/inspector-page';
+import { installedBrowserPackages, vendorFile } from '../../src/devtools/inspector-vendor';
 import { Counter, NoteAdded, Notes } from '../fixtures';
 
 const dir = mkdtempSync(join(tmpdir(), 'rxslice-inspector-server-'));
@@ -165,5 +167,30 @@ describe('serveInspector', () => {
     } finally {
       other.close();
     }
+  });
+});
+
+describe('the page and the optional browser packages', () => {
+  const none = (specifier: string): string => {
+    throw Object.assign(new Error(`Cannot find module '${specifier}'`), { code: 'MODULE_NOT_FOUND' });
+  };
+  const only = (pkg: string) => (specifier: string) => (specifier.startsWith(pkg + '/') ? `/nm/${specifier}` : none(specifier));
+
+  it('knows which are installed, and the page loads only those', () => {
+    expect(installedBrowserPackages(none)).toEqual({ uplot: false, mermaid: false, layoutElk: false });
+    expect(installedBrowserPackages(only('uplot'))).toEqual({ uplot: true, mermaid: false, layoutElk: false });
+    const bare = inspectorPage(installedBrowserPackages(none));
+    expect(bare).not.toMatch(/href="\/vendor\/|src="\/vendor\//);
+    expect(bare).toContain('const INSTALLED = {"uplot":false,"mermaid":false,"layoutElk":false};');
+    expect(inspectorPage({ uplot: true, mermaid: true, layoutElk: true })).toContain('<script src="/vendor/uPlot.iife.min.js"></script>');
+  });
+
+  it('serves the ELK layout\'s chunks from its dist folder, and nothing outside it', () => {
+    const resolve = only('@mermaid-js/layout-elk');
+    expect(vendorFile(resolve, '/vendor/layout-elk/chunks/a/chunk-X.mjs')).toEqual({ file: '/nm/@mermaid-js/layout-elk/dist/chunks/a/chunk-X.mjs', type: 'text/javascript; charset=utf-8' });
+    for (const bad of ['/vendor/layout-elk/../package.json', '/vendor/layout-elk/a/../../x.mjs', '/vendor/layout-elk/x.js', '/vendor/layout-elk/%2e%2e/x.mjs', '/vendor/other.js'])
+      expect(vendorFile(resolve, bad), bad).toBeUndefined();
+    expect(vendorFile(none, '/vendor/layout-elk/x.mjs')).toBe('missing');
+    expect(vendorFile(none, '/vendor/mermaid.min.js')).toBe('missing');
   });
 });

@@ -12,6 +12,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inspectorPage } from '../../src/devtools/inspector-page';
 import { readRecording, type Recording } from '../../src/jsonl/index';
 import { transcriptDefinitions } from '../../src/transcripts/durable';
 import { onLines } from '../child-lines';
@@ -27,6 +28,8 @@ let url: string;
 let browser: Browser;
 let page: Page;
 let recording: Recording;
+/** Every message the page logs at level error (console.error, failed loads, CSP refusals) and every uncaught error. */
+const consoleErrors: string[] = [];
 
 beforeAll(async () => {
   // The README's commands: replay every bundled transcript into one recording, then inspect it.
@@ -49,11 +52,13 @@ beforeAll(async () => {
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
   });
   page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-  const errors: string[] = [];
-  page.on('pageerror', (e) => errors.push(e.message));
+  page.on('console', (m) => {
+    if (m.type() === 'error') consoleErrors.push(`${m.text()} (${m.location().url})`);
+  });
+  page.on('pageerror', (e) => consoleErrors.push(e.message));
   await page.goto(url);
   await page.waitForSelector('#panel[data-tab="state"]');
-  expect(errors).toEqual([]);
+  expect(consoleErrors).toEqual([]);
 }, 120_000);
 
 afterAll(async () => {
@@ -104,6 +109,32 @@ describe('rxslice inspect in headless Chromium', () => {
     expect(await diagram.locator('g.node, g.statediagram-state').count()).toBeGreaterThan(5);
   });
 
+  it('lays the statechart out so that no transition label covers a state, a note or another label', async () => {
+    const diagram = page.locator('.machine[data-machine="agentPhase"] .diagram[data-rendered="true"] svg');
+    // Boxes as the browser draws them: every transition label with text, every state and note
+    // box (compound states by their title, whose box holds their children by design).
+    const boxes = await diagram.evaluate((svg) => {
+      type Box = { what: string; x: number; y: number; w: number; h: number };
+      const box = (what: string, e: Element): Box => {
+        const r = e.getBoundingClientRect();
+        return { what, x: r.x, y: r.y, w: r.width, h: r.height };
+      };
+      const text = (e: Element) => (e.textContent ?? '').trim().replace(/\s+/g, ' ');
+      const labels = Array.from(svg.querySelectorAll('g.edgeLabel')).filter((e) => text(e) !== '').map((e) => box(`label "${text(e)}"`, e.querySelector('.label') ?? e));
+      const states = Array.from(svg.querySelectorAll('g.node')).map((e) => box(`state "${text(e) || e.id}"`, e.querySelector('rect, circle, path') ?? e));
+      const titles = Array.from(svg.querySelectorAll('g.cluster .cluster-label, g.cluster-label')).map((e) => box(`title "${text(e)}"`, e));
+      return { labels, others: [...states, ...titles] };
+    });
+    expect(boxes.labels.length).toBeGreaterThanOrEqual(11);
+    expect(boxes.others.length).toBeGreaterThan(6);
+    const overlaps = (a: { x: number; y: number; w: number; h: number }, b: typeof a) => a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
+    const covered: string[] = [];
+    boxes.labels.forEach((label, i) => {
+      for (const other of [...boxes.labels.slice(i + 1), ...boxes.others]) if (overlaps(label, other)) covered.push(`${label.what} covers ${other.what}`);
+    });
+    expect(covered).toEqual([]);
+  });
+
   it('diffs two points', async () => {
     await page.locator('nav button[data-tab="diff"]').click();
     await page.waitForSelector('[data-testid="diff-summary"]');
@@ -142,5 +173,37 @@ describe('rxslice inspect in headless Chromium', () => {
     await page.screenshot({ path: shot });
     expect(statSync(shot).size).toBeGreaterThan(10_000);
     expect(readFileSync(shot).subarray(1, 4).toString()).toBe('PNG');
+  });
+
+  it('logs no error to the browser console on any tab', async () => {
+    // Runs last: the tabs above loaded mermaid, uPlot, the diff and the timeline.
+    expect(consoleErrors).toEqual([]);
+  });
+
+  it('without the optional packages, requests none of them and names the command that installs each', async () => {
+    // The page as the server writes it where uplot, mermaid and @mermaid-js/layout-elk are not
+    // installed (as in a project that installed rxslice alone); the API is the real server's.
+    const bare = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    const errors: string[] = [];
+    const vendorRequests: string[] = [];
+    bare.on('console', (m) => void (m.type() === 'error' && errors.push(m.text())));
+    bare.on('pageerror', (e) => errors.push(e.message));
+    await bare.route(url, (route) => route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: inspectorPage({ uplot: false, mermaid: false, layoutElk: false }) }));
+    await bare.route('**/vendor/**', (route) => {
+      vendorRequests.push(route.request().url());
+      return route.fulfill({ status: 404, contentType: 'text/plain', body: 'not installed' });
+    });
+    try {
+      await bare.goto(url);
+      await bare.waitForSelector('#panel[data-tab="state"]');
+      await bare.locator('nav button[data-tab="machines"]').click();
+      await expect.poll(() => bare.locator('.machine[data-machine="agentPhase"] [data-testid="missing-package"]').textContent()).toContain('npm i mermaid');
+      await bare.locator('nav button[data-tab="charts"]').click();
+      await expect.poll(() => bare.locator('[data-chart="Token usage"] [data-testid="missing-package"]').textContent()).toContain('npm i uplot');
+      expect(vendorRequests).toEqual([]);
+      expect(errors).toEqual([]);
+    } finally {
+      await bare.close();
+    }
   });
 });

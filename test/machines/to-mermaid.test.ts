@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { defineMachine, toMermaid } from '../../src/machines/index.js';
+import { defineMachine, targetlessTransitions, toMermaid } from '../../src/machines/index.js';
 
 describe('toMermaid', () => {
   it('renders nesting, parallel regions, history, guards, initial and final states', () => {
@@ -87,6 +87,28 @@ describe('toMermaid', () => {
         '    step --> step: again',
       ].join('\n'),
     );
+  });
+
+  it("targetless: 'omit' leaves the notes out, and targetlessTransitions lists them for a viewer that shows them itself", () => {
+    const m = defineMachine('t', {
+      context: { n: 0 },
+      states: {
+        run: {
+          states: { step: { on: { tick: { actions: [] }, poke: { guard: function isReady() { return true; }, actions: [] }, again: 'step' } } },
+          on: { 'run/noted': { actions: [] } },
+        },
+      },
+    });
+    expect(toMermaid(m, { targetless: 'omit' })).toBe(
+      ['stateDiagram-v2', '    [*] --> run', '    state run {', '        [*] --> step', '        step', '    }', '    step --> step: again'].join('\n'),
+    );
+    expect(targetlessTransitions(m)).toEqual([
+      { state: 'run', label: 'run/noted' },
+      { state: 'step', label: 'tick' },
+      { state: 'step', label: 'poke [isReady]' },
+    ]);
+    // @ts-expect-error -- not an option: a clear error at run time too
+    expect(() => toMermaid(m, { targetless: 'notes' })).toThrow(/options\.targetless must be 'note' or 'omit', got "notes"/);
   });
 
   it('labels a named transition with its name, draws arrows in written order and final arrows last', () => {
