@@ -120,7 +120,7 @@ export class PostgresEventLog {
          FROM s, unnest($4::float8[], $5::text[], $6::json[], $7::json[], $8::text[]) WITH ORDINALITY AS e(at, type, payload, meta, key, ord)
          RETURNING 1
        )
-       SELECT s.base, (SELECT count(*) FROM ins) AS n, pg_notify($9, $1) FROM s`,
+       SELECT s.base, (SELECT count(*) FROM ins) AS n FROM s`,
       [
         this.sessionId,
         n,
@@ -130,7 +130,6 @@ export class PostgresEventLog {
         batch.map((e) => e.payload),
         batch.map((e) => e.meta),
         batch.map((e) => e.idempotencyKey),
-        t.channel,
       ],
       'appending',
     );

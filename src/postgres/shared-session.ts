@@ -270,6 +270,8 @@ export class SharedSessionImpl implements SharedSession {
           for (const o of [...batch, ...this.outbox.splice(0)]) this.fail(o, error);
           continue;
         }
+        // Committed: wake the readers of other processes (after the commit, not inside it; see LogListener).
+        if (results.some((r) => !r.duplicate)) this.listener.wake();
         for (let i = 0; i < batch.length; i++) {
           const o = batch[i] as Outgoing;
           const { event, duplicate } = results[i] as { event: LoggedEvent; duplicate: boolean };
