@@ -12,6 +12,7 @@ import { sagaRecoveryWorkload, sagaWorkload } from './w11-sagas';
 import { journalAppendWorkload, journalRecoverWorkload } from './w10-jsonl';
 import { checkpointGrowthWorkload } from './w13-checkpoints';
 import { sharedLogWorkload } from './w14-shared';
+import { coldOpenWorkload } from './w14-open';
 import { groupCommitWorkload, oneSessionWorkload, sessionWorkloads } from './w14-scale';
 import { memoryWorkload } from './w16-memory';
 import { logReadWorkload } from './w23-log-read';
@@ -41,6 +42,7 @@ export const WORKLOADS: readonly Workload[] = [
   ...sessionWorkloads,
   oneSessionWorkload,
   groupCommitWorkload,
+  coldOpenWorkload,
   memoryWorkload,
   logReadWorkload,
 ];

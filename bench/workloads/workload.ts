@@ -30,6 +30,7 @@ export const CONTENDER_LABELS: Readonly<Record<string, string>> = {
   'rxslice-noclock': 'rxslice (no clock read)',
   'rxslice-listener-noclock': 'rxslice (listener, no clock read)',
   zustand: 'Zustand 5',
+  'rxslice-snapshot': 'rxslice (from a snapshot)',
   emmett: 'Emmett (PostgreSQL)',
 };
 
