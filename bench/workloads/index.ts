@@ -13,7 +13,7 @@ import { journalAppendWorkload, journalRecoverWorkload } from './w10-jsonl';
 import { checkpointGrowthWorkload } from './w13-checkpoints';
 import { sharedLogWorkload } from './w14-shared';
 import { coldOpenWorkload } from './w14-open';
-import { groupCommitWorkload, oneSessionWorkload, sessionWorkloads } from './w14-scale';
+import { groupCommitWorkload, oneSessionWorkload, sessions1Workload, sessions2Workload, sessions4Workload, sessions8Workload, sessions16Workload } from './w14-scale';
 import { memoryWorkload } from './w16-memory';
 import { logReadWorkload } from './w23-log-read';
 import type { Workload } from './workload';
@@ -39,7 +39,11 @@ export const WORKLOADS: readonly Workload[] = [
   sagaRecoveryWorkload,
   checkpointGrowthWorkload,
   sharedLogWorkload,
-  ...sessionWorkloads,
+  sessions1Workload,
+  sessions2Workload,
+  sessions4Workload,
+  sessions8Workload,
+  sessions16Workload,
   oneSessionWorkload,
   groupCommitWorkload,
   coldOpenWorkload,

@@ -178,7 +178,12 @@ const sessionsWorkload = (n: number): Workload => {
   };
 };
 
-export const sessionWorkloads: readonly Workload[] = [1, 2, 4, 8, 16].map(sessionsWorkload);
+// (One export per workload: the bench runner bundles each workload on its own.)
+export const sessions1Workload = sessionsWorkload(1);
+export const sessions2Workload = sessionsWorkload(2);
+export const sessions4Workload = sessionsWorkload(4);
+export const sessions8Workload = sessionsWorkload(8);
+export const sessions16Workload = sessionsWorkload(16);
 
 const oneSession: Shape = { processes: 4, shared: true, count: 500, inFlight: 4, burst: 1 };
 /** Workload 14o: 4 processes × 4 appends in flight on one session / stream. */
