@@ -12,6 +12,8 @@ import { sagaRecoveryWorkload, sagaWorkload } from './w11-sagas';
 import { journalAppendWorkload, journalRecoverWorkload } from './w10-jsonl';
 import { checkpointGrowthWorkload } from './w13-checkpoints';
 import { sharedLogWorkload } from './w14-shared';
+import { coldOpenWorkload } from './w14-open';
+import { groupCommitWorkload, oneSessionWorkload, sessions1Workload, sessions2Workload, sessions4Workload, sessions8Workload, sessions16Workload } from './w14-scale';
 import { memoryWorkload } from './w16-memory';
 import { logReadWorkload } from './w23-log-read';
 import { watchCatchUpWorkload, watchDirectoryWorkload } from './w24-watch';
@@ -38,6 +40,14 @@ export const WORKLOADS: readonly Workload[] = [
   sagaRecoveryWorkload,
   checkpointGrowthWorkload,
   sharedLogWorkload,
+  sessions1Workload,
+  sessions2Workload,
+  sessions4Workload,
+  sessions8Workload,
+  sessions16Workload,
+  oneSessionWorkload,
+  groupCommitWorkload,
+  coldOpenWorkload,
   memoryWorkload,
   logReadWorkload,
   watchCatchUpWorkload,

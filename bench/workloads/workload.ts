@@ -33,6 +33,7 @@ export const CONTENDER_LABELS: Readonly<Record<string, string>> = {
   'rxslice-arrays': 'rxslice (one array per slice)',
   'rxslice-listener-noclock': 'rxslice (listener, no clock read)',
   zustand: 'Zustand 5',
+  'rxslice-snapshot': 'rxslice (from a snapshot)',
   emmett: 'Emmett (PostgreSQL)',
 };
 

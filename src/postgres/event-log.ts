@@ -120,7 +120,7 @@ export class PostgresEventLog {
          FROM s, unnest($4::float8[], $5::text[], $6::json[], $7::json[], $8::text[]) WITH ORDINALITY AS e(at, type, payload, meta, key, ord)
          RETURNING 1
        )
-       SELECT s.base, (SELECT count(*) FROM ins) AS n, pg_notify($9, $1) FROM s`,
+       SELECT s.base, (SELECT count(*) FROM ins) AS n FROM s`,
       [
         this.sessionId,
         n,
@@ -130,7 +130,6 @@ export class PostgresEventLog {
         batch.map((e) => e.payload),
         batch.map((e) => e.meta),
         batch.map((e) => e.idempotencyKey),
-        t.channel,
       ],
       'appending',
     );
@@ -160,6 +159,64 @@ export class PostgresEventLog {
       'reading the log',
     );
     return rows.map(toLogged);
+  }
+
+  /**
+   * Streams every event after `afterSeq` in `seq` order, in batches of `batchSize`, to
+   * `onBatch` (the cold open's read: no per-batch query of its own). One cursor in one read-only
+   * transaction on one client: its plan is made once, for a fast start (an index scan), so a
+   * long log is read in one pass, never rescanned per batch whatever the table's statistics say;
+   * the next batch is fetched while `onBatch` reduces the current one. Rows come as arrays, the
+   * JSON of payload and meta as text, decoded once here. `onBatch` returns false to stop early.
+   * Resolves with the number of events handed over. @throws {@link SharedLogError}
+   */
+  async stream(afterSeq: number, batchSize: number, onBatch: (events: LoggedEvent[]) => boolean): Promise<number> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (error) {
+      throw new SharedLogError(`reading the log failed for session ${quote(this.sessionId)}`, error);
+    }
+    const ignore = (): void => undefined;
+    client.on('error', ignore);
+    let broken = false;
+    let count = 0;
+    const fetch = (): Promise<pg.QueryArrayResult<[string, number, string, string | null, string | null]>> =>
+      client.query({ text: `FETCH FORWARD ${batchSize} FROM rxslice_replay`, rowMode: 'array' });
+    try {
+      await client.query('BEGIN READ ONLY');
+      await client.query(
+        `DECLARE rxslice_replay NO SCROLL CURSOR FOR SELECT seq, at, type, payload::text, meta::text FROM ${this.tables.events} WHERE session_id = $1 AND seq > $2 ORDER BY seq`,
+        [this.sessionId, afterSeq],
+      );
+      let next = fetch();
+      for (;;) {
+        const { rows } = await next;
+        // Fetch on while this batch is reduced (pg queues the query on the client).
+        const more = rows.length === batchSize;
+        if (more) next = fetch();
+        const events = new Array<LoggedEvent>(rows.length);
+        for (let i = 0; i < rows.length; i++) {
+          const [seq, at, type, payload, meta] = rows[i] as [string, number, string, string | null, string | null];
+          events[i] = { seq: Number(seq), at, type, payload: payload === null ? null : JSON.parse(payload), meta: meta === null ? {} : (JSON.parse(meta) as EnvelopeMeta) };
+        }
+        count += events.length;
+        const goOn = events.length > 0 && onBatch(events);
+        if (!more) break;
+        if (!goOn) {
+          await next.catch(() => undefined);
+          break;
+        }
+      }
+      await client.query('COMMIT');
+      return count;
+    } catch (error) {
+      broken = true;
+      throw error instanceof SharedLogError ? error : new SharedLogError(`reading the log failed for session ${quote(this.sessionId)}`, error);
+    } finally {
+      client.off('error', ignore);
+      client.release(broken);
+    }
   }
 
   /** The newest snapshot of the session at or below `maxSeq` (JSON text), if any. */

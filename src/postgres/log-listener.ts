@@ -10,14 +10,37 @@ export interface LogListenerHooks {
 }
 
 /**
+ * Sends one wake-up: a transaction of its own, with `synchronous_commit` off for it alone (it
+ * writes nothing worth a WAL flush, so the notify lock is held for microseconds).
+ */
+const WAKE_UP = "SELECT set_config('synchronous_commit', 'off', true), pg_notify($1, $2)";
+
+/**
  * @internal The LISTEN connection of a shared session (docs/ARCHITECTURE.md, "Shared sessions"):
  * a notification naming the session wakes a catch-up. A connection that cannot be made or is lost
  * is reported and released, and tried again `retryMs` later (polling reads on meanwhile); every
  * connection made is followed by a catch-up, for the events committed while no one listened.
+ *
+ * @remarks It also sends this process's wake-ups ({@link LogListener.wake}), after an append
+ * committed. A NOTIFY inside the write transaction makes its commit take PostgreSQL's
+ * database-wide notify lock (`object pg_database objid 0`, AccessExclusiveLock) and hold it
+ * through the commit's WAL flush, so every session of the database would commit one at a time.
+ * The wake-up is a transaction of its own instead, without a WAL flush, coalesced: while one is
+ * on its way, any number of commits ask for one more, sent when it returns. Sent on the LISTEN
+ * connection, it comes back to this process with that connection's backend id, and is ignored
+ * here (this process applied its own appends already); with no LISTEN connection it goes
+ * through the pool.
+ *
+ * A wake-up is only a hint: readers read by position, apply a contiguous prefix, and poll
+ * behind it. One lost (a connection broke, the process died between commit and wake-up) or late
+ * delays a reader by at most its polling interval; one early finds nothing new. Neither can lose
+ * or reorder an event.
  */
 export class LogListener {
   private client: pg.PoolClient | undefined;
   private closed = false;
+  private waking = false;
+  private wakeAgain = false;
   /** Pending reconnection timers. */
   private readonly retries = new Subscription();
 
@@ -52,8 +75,10 @@ export class LogListener {
       this.retry();
     };
     client.on('error', lost);
+    // The backend id PostgreSQL gave the connection (pg keeps it from BackendKeyData).
+    const pid = (client as unknown as { processID?: number }).processID ?? -1;
     client.on('notification', (message) => {
-      if (message.payload === this.sessionId) this.hooks.catchUp();
+      if (message.payload === this.sessionId && message.processId !== pid) this.hooks.catchUp();
     });
     this.client = client;
     try {
@@ -66,7 +91,38 @@ export class LogListener {
     this.hooks.catchUp();
   }
 
-  /** Stops reconnecting and releases the connection. Idempotent. */
+  /**
+   * Wakes the readers of the session in every process (call it after an append committed): sent
+   * now, or once the wake-up on its way returns (coalesced). Never throws; a failure is reported.
+   */
+  wake(): void {
+    if (this.closed) return;
+    if (this.waking) {
+      this.wakeAgain = true;
+      return;
+    }
+    this.waking = true;
+    void this.sendWakeUps();
+  }
+
+  private async sendWakeUps(): Promise<void> {
+    try {
+      do {
+        this.wakeAgain = false;
+        const client = this.client;
+        try {
+          await (client ?? this.pool).query(WAKE_UP, [this.channel, this.sessionId]);
+        } catch (error) {
+          // A LISTEN connection that broke is reported once, by `lost`.
+          if (!this.closed && (client === undefined || this.client === client)) this.hooks.report(new SharedLogError('waking the other processes failed (the append is committed; their polling finds it)', error));
+        }
+      } while (this.wakeAgain && !this.closed);
+    } finally {
+      this.waking = false;
+    }
+  }
+
+  /** Stops reconnecting and waking, and releases the connection. Idempotent. */
   close(): void {
     this.closed = true;
     this.retries.unsubscribe();

@@ -34,6 +34,8 @@ interface Outgoing {
 }
 
 const READ_BATCH = 2_000;
+/** Events per FETCH of the cold open's cursor. */
+const REPLAY_BATCH = 5_000;
 const NEVER_HELD: Observable<boolean> = of(false);
 const GAP_REPORT_AFTER = 3;
 
@@ -157,6 +159,7 @@ export class SharedSessionImpl implements SharedSession {
     await this.restoreLatestSnapshot();
     this.internals.forwardTo((env) => this.forward(env));
     const from = this.position;
+    await this.replay();
     await this.listener.connect();
     await this.catchUp();
     this.startup = { ...this.startup, replayed: this.position - from, ms: Date.now() - started };
@@ -185,6 +188,29 @@ export class SharedSessionImpl implements SharedSession {
     this.local.restore(snapshot);
     this.position = this.lastSnapshotSeq = row.seq;
     this.startup = { ...this.startup, fromSnapshot: row.seq };
+  }
+
+  /**
+   * The cold open's replay of the log after the snapshot (or from the start): one streamed
+   * read ({@link PostgresEventLog.stream}) reduced event by event straight into the local session,
+   * without the live path's bookkeeping (no waiting dispatches, appends in flight, or out-of-order
+   * events can exist yet). Stops at a hole (the catch-up that follows waits there and reports it).
+   * A reducer that throws changes nothing, as on the live path (the session reports it).
+   */
+  private async replay(): Promise<void> {
+    await this.log.stream(this.position, REPLAY_BATCH, (events) => {
+      if (this.disposed) return false;
+      for (const logged of events) {
+        if (logged.seq !== this.position + 1) return false;
+        try {
+          this.internals.applyLogged({ seq: logged.seq, at: logged.at, event: { type: logged.type, payload: logged.payload }, meta: logged.meta });
+        } catch {
+          // ReducerError: the event changed nothing, in every process alike (reported on errors$).
+        }
+        this.position = logged.seq;
+      }
+      return true;
+    });
   }
 
   /** Every slice registered in the local session (the options' slices, statecharts', sagas'). */
@@ -270,6 +296,8 @@ export class SharedSessionImpl implements SharedSession {
           for (const o of [...batch, ...this.outbox.splice(0)]) this.fail(o, error);
           continue;
         }
+        // Committed: wake the readers of other processes (after the commit, not inside it; see LogListener).
+        if (results.some((r) => !r.duplicate)) this.listener.wake();
         for (let i = 0; i < batch.length; i++) {
           const o = batch[i] as Outgoing;
           const { event, duplicate } = results[i] as { event: LoggedEvent; duplicate: boolean };
