@@ -6,7 +6,8 @@ import type { EffectRegistration } from '../effects/effect-runtime';
 import { runEffect } from '../effects/handle-effect';
 import { installEffects } from '../effects/install-effects';
 import type { MachineDefinition } from '../machines/machine-definition';
-import { installMachine, sessionMachine, type SessionMachine } from '../machines/session-machine';
+import type { SessionMachine } from '../machines/session-machine';
+import { layerOf, MACHINE_LAYER, type MachineLayer } from '../session/feature-layers';
 import type { AnySagaDef, InferSagaInput, InferSagaResult } from '../sagas/define-saga';
 import { installSagas, resumeSagas, runSaga, sagaHistory } from '../sagas/run-saga';
 import type { SagaHistoryOptions, SagaRecord } from '../sagas/saga-history';
@@ -145,9 +146,9 @@ export function createSession<TDeps = unknown>(options: SessionOptions<TDeps>): 
     runEffect: (effect: Effect) => runEffect(session, effect),
     effects$: fx.effects$,
     install: ((definition: MachineDefinition<unknown, string, string> | SliceDef<string, unknown>, options?: InstallSliceOptions<unknown>) =>
-      isSliceDef(definition) ? installSlice(session, definition, options) : installMachine(session, definition)) as Session<TDeps>['install'],
+      isSliceDef(definition) ? installSlice(session, definition, options) : machineLayerOf(definition).install(session, definition)) as Session<TDeps>['install'],
     machine: <TContext, TEventType extends string, TStateId extends string>(machine: MachineDefinition<TContext, TEventType, TStateId>) =>
-      sessionMachine(session, machine),
+      machineLayerOf(machine).machine(session, machine) as SessionMachine<TContext, TEventType, TStateId>,
   });
   return session;
 }
@@ -155,4 +156,19 @@ export function createSession<TDeps = unknown>(options: SessionOptions<TDeps>): 
 /** A slice definition (defineSlice's shape), as opposed to a machine definition. */
 function isSliceDef(value: unknown): value is SliceDef<string, unknown> {
   return value !== null && typeof value === 'object' && 'policy' in value && 'reducers' in value && Array.isArray((value as { reducers?: unknown }).reducers);
+}
+
+/**
+ * The statechart functions a machine definition carries (see `MACHINE_LAYER`): the core session
+ * imports no statechart code, the definition brings it.
+ * @throws TypeError for a value that `defineMachine`, `setupMachine` or `fromSCXML` did not make.
+ */
+function machineLayerOf(definition: unknown): MachineLayer {
+  const layer = layerOf<MachineLayer>(definition, MACHINE_LAYER);
+  if (layer === undefined) {
+    throw new TypeError(
+      `session.install / session.machine take a slice from defineSlice or a machine from defineMachine, setupMachine or fromSCXML (got ${definition === null ? 'null' : typeof definition}).`,
+    );
+  }
+  return layer;
 }
