@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { defineEvent } from '../events/define-event';
 import type { Event, EventCreator } from '../events/event';
 import { InvalidEffectDefinitionError, InvalidEffectOptionsError } from './errors';
-import { InvalidRetryPolicyError, RetryPolicy, type RetrySpec } from './retry-policy';
+import type { RetryPolicy, RetrySpec } from './retry-policy';
 import { quote } from '../internal/quote';
 import { instanceOptions } from './instance-options';
 import { EFFECTS_LAYER, linkLayer } from '../session/feature-layers';
