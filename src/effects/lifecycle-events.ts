@@ -60,19 +60,19 @@ export type EffectFailedPayload =
  * });
  * ```
  */
-export const EffectStarted = defineEventUnchecked<EffectRef & { readonly attempt: number }>('rxslice.effect.started');
+export const EffectStarted = /* @__PURE__ */ defineEventUnchecked<EffectRef & { readonly attempt: number }>('rxslice.effect.started');
 /**
  * See {@link EffectStarted}: an attempt's handler completed without error (after its result,
  * if any, was mapped by `onSuccess` and dispatched).
  * @example `EffectSucceeded.match(e) && e.payload.attempt` // the attempt that succeeded, from 1
  */
-export const EffectSucceeded = defineEventUnchecked<EffectRef & { readonly attempt: number }>('rxslice.effect.succeeded');
+export const EffectSucceeded = /* @__PURE__ */ defineEventUnchecked<EffectRef & { readonly attempt: number }>('rxslice.effect.succeeded');
 /**
  * See {@link EffectStarted}. `attempt` is the attempt that will start after `delayMs`
  * (milliseconds on the session scheduler, from the retry policy, jitter included).
  * @example `EffectRetrying.match(e) && e.payload.delayMs` // e.g. 100, 200, 400 for exponential({ initialDelayMs: 100 })
  */
-export const EffectRetrying = defineEventUnchecked<
+export const EffectRetrying = /* @__PURE__ */ defineEventUnchecked<
   EffectRef & { readonly attempt: number; readonly delayMs: number; readonly error: ErrorInfo }
 >('rxslice.effect.retrying');
 /**
@@ -80,21 +80,21 @@ export const EffectRetrying = defineEventUnchecked<
  * `session.errors$` too.
  * @example `EffectFailed.match(e) && e.payload.kind === 'effect' && e.payload.attempts` // attempts made
  */
-export const EffectFailed = defineEventUnchecked<EffectFailedPayload>('rxslice.effect.failed');
+export const EffectFailed = /* @__PURE__ */ defineEventUnchecked<EffectFailedPayload>('rxslice.effect.failed');
 /**
  * See {@link EffectStarted}. `compensation` is the type of the event the `compensate` callback
  * returned; dispatched once, after that event was accepted.
  * @example `EffectCompensated.match(e) && e.payload.compensation` // e.g. 'notify/abandoned'
  */
-export const EffectCompensated = defineEventUnchecked<EffectRef & { readonly compensation: string }>('rxslice.effect.compensated');
+export const EffectCompensated = /* @__PURE__ */ defineEventUnchecked<EffectRef & { readonly compensation: string }>('rxslice.effect.compensated');
 /**
  * See {@link EffectStarted}: the run was unsubscribed before it settled (`'switch'`, a race
  * loser, `stop()` or `dispose()`); an async handler's `ctx.signal` is aborted.
  * @example `EffectCancelled.match(e) && e.payload.effectId`
  */
-export const EffectCancelled = defineEventUnchecked<EffectRef & { readonly attempt: number }>('rxslice.effect.cancelled');
+export const EffectCancelled = /* @__PURE__ */ defineEventUnchecked<EffectRef & { readonly attempt: number }>('rxslice.effect.cancelled');
 /**
  * See {@link EffectStarted}. Dropped effects never start, so they have no `effectId`.
  * @example `EffectDropped.match(e) && e.payload.reason` // 'exhaust'
  */
-export const EffectDropped = defineEventUnchecked<{ readonly effectType: string; readonly reason: 'exhaust' }>('rxslice.effect.dropped');
+export const EffectDropped = /* @__PURE__ */ defineEventUnchecked<{ readonly effectType: string; readonly reason: 'exhaust' }>('rxslice.effect.dropped');

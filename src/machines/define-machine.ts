@@ -4,6 +4,8 @@ import { InvalidMachineError } from './errors.js';
 import type { MachineConfig } from './machine-config.js';
 import type { MachineDefinition } from './machine-definition.js';
 import type { MachineTypes } from './machine-types.js';
+import { MACHINE_LAYER, withLayer } from '../session/feature-layers';
+import { machineLayer } from './machine-layer.js';
 
 /**
  * Declares a statechart: atomic, compound (`initial`), parallel, final and history states;
@@ -67,15 +69,23 @@ export function defineMachine<
     if (typeof type !== 'string' || type.length === 0) throw new InvalidMachineError(name, `events[${i}] is not an event creator: pass creators made by defineEvent, e.g. events: [StepAdded].`);
     return type;
   });
-  return Object.freeze({
-    name,
-    root,
-    states,
-    stateIds: [...states.keys()].filter((id) => id !== ROOT_ID) as MachineTypes.StateIdsOf<TStates>[],
-    invalidTransitions: cfg.invalidTransitions ?? 'throw',
-    maxMicrosteps: cfg.maxMicrosteps ?? 10_000,
-    initialContext,
-    startActions,
-    events: Object.freeze([...new Set(events)]),
-  });
+  // The definition carries installMachine/sessionMachine: `session.install(def)` reaches them
+  // through it, so the core session imports no statechart code.
+  return Object.freeze(
+    withLayer(
+      {
+        name,
+        root,
+        states,
+        stateIds: [...states.keys()].filter((id) => id !== ROOT_ID) as MachineTypes.StateIdsOf<TStates>[],
+        invalidTransitions: cfg.invalidTransitions ?? 'throw',
+        maxMicrosteps: cfg.maxMicrosteps ?? 10_000,
+        initialContext,
+        startActions,
+        events: Object.freeze([...new Set(events)]),
+      },
+      MACHINE_LAYER,
+      machineLayer,
+    ),
+  );
 }

@@ -34,7 +34,7 @@ import { quote } from '../internal/quote';
  * session.committed$.subscribe((c) => MachineTimerFired.match(c.event) && console.log(c.event.payload.machine)); // Logs: agentPhase
  * ```
  */
-export const MachineTimerFired = defineEventUnchecked<{ readonly machine: string }>('rxslice.machine.timerFired');
+export const MachineTimerFired = /* @__PURE__ */ defineEventUnchecked<{ readonly machine: string }>('rxslice.machine.timerFired');
 
 /**
  * A machine installed in a session: its snapshot lives in a `'state'` slice, events dispatched

@@ -4,6 +4,8 @@ import type { EventCreator } from '../events/event';
 import type { RetryPolicy } from '../effects/retry-policy';
 import { InvalidSagaDefinitionError } from './errors';
 import { quote } from '../internal/quote';
+import { linkLayer, SAGA_LAYER } from '../session/feature-layers';
+import { sagaLayer } from './saga-layer';
 
 /**
  * What a step's `run` and `compensate` receive besides their data: the saga's dependencies,
@@ -223,6 +225,8 @@ function checkSteps(name: string, steps: readonly AnySagaStep[]): void {
 
 function sagaDef(name: string, input: z.ZodType<unknown>, startOn: EventCreator<string, any> | undefined, steps: readonly AnySagaStep[]): SagaChain<string, unknown, readonly AnySagaStep[], unknown> {
   checkSteps(name, steps);
+  // Sessions run sagas through the layer a definition links: the core session imports no saga code.
+  linkLayer(SAGA_LAYER, sagaLayer);
   return Object.freeze({
     name,
     input,

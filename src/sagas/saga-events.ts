@@ -24,9 +24,9 @@ export interface SagaRef {
  * session.committed$.subscribe((c) => SagaStepSucceeded.match(c.event) && console.log(c.event.payload.step)); // Logs: createResources
  * ```
  */
-export const SagaStarted = defineEventUnchecked<SagaRef & { readonly input: unknown }>('rxslice.saga.started');
+export const SagaStarted = /* @__PURE__ */ defineEventUnchecked<SagaRef & { readonly input: unknown }>('rxslice.saga.started');
 /** See {@link SagaStarted}: an attempt of a step starts (`attempt` from 1; `resumed` after recovery). */
-export const SagaStepStarted = defineEventUnchecked<SagaRef & { readonly step: string; readonly attempt: number; readonly resumed?: boolean }>(
+export const SagaStepStarted = /* @__PURE__ */ defineEventUnchecked<SagaRef & { readonly step: string; readonly attempt: number; readonly resumed?: boolean }>(
   'rxslice.saga.stepStarted',
 );
 /**
@@ -46,19 +46,19 @@ export const SagaStepStarted = defineEventUnchecked<SagaRef & { readonly step: s
  * });
  * ```
  */
-export const SagaStepRetrying = defineEventUnchecked<
+export const SagaStepRetrying = /* @__PURE__ */ defineEventUnchecked<
   SagaRef & { readonly step: string; readonly attempt: number; readonly delayMs: number; readonly error: ErrorInfo }
 >('rxslice.saga.stepRetrying');
 /** See {@link SagaStarted}: a step completed; `result` is stored in the saga's progress. */
-export const SagaStepSucceeded = defineEventUnchecked<SagaRef & { readonly step: string; readonly attempt: number; readonly result: unknown }>(
+export const SagaStepSucceeded = /* @__PURE__ */ defineEventUnchecked<SagaRef & { readonly step: string; readonly attempt: number; readonly result: unknown }>(
   'rxslice.saga.stepSucceeded',
 );
 /** See {@link SagaStarted}: a step failed for good (its last attempt). */
-export const SagaStepFailed = defineEventUnchecked<SagaRef & { readonly step: string; readonly attempts: number; readonly error: ErrorInfo }>(
+export const SagaStepFailed = /* @__PURE__ */ defineEventUnchecked<SagaRef & { readonly step: string; readonly attempts: number; readonly error: ErrorInfo }>(
   'rxslice.saga.stepFailed',
 );
 /** See {@link SagaStarted}: the rollback starts; `steps` are the completed steps to compensate, in the order they will be. */
-export const SagaCompensating = defineEventUnchecked<
+export const SagaCompensating = /* @__PURE__ */ defineEventUnchecked<
   SagaRef & { readonly reason: 'failed' | 'cancelled'; readonly step?: string; readonly steps: readonly string[] }
 >('rxslice.saga.compensating');
 /**
@@ -66,18 +66,18 @@ export const SagaCompensating = defineEventUnchecked<
  * and the step's retry policy allows another (`attempt` is the one that starts after `delayMs`).
  * @example `SagaCompensationRetrying.match(e) && e.payload.attempt` // 2 for the first retry of the compensation
  */
-export const SagaCompensationRetrying = defineEventUnchecked<
+export const SagaCompensationRetrying = /* @__PURE__ */ defineEventUnchecked<
   SagaRef & { readonly step: string; readonly attempt: number; readonly delayMs: number; readonly error: ErrorInfo }
 >('rxslice.saga.compensationRetrying');
 /** See {@link SagaStarted}: a step's compensation succeeded. */
-export const SagaStepCompensated = defineEventUnchecked<SagaRef & { readonly step: string }>('rxslice.saga.stepCompensated');
+export const SagaStepCompensated = /* @__PURE__ */ defineEventUnchecked<SagaRef & { readonly step: string }>('rxslice.saga.stepCompensated');
 /** See {@link SagaStarted}: a step's compensation failed (also reported on `errors$`); the rollback goes on. */
-export const SagaCompensationFailed = defineEventUnchecked<SagaRef & { readonly step: string; readonly error: ErrorInfo }>(
+export const SagaCompensationFailed = /* @__PURE__ */ defineEventUnchecked<SagaRef & { readonly step: string; readonly error: ErrorInfo }>(
   'rxslice.saga.compensationFailed',
 );
 /** See {@link SagaStarted}: every step completed. */
-export const SagaCompleted = defineEventUnchecked<SagaRef>('rxslice.saga.completed');
+export const SagaCompleted = /* @__PURE__ */ defineEventUnchecked<SagaRef>('rxslice.saga.completed');
 /** See {@link SagaStarted}: the rollback ended; `step` failed (absent when cancelled). */
-export const SagaFailed = defineEventUnchecked<SagaRef & { readonly step?: string; readonly error: ErrorInfo; readonly compensationFailures: readonly string[] }>(
+export const SagaFailed = /* @__PURE__ */ defineEventUnchecked<SagaRef & { readonly step?: string; readonly error: ErrorInfo; readonly compensationFailures: readonly string[] }>(
   'rxslice.saga.failed',
 );

@@ -66,7 +66,7 @@ const finish = (view: View, sagaId: string): SliceOp<SagaProgress> =>
  * `createSession({ sagas })` or on the first `runSaga`; snapshots and durable storage cover it,
  * and `resumeSagas` reads it. Reducers are idempotent: a transition recorded twice changes nothing.
  */
-export const SagaProgressSlice = defineSlice<SagaProgress, 'rxslice/sagas'>('rxslice/sagas', {
+export const SagaProgressSlice = /* @__PURE__ */ defineSlice<SagaProgress, 'rxslice/sagas'>('rxslice/sagas', {
   policy: 'state',
   reducers: ({ on }) => [
     on(SagaStarted, (view, e, ctx) =>

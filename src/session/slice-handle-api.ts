@@ -2,7 +2,7 @@ import type { Reducer } from '../slices/reducer';
 import { withAccessors } from '../internal/fast-object';
 import { windowPolicyProblem } from '../slices/define-slice';
 import { InvalidWindowError } from '../windows/invalid-window-error';
-import { SliceWindow } from '../windows/slice-window';
+import { withEviction } from '../windows/with-eviction';
 import { SessionDisposedError, UnsupportedOnSharedSessionError } from './errors';
 import { sortMiddleware } from './middleware-set';
 import type { SessionCore } from './session-core';
@@ -118,7 +118,7 @@ export function sliceHandle<TItem>(core: SessionCore, record: SliceRecord<TItem>
         if (window === undefined) {
           throw new InvalidWindowError('(none)', `slice ${quote(record.def.name)} has no window for eviction ${quote(config.eviction.description)} to choose from. Pass configure({ window, eviction }).`);
         }
-        window = SliceWindow.withEviction(window, config.eviction);
+        window = withEviction(window, config.eviction);
       }
       record.window = window;
     },

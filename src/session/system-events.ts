@@ -16,7 +16,7 @@ import type { SliceDef } from '../slices/reducer';
  * session.slice(Messages).seed([{ text: 'hi' }]);
  * ```
  */
-export const SliceSeeded = defineEventUnchecked<{ readonly slice: string; readonly items: readonly unknown[] }>(
+export const SliceSeeded = /* @__PURE__ */ defineEventUnchecked<{ readonly slice: string; readonly items: readonly unknown[] }>(
   'rxslice.slice.seeded',
 );
 /**
@@ -27,7 +27,7 @@ export const SliceSeeded = defineEventUnchecked<{ readonly slice: string; readon
  * session.slice(Messages).clear();
  * ```
  */
-export const SliceCleared = defineEventUnchecked<{ readonly slice: string }>('rxslice.slice.cleared');
+export const SliceCleared = /* @__PURE__ */ defineEventUnchecked<{ readonly slice: string }>('rxslice.slice.cleared');
 /**
  * `rxslice.slice.appended`: `session.slice(def).append(...items)` appended `items` (already
  * validated with the slice's schema). See {@link SliceSeeded}.
@@ -37,7 +37,7 @@ export const SliceCleared = defineEventUnchecked<{ readonly slice: string }>('rx
  * session.slice(Digest).append(entryA, entryB);
  * ```
  */
-export const SliceAppended = defineEventUnchecked<{ readonly slice: string; readonly items: readonly unknown[] }>('rxslice.slice.appended');
+export const SliceAppended = /* @__PURE__ */ defineEventUnchecked<{ readonly slice: string; readonly items: readonly unknown[] }>('rxslice.slice.appended');
 /**
  * `rxslice.slice.latestReplaced`: `session.slice(def).replaceLatest(item)` replaced the latest
  * item (appended it to an empty slice), or `replaceLatestBy(key, item)` replaced the newest item
@@ -48,7 +48,7 @@ export const SliceAppended = defineEventUnchecked<{ readonly slice: string; read
  * session.slice(Tools).replaceLatestBy('id', { id: 't1', status: 'done' });
  * ```
  */
-export const SliceLatestReplaced = defineEventUnchecked<{ readonly slice: string; readonly item: unknown; readonly key?: string | undefined }>(
+export const SliceLatestReplaced = /* @__PURE__ */ defineEventUnchecked<{ readonly slice: string; readonly item: unknown; readonly key?: string | undefined }>(
   'rxslice.slice.latestReplaced',
 );
 /**
@@ -62,7 +62,7 @@ export const SliceLatestReplaced = defineEventUnchecked<{ readonly slice: string
  * session.install(AgentPlan, { initial: () => [{ steps: [] }] });
  * ```
  */
-export const SliceInstalled = defineEventUnchecked<{ readonly slice: string; readonly items: number }>('rxslice.slice.installed');
+export const SliceInstalled = /* @__PURE__ */ defineEventUnchecked<{ readonly slice: string; readonly items: number }>('rxslice.slice.installed');
 /**
  * `rxslice.session.reset`: `session.reset()` cleared every slice (`to: 'empty'`, the default), or
  * `session.reset({ to: 'initial' })` returned every slice to its `initial` items. See {@link SliceSeeded}.
@@ -72,7 +72,7 @@ export const SliceInstalled = defineEventUnchecked<{ readonly slice: string; rea
  * session.reset();
  * ```
  */
-export const SessionReset = defineEventUnchecked<{ readonly to: 'empty' | 'initial' }>('rxslice.session.reset');
+export const SessionReset = /* @__PURE__ */ defineEventUnchecked<{ readonly to: 'empty' | 'initial' }>('rxslice.session.reset');
 /**
  * `rxslice.session.restored`: `session.restore(snapshot)` replaced the named slices with the
  * snapshot's items, as one event (`fromSeq` is the snapshot's `seq`, `snapshotId` its `id`, which
@@ -84,7 +84,7 @@ export const SessionReset = defineEventUnchecked<{ readonly to: 'empty' | 'initi
  * session.restore(before); // Logs: { slices: [ 'usage' ], fromSeq: 4, tag: 'checkpoint', snapshotId: '…' }
  * ```
  */
-export const SessionRestored = defineEventUnchecked<{
+export const SessionRestored = /* @__PURE__ */ defineEventUnchecked<{
   readonly slices: readonly string[];
   readonly fromSeq: number;
   readonly tag?: string | undefined;

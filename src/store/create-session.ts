@@ -1,18 +1,21 @@
-import type { Observable } from 'rxjs';
+import { defer, EMPTY, mergeMap, of, throwError, type Observable } from 'rxjs';
 import type { AnyEffectDef, Effect, InferEffect, InferEffectResult } from '../effects/define-effect';
 import type { EffectHandler } from '../effects/effect-handler';
-import type { Epic, EpicHandle, EpicOptions } from '../effects/epic';
+import { runEpic, type Epic, type EpicHandle, type EpicOptions } from '../effects/epic';
 import type { EffectRegistration } from '../effects/effect-runtime';
-import { runEffect } from '../effects/handle-effect';
-import { installEffects } from '../effects/install-effects';
+import { isCompositeEffect } from '../effects/compose';
+import { MissingEffectHandlerError } from '../effects/errors';
 import type { MachineDefinition } from '../machines/machine-definition';
-import { installMachine, sessionMachine, type SessionMachine } from '../machines/session-machine';
+import type { SessionMachine } from '../machines/session-machine';
 import type { AnySagaDef, InferSagaInput, InferSagaResult } from '../sagas/define-saga';
-import { installSagas, resumeSagas, runSaga, sagaHistory } from '../sagas/run-saga';
 import type { SagaHistoryOptions, SagaRecord } from '../sagas/saga-history';
 import type { ResumedSaga, ResumeSagasOptions, RunSagaOptions } from '../sagas/saga-runtime';
 import type { Event } from '../events/event';
+import type { CommittedEnvelope } from '../session/committed-envelope';
 import { createCoreSession } from '../session/create-core-session';
+import { SessionDisposedError } from '../session/errors';
+import { EFFECTS_LAYER, layerOf, linkedLayer, MACHINE_LAYER, SAGA_LAYER, type EffectsLayer, type MachineLayer, type SagaLayer } from '../session/feature-layers';
+import { SESSION_INTERNALS } from '../session/internals';
 import type { Session as CoreSession, SessionEvent, SessionOptions as CoreSessionOptions } from '../session/session-types';
 import { installSlice, type InstallSliceOptions } from '../session/install-slice';
 import type { SliceHandle } from '../session/slice-handle';
@@ -115,44 +118,183 @@ export function createSession<TDeps = unknown, TOptions extends SessionOptions<T
 export function createSession<TDeps = unknown>(options: SessionOptions<TDeps>): Session<TDeps> {
   const { epics, dependencies, sagas, sagaHistory: history, ...core } = options;
   const session = createCoreSession(core) as Session<TDeps>;
-  let fx: ReturnType<typeof installEffects<TDeps>>;
+  const internals = session[SESSION_INTERNALS];
+  // Effects, sagas and statecharts are layers the core does not import (docs/SIZE.md): their
+  // definitions link them (`defineEffect`, `defineSaga`; a machine definition carries its own), so
+  // a program that defines none bundles none. Effect definitions are usually made before the
+  // session: then the effect runtime is installed here, as it always was.
+  const withDeps = (epicOptions: EpicOptions<TDeps> = {}): EpicOptions<TDeps> =>
+    epicOptions.deps === undefined && dependencies !== undefined ? { ...epicOptions, deps: dependencies } : epicOptions;
+  let fx: ReturnType<EffectsLayer['install']> | undefined;
+  let stopWatch: (() => void) | undefined;
+  const effects = (): ReturnType<EffectsLayer['install']> | undefined => {
+    if (fx === undefined) {
+      const layer = linkedLayer<EffectsLayer>(EFFECTS_LAYER);
+      if (layer !== undefined) {
+        fx = layer.install(session, dependencies === undefined ? {} : { dependencies });
+        stopWatch?.();
+      }
+    }
+    return fx;
+  };
   try {
-    fx = installEffects<TDeps>(session, {
-      ...(epics === undefined ? {} : { epics }),
-      ...(dependencies === undefined ? {} : { dependencies }),
-    });
-    if (sagas !== undefined || history !== undefined) installSagas(session, { sagas: sagas ?? [], deps: dependencies, ...(history === undefined ? {} : { history }) });
+    effects();
+    for (const epic of epics ?? []) runEpic(session, epic, withDeps());
+    if (sagas !== undefined || history !== undefined) {
+      sagaLayer(sagas !== undefined && sagas.length === 0 && history === undefined ? 'sagas: []' : 'sagaHistory').install(session, {
+        sagas: sagas ?? [],
+        deps: dependencies,
+        ...(history === undefined ? {} : { history }),
+      });
+    }
+    if (fx === undefined) stopWatch = watchEffects(session, effects);
   } catch (error) {
     session.dispose(); // nothing half-open: storages closed, a durable directory unlocked
     throw error;
   }
-  const sagaDeps = (): void => {
-    // Sagas run with the session's dependencies unless given others.
-    if (dependencies !== undefined) installSagas(session, { deps: dependencies });
+  /** The saga layer, installed with the session's dependencies (sagas run with them unless given others). */
+  const sagas$ = (): SagaLayer | undefined => {
+    const layer = linkedLayer<SagaLayer>(SAGA_LAYER);
+    if (layer !== undefined && dependencies !== undefined) layer.install(session, { deps: dependencies });
+    return layer;
   };
   Object.assign(session, {
     runSaga: (def: AnySagaDef, input: unknown, opts?: RunSagaOptions<TDeps>) => {
-      sagaDeps();
-      return runSaga(session, def, input, opts);
+      const layer = sagas$() ?? layerOf<SagaLayer>(def, SAGA_LAYER);
+      if (layer === undefined) throw new TypeError(`session.runSaga takes a saga made by defineSaga (got ${def === null ? 'null' : typeof def}).`);
+      return layer.run(session, def, input, opts);
     },
-    resumeSagas: (opts?: ResumeSagasOptions<TDeps>) => {
-      sagaDeps();
-      return resumeSagas(session, opts);
+    // No saga was defined in this program: none can have been run here, so there is none to resume or report.
+    resumeSagas: (opts?: ResumeSagasOptions<TDeps>) => sagas$()?.resume(session, opts) ?? noSagas(session),
+    sagaHistory: () => sagas$()?.history(session) ?? noSagas(session),
+    run: (epic: Epic<TDeps>, epicOptions?: EpicOptions<TDeps>) => runEpic(session, epic, withDeps(epicOptions)),
+    handle: (def: AnyEffectDef, handler: EffectHandler<any, any, TDeps>) => {
+      const layer = effects();
+      if (layer === undefined) throw new TypeError(`session.handle takes an effect made by defineEffect (got ${def === null ? 'null' : typeof def}).`);
+      return layer.handle(def, handler);
     },
-    sagaHistory: () => sagaHistory(session),
-    run: fx.run,
-    handle: fx.handle,
-    runEffect: (effect: Effect) => runEffect(session, effect),
-    effects$: fx.effects$,
+    runEffect: (effect: Effect) => {
+      const layer = linkedLayer<EffectsLayer>(EFFECTS_LAYER);
+      if (layer !== undefined) {
+        effects();
+        return layer.runEffect(session, effect);
+      }
+      if (internals.disposed) throw new SessionDisposedError(`run effect "${String(effect?.type)}"`);
+      return runUnhandled(session, effect);
+    },
+    effects$: session.committed$.pipe(mergeMap((committed) => committed.effects)),
     install: ((definition: MachineDefinition<unknown, string, string> | SliceDef<string, unknown>, options?: InstallSliceOptions<unknown>) =>
-      isSliceDef(definition) ? installSlice(session, definition, options) : installMachine(session, definition)) as Session<TDeps>['install'],
+      isSliceDef(definition) ? installSlice(session, definition, options) : machineLayerOf(definition).install(session, definition)) as Session<TDeps>['install'],
     machine: <TContext, TEventType extends string, TStateId extends string>(machine: MachineDefinition<TContext, TEventType, TStateId>) =>
-      sessionMachine(session, machine),
+      machineLayerOf(machine).machine(session, machine) as SessionMachine<TContext, TEventType, TStateId>,
   });
   return session;
+}
+
+/**
+ * The saga layer for `createSession`'s saga options.
+ * @throws TypeError when no saga was defined in this program (nothing linked the layer): the option
+ * needs the saga runtime, and the error says how to attach it.
+ */
+function sagaLayer(option: string): SagaLayer {
+  const layer = linkedLayer<SagaLayer>(SAGA_LAYER);
+  if (layer === undefined) {
+    throw new TypeError(
+      `createSession({ ${option} }) needs the saga runtime, which this program has not loaded: it defines no saga (defineSaga links the runtime). ` +
+        `Pass the sagas it records (sagas: [Deployment]), or call installSagas(session, { history }) from 'rxslice' after createSession.`,
+    );
+  }
+  return layer;
+}
+
+/** `resumeSagas()` / `sagaHistory()` in a program without sagas: nothing, as the saga runtime would answer. */
+function noSagas(session: Session<any>): never[] {
+  if (session[SESSION_INTERNALS].disposed) throw new SessionDisposedError('use sagas');
+  return [];
+}
+
+/**
+ * Until the effect runtime is installed, the effects a commit carries go here: with an effect
+ * layer linked by then (an effect was defined after the session), the runtime is installed and
+ * routes them; with none, no handler can exist, and each is reported as the runtime reports it.
+ */
+function watchEffects(session: Session<any>, effects: () => unknown): () => void {
+  const internals = session[SESSION_INTERNALS];
+  const listener = {
+    effectsOnly: true as const,
+    onCommitted(committed: CommittedEnvelope): void {
+      if (committed.effects.length === 0) return;
+      // Installed meanwhile (handleEffect): its own listener has this commit.
+      if (internals.extensions.has(EFFECT_RUNTIME)) return stop();
+      const layer = linkedLayer<EffectsLayer>(EFFECTS_LAYER);
+      if (layer === undefined) {
+        for (const effect of committed.effects) for (const type of unhandledLeaves(effect as Effect)) internals.reportError(new MissingEffectHandlerError(type));
+        return;
+      }
+      effects(); // stops this watch; the runtime's listener has the next commits
+      layer.route(session, committed);
+    },
+  };
+  const remove = internals.onCommitted(listener);
+  let stopped = false;
+  const stop = (): void => {
+    if (stopped) return;
+    stopped = true;
+    remove();
+  };
+  internals.onDispose(stop);
+  return stop;
+}
+
+/** The key under which the effect runtime keeps itself in a session (see effect-runtime.ts). */
+const EFFECT_RUNTIME = /* @__PURE__ */ Symbol.for('rxslice.effects.runtime');
+
+/**
+ * The leaf effect types the effect runtime would report as unhandled when it runs `effect` in a
+ * session without handlers: every leaf of `all`, the first of `race` (it settles the race), the
+ * first step of `sequence` (the rest never start).
+ */
+function unhandledLeaves(effect: Effect): string[] {
+  if (!isCompositeEffect(effect)) return [effect.type];
+  switch (effect.type) {
+    case 'rxslice.effect.all':
+      return effect.payload.effects.flatMap(unhandledLeaves);
+    case 'rxslice.effect.race':
+      return effect.payload.effects.length === 0 ? [] : unhandledLeaves(effect.payload.effects[0] as Effect);
+    case 'rxslice.effect.sequence': {
+      const first = effect.payload.steps[0];
+      return first === undefined ? [] : unhandledLeaves(typeof first === 'function' ? first(undefined) : first);
+    }
+  }
+}
+
+/** `session.runEffect` in a program without effect definitions: as the runtime runs it with no handler registered. */
+function runUnhandled(session: Session<any>, effect: Effect): Observable<unknown> {
+  return defer(() => {
+    const [type] = unhandledLeaves(effect);
+    if (type === undefined) return effect.type === 'rxslice.effect.all' ? of([]) : effect.type === 'rxslice.effect.race' ? EMPTY : of(undefined);
+    const missing = new MissingEffectHandlerError(type);
+    session[SESSION_INTERNALS].reportError(missing);
+    return throwError(() => missing);
+  });
 }
 
 /** A slice definition (defineSlice's shape), as opposed to a machine definition. */
 function isSliceDef(value: unknown): value is SliceDef<string, unknown> {
   return value !== null && typeof value === 'object' && 'policy' in value && 'reducers' in value && Array.isArray((value as { reducers?: unknown }).reducers);
+}
+
+/**
+ * The statechart functions a machine definition carries (see `MACHINE_LAYER`): the core session
+ * imports no statechart code, the definition brings it.
+ * @throws TypeError for a value that `defineMachine`, `setupMachine` or `fromSCXML` did not make.
+ */
+function machineLayerOf(definition: unknown): MachineLayer {
+  const layer = layerOf<MachineLayer>(definition, MACHINE_LAYER);
+  if (layer === undefined) {
+    throw new TypeError(
+      `session.install / session.machine take a slice from defineSlice or a machine from defineMachine, setupMachine or fromSCXML (got ${definition === null ? 'null' : typeof definition}).`,
+    );
+  }
+  return layer;
 }

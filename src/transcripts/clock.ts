@@ -145,7 +145,7 @@ const advanced: Reducer<TranscriptTimeItem> = (view, event) => {
  * session.slice(TranscriptTime).latest(); // { firstMs: 1735689601000, lastMs: 1735689601000 }
  * ```
  */
-export const TranscriptTime = defineSlice('transcriptTime', {
+export const TranscriptTime = /* @__PURE__ */ defineSlice('transcriptTime', {
   policy: 'state',
   schema: TranscriptTimeItem,
   // Another transcript in the same session: its time starts afresh (see TranscriptStarted).

@@ -34,7 +34,7 @@ export interface TaskSummary {
 }
 
 /** Task summary of the latest todo list (see {@link TaskSummary}). Emits when the plan changes. */
-export const TaskSummary = defineComputed('transcript/taskSummary', [Plan], (plans): TaskSummary => {
+export const TaskSummary = /* @__PURE__ */ defineComputed('transcript/taskSummary', [Plan], (plans): TaskSummary => {
   const plan = plans[plans.length - 1];
   const todos = plan?.todos ?? [];
   const count = (status: Todo['status']): number => todos.filter((t) => t.status === status).length;
@@ -94,7 +94,7 @@ export const ToolStatsOf = defineComputedFamily(
 const sameNames = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((name, i) => name === b[i]);
 
 /** Tool names by calls, descending (ties by name). Emits when the order or the set changes. */
-export const ToolNames = defineComputed(
+export const ToolNames = /* @__PURE__ */ defineComputed(
   'transcript/toolNames',
   [ToolStats],
   (items): readonly string[] =>
@@ -113,7 +113,7 @@ export interface ToolCallTotals {
 }
 
 /** Tool-call totals over every tool (results without a call included, as calls of `(no matching call)`). */
-export const ToolCallTotals = defineComputed('transcript/toolCallTotals', [ToolStats], (items): ToolCallTotals => {
+export const ToolCallTotals = /* @__PURE__ */ defineComputed('transcript/toolCallTotals', [ToolStats], (items): ToolCallTotals => {
   let total = 0;
   let errors = 0;
   let answered = 0;
@@ -142,7 +142,7 @@ export interface TokenSummary {
 }
 
 /** The token totals without the counting bookkeeping, plus their sum. */
-export const TokenSummary = defineComputed('transcript/tokenSummary', [TokenUsage], (items): TokenSummary => {
+export const TokenSummary = /* @__PURE__ */ defineComputed('transcript/tokenSummary', [TokenUsage], (items): TokenSummary => {
   const t = items[items.length - 1];
   if (t === undefined) return { input: 0, output: 0, cacheCreation: 0, cacheRead: 0, total: 0, responses: 0 };
   return {

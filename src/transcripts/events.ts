@@ -31,7 +31,7 @@ export type Todo = z.infer<typeof Todo>;
 const Timestamp = z.string().nullable();
 
 /** A user line with text (a prompt, a slash command, a meta caveat or a compaction summary). */
-export const UserMessageAdded = defineEvent(
+export const UserMessageAdded = /* @__PURE__ */ defineEvent(
   'transcript/userMessageAdded',
   z.object({
     uuid: z.string(),
@@ -48,7 +48,7 @@ export const UserMessageAdded = defineEvent(
  * lines of one response share `messageId` and each repeats the response's `usage`
  * (`output` grows while the response streams). `blockTypes` lists the line's block types.
  */
-export const AssistantMessageAdded = defineEvent(
+export const AssistantMessageAdded = /* @__PURE__ */ defineEvent(
   'transcript/assistantMessageAdded',
   z.object({
     uuid: z.string(),
@@ -63,7 +63,7 @@ export const AssistantMessageAdded = defineEvent(
 );
 
 /** A `tool_use` block: the agent called `name` with `input`. */
-export const ToolCalled = defineEvent(
+export const ToolCalled = /* @__PURE__ */ defineEvent(
   'transcript/toolCalled',
   z.object({
     toolUseId: z.string(),
@@ -75,25 +75,25 @@ export const ToolCalled = defineEvent(
 );
 
 /** A `tool_result` block without `is_error: true`. `content` is its text, blocks joined by newlines. */
-export const ToolSucceeded = defineEvent(
+export const ToolSucceeded = /* @__PURE__ */ defineEvent(
   'transcript/toolSucceeded',
   z.object({ toolUseId: z.string(), content: z.string(), timestamp: Timestamp }),
 );
 
 /** A `tool_result` block with `is_error: true`. `error` is its text, blocks joined by newlines. */
-export const ToolFailed = defineEvent(
+export const ToolFailed = /* @__PURE__ */ defineEvent(
   'transcript/toolFailed',
   z.object({ toolUseId: z.string(), error: z.string(), timestamp: Timestamp }),
 );
 
 /** A `TodoWrite` call: the agent's whole todo list as it wrote it (dispatched right after its `toolCalled`). */
-export const TodosUpdated = defineEvent(
+export const TodosUpdated = /* @__PURE__ */ defineEvent(
   'transcript/todosUpdated',
   z.object({ toolUseId: z.string(), todos: z.array(Todo), timestamp: Timestamp }),
 );
 
 /** A `Task` call: the agent started a subagent (dispatched right after its `toolCalled`). */
-export const SubagentStarted = defineEvent(
+export const SubagentStarted = /* @__PURE__ */ defineEvent(
   'transcript/subagentStarted',
   z.object({
     toolUseId: z.string(),
@@ -104,7 +104,7 @@ export const SubagentStarted = defineEvent(
 );
 
 /** A `progress` line: hook, bash, subagent or wait progress; `kind` is its `data.type`. */
-export const ProgressReported = defineEvent(
+export const ProgressReported = /* @__PURE__ */ defineEvent(
   'transcript/progressReported',
   z.object({
     kind: z.string(),
@@ -119,7 +119,7 @@ export const ProgressReported = defineEvent(
 );
 
 /** A `system` line (`compact_boundary`, `turn_duration`, `stop_hook_summary`, `local_command`, ...). */
-export const SystemMessageAdded = defineEvent(
+export const SystemMessageAdded = /* @__PURE__ */ defineEvent(
   'transcript/systemMessageAdded',
   z.object({
     subtype: z.string(),
@@ -130,13 +130,13 @@ export const SystemMessageAdded = defineEvent(
 );
 
 /** A `summary` line: the title Claude Code gave the conversation up to `leafUuid`. */
-export const SummaryAdded = defineEvent(
+export const SummaryAdded = /* @__PURE__ */ defineEvent(
   'transcript/summaryAdded',
   z.object({ summary: z.string(), leafUuid: z.string().nullable() }),
 );
 
 /** A `file-history-snapshot` line: Claude Code backed up `trackedFiles` files before message `messageId`. */
-export const FileHistorySnapshotted = defineEvent(
+export const FileHistorySnapshotted = /* @__PURE__ */ defineEvent(
   'transcript/fileHistorySnapshotted',
   z.object({
     messageId: z.string(),
@@ -147,7 +147,7 @@ export const FileHistorySnapshotted = defineEvent(
 );
 
 /** A `queue-operation` line: a prompt was queued (`enqueue`) or taken off the queue (`dequeue`, `remove`). */
-export const PromptQueueChanged = defineEvent(
+export const PromptQueueChanged = /* @__PURE__ */ defineEvent(
   'transcript/promptQueueChanged',
   z.object({ operation: z.string(), content: z.string().nullable(), timestamp: Timestamp }),
 );
@@ -161,7 +161,7 @@ export const PromptQueueChanged = defineEvent(
  * read from that state is the new transcript's own; the logs (messages, tool calls,
  * notifications) go on. `previous`: transcripts replayed into the session before this one.
  */
-export const TranscriptStarted = defineEvent('transcript/transcriptStarted', z.object({ source: z.string(), previous: z.number().int().positive() }));
+export const TranscriptStarted = /* @__PURE__ */ defineEvent('transcript/transcriptStarted', z.object({ source: z.string(), previous: z.number().int().positive() }));
 
 /** Every transcript event creator, for `createSession({ events })` so that each dispatch is validated. */
 export const transcriptEvents: readonly AnyEventCreator[] = [

@@ -38,13 +38,13 @@ export interface Delivery {
 }
 
 /** A notification handed to the channel, accepted on attempt `attempts` at session time `deliveredAtMs`. */
-export const NotificationDelivered = defineEvent(
+export const NotificationDelivered = /* @__PURE__ */ defineEvent(
   'transcript/notificationDelivered',
   Notification.extend({ attempts: z.number().int().positive(), deliveredAtMs: z.number() }),
 );
 
 /** The compensation of `transcript/notify`: every attempt was rejected; `reason` is the last rejection. */
-export const NotificationAbandoned = defineEvent(
+export const NotificationAbandoned = /* @__PURE__ */ defineEvent(
   'transcript/notificationAbandoned',
   Notification.extend({ attempts: z.number().int().positive(), reason: z.string() }),
 );
@@ -164,7 +164,7 @@ export const NotificationRecord = Notification.extend({
 export type NotificationRecord = z.infer<typeof NotificationRecord>;
 
 /** Settled notifications, in settlement order: one item per failed tool call once its effect settled. */
-export const Notifications = defineSlice('notifications', {
+export const Notifications = /* @__PURE__ */ defineSlice('notifications', {
   policy: 'log',
   schema: NotificationRecord,
   reducers: ({ on }) => [

@@ -39,7 +39,7 @@ export type Message = z.infer<typeof Message>;
 export const MESSAGES_KEPT = 500;
 
 /** Messages in transcript order, one item per user text line or assistant line; the newest {@link MESSAGES_KEPT} are kept. */
-export const Messages = defineSlice('messages', {
+export const Messages = /* @__PURE__ */ defineSlice('messages', {
   policy: 'log',
   schema: Message,
   window: SliceWindow.count(MESSAGES_KEPT),
@@ -171,7 +171,7 @@ function failed(call: ToolCall): boolean {
  * both. Counts are kept exactly, over the whole transcript, by {@link ToolStats}, not read from
  * this log.
  */
-export const ToolCalls = defineSlice('toolCalls', {
+export const ToolCalls = /* @__PURE__ */ defineSlice('toolCalls', {
   policy: 'log',
   schema: ToolCall,
   window: SliceWindow.composite(SliceWindow.predicate(failed, FAILED_CALLS_KEPT), SliceWindow.count(RECENT_CALLS_KEPT)),
@@ -203,7 +203,7 @@ export type PlanItem = z.infer<typeof PlanItem>;
 const NO_PLAN: PlanItem = { todos: [], toolUseId: null, updatedAt: null };
 
 /** One item: the latest todo list of the transcript (empty until its first `TodoWrite`). */
-export const Plan = defineSlice('plan', {
+export const Plan = /* @__PURE__ */ defineSlice('plan', {
   policy: 'state',
   schema: PlanItem,
   initial: [NO_PLAN],
@@ -234,7 +234,7 @@ const ZERO = { input: 0, output: 0, cacheCreation: 0, cacheRead: 0 };
 const NO_TOKENS: TokenTotals = { ...ZERO, responses: 0, lastMessageId: null, lastUsage: null };
 
 /** One item: the transcript's running token totals (see {@link TokenTotals} for the counting rule). */
-export const TokenUsage = defineSlice('tokenUsage', {
+export const TokenUsage = /* @__PURE__ */ defineSlice('tokenUsage', {
   policy: 'state',
   schema: TokenTotals,
   initial: [NO_TOKENS],
@@ -308,7 +308,7 @@ function settleStats(stats: ToolStatsItem, toolUseId: string, field: 'ok' | 'err
  * One item: the exact per-tool counters (see {@link ToolStatsItem}). A failed result also asks
  * for a `transcript/notify` effect (`withEffects`), run by the notification handler after the commit.
  */
-export const ToolStats = defineSlice('toolStats', {
+export const ToolStats = /* @__PURE__ */ defineSlice('toolStats', {
   policy: 'state',
   schema: ToolStatsItem,
   initial: [{ tools: [], open: [] }],
@@ -342,7 +342,7 @@ const NO_SUBAGENT_TOOLS: SubagentToolsItem = { tools: [], calls: 0, errors: 0 };
  * `agent_progress` lines (`ProgressReported.subagentCalls`; the `toolCalls` log and `toolStats`
  * hold the transcript's own calls, the Task call among them).
  */
-export const SubagentTools = defineSlice('subagentTools', {
+export const SubagentTools = /* @__PURE__ */ defineSlice('subagentTools', {
   policy: 'state',
   schema: SubagentToolsItem,
   initial: [NO_SUBAGENT_TOOLS],

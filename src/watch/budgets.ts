@@ -46,10 +46,10 @@ export const BudgetAlert = z.object({
 export type BudgetAlert = z.infer<typeof BudgetAlert>;
 
 /** A budget was crossed. */
-export const BudgetExceeded = defineEvent('watch/budgetExceeded', BudgetAlert);
+export const BudgetExceeded = /* @__PURE__ */ defineEvent('watch/budgetExceeded', BudgetAlert);
 
 /** The alerts raised in a watched session, in order. */
-export const WatchAlerts = defineSlice('watchAlerts', {
+export const WatchAlerts = /* @__PURE__ */ defineSlice('watchAlerts', {
   policy: 'log',
   schema: BudgetAlert,
   reducers: ({ on }) => [on(BudgetExceeded, (_view, { payload }) => append<BudgetAlert>(payload))],

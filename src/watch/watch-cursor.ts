@@ -36,13 +36,13 @@ export type WatchCursorItem = z.infer<typeof WatchCursorItem>;
  * Lines of the watched file were applied: the cursor moves to `offset` (just past the last one's
  * `\n`) and counts `lines` of them (1 when absent: the journals of earlier versions closed each line).
  */
-export const LineRead = defineEvent(
+export const LineRead = /* @__PURE__ */ defineEvent(
   'watch/lineRead',
   z.object({ offset: z.number().int().nonnegative(), ino: z.number(), clockMs: z.number().nullable(), lines: z.number().int().positive().optional() }),
 );
 
 /** The session refused one event of the current line (`reason`: the error code); it counts as handled. */
-export const EventSkipped = defineEvent('watch/eventSkipped', z.object({ type: z.string(), reason: z.string() }));
+export const EventSkipped = /* @__PURE__ */ defineEvent('watch/eventSkipped', z.object({ type: z.string(), reason: z.string() }));
 
 /** The watch events, for `createSession({ events })`. */
 export const watchEvents = [LineRead, EventSkipped] as const;
@@ -59,7 +59,7 @@ const current = (view: SliceView<WatchCursorItem>): WatchCursorItem => view.late
  * session.slice(WatchCursor).latest(); // { offset: 1024, lines: 3, eventsInLine: 0, events: 5, ... }
  * ```
  */
-export const WatchCursor = defineSlice('watchCursor', {
+export const WatchCursor = /* @__PURE__ */ defineSlice('watchCursor', {
   policy: 'state',
   schema: WatchCursorItem,
   initial: [INITIAL],

@@ -3,6 +3,7 @@ import type { EvictionDecision, SliceWindowPolicy, WindowContext, WindowMemo } f
 import { EvictionPolicy } from './eviction-policy';
 import { checkCount, InvalidWindowError } from './invalid-window-error';
 import { quote } from '../internal/quote';
+import { withEviction } from './with-eviction';
 
 /** Options of the bounded windows (`count`, `predicate`). */
 export interface BoundedWindowOptions<TItem> {
@@ -502,16 +503,6 @@ function composite<TItem = unknown>(...windows: readonly SliceWindowPolicy<TItem
  * withEviction(SliceWindow.count(100), EvictionPolicy.lifo()).description; // 'count(100, lifo)'
  * ```
  */
-function withEviction<TItem>(window: SliceWindowPolicy<TItem>, eviction: EvictionPolicy<TItem>): SliceWindowPolicy<TItem> {
-  if (window.withEviction === undefined) {
-    throw new InvalidWindowError(
-      window.description,
-      `it evicts by its own rule, so the eviction policy ${quote(eviction.description)} does not apply. Use SliceWindow.count or SliceWindow.predicate for a bound that an eviction policy chooses from.`,
-    );
-  }
-  return window.withEviction(eviction);
-}
-
 /**
  * Windows that bound a slice. Pass one to `defineSlice({ window, eviction? })` or at run time to
  * `session.slice(def).configure({ window?, eviction? })`. Default: no window (unbounded).

@@ -1,0 +1,71 @@
+import type { Session } from './session-types';
+
+/**
+ * How `createSession`'s feature methods reach a feature's code without importing it: the
+ * feature's definitions (a saga from `defineSaga`, a machine from `defineMachine`) carry the
+ * functions that run them under these keys, so a bundle holds sagas or statecharts only when the
+ * app defines one (the core session stays small; see docs/SIZE.md). `Symbol.for`, so that two
+ * copies of the library (ESM and CommonJS) still recognise each other's definitions.
+ */
+export const SAGA_LAYER: unique symbol = /* @__PURE__ */ Symbol.for('rxslice.layer.sagas') as never;
+/** See {@link SAGA_LAYER}: the key of the effects runtime's {@link EffectsLayer}. */
+export const EFFECTS_LAYER: unique symbol = /* @__PURE__ */ Symbol.for('rxslice.layer.effects') as never;
+/** See {@link SAGA_LAYER}: the key of a machine definition's {@link MachineLayer}. */
+export const MACHINE_LAYER: unique symbol = /* @__PURE__ */ Symbol.for('rxslice.layer.machines') as never;
+
+/** @internal The saga functions a saga definition carries (those of `rxslice`'s run-saga module). */
+export interface SagaLayer {
+  install(session: Session, options: { readonly sagas?: readonly any[]; readonly deps?: unknown; readonly history?: any }): void;
+  run(session: Session, def: any, input: unknown, options?: any): any;
+  resume(session: Session, options?: any): any[];
+  history(session: Session): readonly any[];
+}
+
+/** @internal The statechart functions a machine definition carries (`installMachine`, `sessionMachine`). */
+export interface MachineLayer {
+  install(session: Session, def: any): any;
+  machine(session: Session, def: any): any;
+}
+
+/** @internal The effect functions `defineEffect` links (`installEffects`, `runEffect`, and the runtime's router). */
+export interface EffectsLayer {
+  install(session: Session, options: { readonly epics?: readonly any[]; readonly dependencies?: unknown }): {
+    run(epic: any, options?: any): any;
+    handle(def: any, handler: any): any;
+  };
+  runEffect(session: Session, effect: any): any;
+  /** Routes the effects of a commit that arrived before the runtime was installed. */
+  route(session: Session, committed: any): void;
+}
+
+/**
+ * The layers linked so far in this program: `defineSaga` links the saga layer and `defineEffect`
+ * the effects layer the first time they are called (a call, not a module side effect, so a
+ * bundle that never defines a saga or an effect holds neither). A session finds them here for
+ * what no definition is passed to (`resumeSagas()`, `sagaHistory`, effects a reducer requests).
+ */
+const linked: Partial<Record<symbol, object>> = {};
+
+/** @internal Links `layer` under `key` for the sessions of this program (see `linked`); the first link stays. */
+export function linkLayer(key: symbol, layer: object): void {
+  if (linked[key] === undefined) linked[key] = layer;
+}
+
+/** @internal The layer linked under `key`, or undefined when no definition of that feature was made yet. */
+export function linkedLayer<TLayer>(key: symbol): TLayer | undefined {
+  return linked[key] as TLayer | undefined;
+}
+
+/**
+ * @internal Returns `def` with `layer` under `key` (not enumerable, so the definition's own
+ * fields, spreads and equality stay as they were). Call it before freezing `def`.
+ */
+export function withLayer<T extends object>(def: T, key: symbol, layer: object): T {
+  Object.defineProperty(def, key, { value: layer });
+  return def;
+}
+
+/** @internal The layer `value` carries under `key`, or undefined (not a definition, or made by hand). */
+export function layerOf<TLayer>(value: unknown, key: symbol): TLayer | undefined {
+  return value !== null && (typeof value === 'object' || typeof value === 'function') ? ((value as Record<symbol, TLayer | undefined>)[key] ?? undefined) : undefined;
+}

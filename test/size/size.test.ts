@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import { bundleCost, kb } from './bundle';
+
+/**
+ * Issue 34, "small in the browser": the quick start's session (two slices, a computed slice,
+ * dispatch, subscribe) bundled for the browser, and what each feature adds to it. Fixtures under
+ * test/size/fixtures/; figures in docs/SIZE.md (`npx tsx scripts/size-report.ts` prints them).
+ */
+const fixture = (name: string) => ({ file: `test/size/fixtures/${name}.ts` });
+
+/**
+ * The budget of the quick start, gzip bytes. The goal of issue 34 is 20 KB; the core session
+ * (dispatch pipeline, storage, snapshots, windows, channels, errors) is still above it, see docs/SIZE.md.
+ */
+const QUICK_START_GZIP_BUDGET = 35_500;
+
+/** The modules of a feature the quick start must not hold, and what importing that feature may add. */
+const FEATURES: Record<string, { readonly fixture: string; readonly owns: readonly string[] }> = {
+  sagas: { fixture: 'with-sagas', owns: ['src/sagas/', 'src/effects/retry-policy.ts', 'src/effects/seeded-random.ts', 'src/internal/seeded-random.ts'] },
+  statecharts: { fixture: 'with-machines', owns: ['src/machines/'] },
+  effects: { fixture: 'with-effects', owns: ['src/effects/', 'src/internal/seeded-random.ts'] },
+  snapshots: { fixture: 'with-snapshots', owns: ['src/snapshots/snapshot-ops.ts'] },
+  channels: { fixture: 'with-channels', owns: ['src/events/define-channel.ts', 'src/session/channel.ts'] },
+  windows: { fixture: 'with-windows', owns: ['src/windows/', 'src/internal/seeded-random.ts'] },
+};
+
+/**
+ * The feature modules the core session itself needs: `epics` / `session.run` and the report of an
+ * effect without a handler; `configure({ eviction })` and its error.
+ */
+const CORE_FEATURE_MODULES = [
+  'src/effects/epic.ts',
+  'src/effects/errors.ts',
+  'src/effects/lifecycle-events.ts',
+  'src/effects/execute-effect.ts',
+  'src/effects/compose.ts',
+  'src/windows/with-eviction.ts',
+  'src/windows/invalid-window-error.ts',
+];
+
+const owned = (module: string, owns: readonly string[]): boolean => owns.some((prefix) => (prefix.endsWith('/') ? module.startsWith(prefix) : module === prefix));
+
+describe('bundle size (esbuild, browser, production; rxjs, zod and immer external)', () => {
+  it(`the quick start costs at most ${kb(QUICK_START_GZIP_BUDGET)} gzip`, async () => {
+    const cost = await bundleCost(fixture('quick-start'));
+    expect(cost.gzip, `quick start: ${kb(cost.min)} min, ${kb(cost.gzip)} gzip`).toBeLessThanOrEqual(QUICK_START_GZIP_BUDGET);
+  });
+
+  it('the quick start holds no saga, statechart, effect runtime or window code', async () => {
+    const { modules } = await bundleCost(fixture('quick-start'));
+    const feature = [...modules].filter((m) => owned(m, ['src/sagas/', 'src/machines/', 'src/effects/', 'src/windows/']) && !CORE_FEATURE_MODULES.includes(m));
+    expect(feature).toEqual([]);
+  });
+
+  for (const [name, { fixture: file, owns }] of Object.entries(FEATURES)) {
+    it(`importing ${name} adds only ${name} modules to the quick start`, async () => {
+      const [base, withFeature] = await Promise.all([bundleCost(fixture('quick-start')), bundleCost(fixture(file))]);
+      const added = [...withFeature.modules].filter((m) => !base.modules.has(m));
+      expect(added.filter((m) => !owned(m, owns))).toEqual([]);
+    });
+  }
+});
