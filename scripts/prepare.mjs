@@ -12,6 +12,8 @@
 // take most of it).
 //
 // In an installed package (no src/: a tarball ships dist/ already built) it does nothing.
+// It writes only to stderr (tsup's output included): npm runs it inside `npm pack --json`, whose
+// stdout must stay JSON (check:entries and attw read it).
 // Usage: node scripts/prepare.mjs [--force]   (--force builds even when dist/ is up to date)
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -62,7 +64,7 @@ const readStamp = () => {
 const inputs = inputsHash();
 const stamp = readStamp();
 if (!process.argv.includes('--force') && stamp?.root === root && stamp.inputs === inputs && stamp.dist === distHash() && filesUnder('dist').length > 0) {
-  console.log('rxslice prepare: dist/ is up to date with src/ (built earlier from the same sources); skipping the build');
+  console.error('rxslice prepare: dist/ is up to date with src/ (built earlier from the same sources); skipping the build');
   process.exit(0);
 }
 
@@ -72,11 +74,11 @@ if (!existsSync(tsup)) {
   process.exit(1);
 }
 const started = Date.now();
-const build = spawnSync(process.execPath, [tsup], { cwd: root, stdio: 'inherit' });
+const build = spawnSync(process.execPath, [tsup], { cwd: root, stdio: ['ignore', 2, 2] });
 if (build.status !== 0) {
   console.error(`rxslice prepare: the build (tsup) failed with exit ${build.status ?? build.signal}`);
   process.exit(1);
 }
 mkdirSync(dirname(stampFile), { recursive: true });
 writeFileSync(stampFile, `${JSON.stringify({ root, inputs, dist: distHash() }, null, 2)}\n`);
-console.log(`rxslice prepare: built dist/ in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+console.error(`rxslice prepare: built dist/ in ${((Date.now() - started) / 1000).toFixed(1)} s`);

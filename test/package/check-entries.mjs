@@ -1,7 +1,8 @@
 // `npm run check:entries` (after `npm run build`): checks the packed package as a user gets it.
 //
 // 1. package.json: the core installs only rxjs, zod and immer (and the bin its own dependencies); other packages are optional peers;
-//    every file named in `exports` is built and packed; no source maps are packed (src/ is not).
+//    every file named in `exports` is built and packed, and LICENSE and README.md; no source maps are packed (src/ is not), nor
+//    the bundled transcripts (their license notices stay with them in examples/data/).
 // 2. dist: the core is built once per format (exactly one `class RxSliceError` in the ESM files,
 //    one in the CommonJS files), so no entry bundles its own copy.
 // 3. The tarball from `npm pack` is unpacked into a scratch directory outside the repository with
@@ -66,6 +67,10 @@ try {
   for (const file of exportedFiles) if (!files.includes(file)) fail(`npm pack: ${file} (in exports) is not in the tarball`);
   const maps = files.filter((f) => f.endsWith('.map'));
   if (maps.length > 0) fail(`npm pack: source maps are packed but src/ is not (${maps.slice(0, 3).join(', ')}, ...)`);
+  for (const file of ['LICENSE', 'README.md']) if (!files.includes(file)) fail(`npm pack: ${file} is not in the tarball (package.json \`files\`)`);
+  // The bundled agent transcripts stay in the repository, beside their license notices (examples/data/LICENSE-*).
+  const transcripts = files.filter((f) => f.endsWith('.jsonl'));
+  if (transcripts.length > 0) fail(`npm pack: transcripts are packed without their license notices (${transcripts.slice(0, 3).join(', ')})`);
 
   const modules = join(scratch, 'node_modules');
   mkdirSync(modules);

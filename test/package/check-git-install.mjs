@@ -4,7 +4,8 @@
 // 1. A temporary clone of the committed HEAD (uncommitted changes are not in it) is installed with
 //    `npm install git+file://<clone>#<commit> rxjs zod` into an empty project. npm clones it, runs
 //    `npm install` in the clone (dev dependencies included) and the `prepare` script, which builds
-//    dist/ (scripts/prepare.mjs), and installs the packed result.
+//    dist/ (scripts/prepare.mjs), and installs the packed result. npm runs prepare twice there:
+//    the build runs once, the second run skips it.
 // 2. The installed package has dist/ (every file `exports` names, and the bin's dist/cli/main.js)
 //    and no src/; `rxslice` loads under `import` and `require`, and every other entry loads or fails
 //    only for want of an optional peer (entry-checks.cjs, as check:entries does for the tarball).
@@ -47,7 +48,14 @@ const timed = (label, fn) => {
 };
 
 const work = mkdtempSync(join(tmpdir(), 'rxslice-git-install-'));
-const npm = (cwd, args) => spawnSync('npm', [...args, '--prefer-offline', '--no-audit', '--no-fund'], { cwd, encoding: 'utf8', env: { ...process.env, npm_config_update_notifier: 'false' } });
+// Scripts in the foreground (the setting passes through the environment to the npm that prepares
+// the clone), so the prepare script's lines show in the output.
+const npm = (cwd, args) =>
+  spawnSync('npm', [...args, '--prefer-offline', '--no-audit', '--no-fund'], {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, npm_config_update_notifier: 'false', npm_config_foreground_scripts: 'true' },
+  });
 try {
   // 1. A clone holding only the commit under test (a branch of its own, so npm can fetch it).
   const repo = join(work, 'repo');
@@ -61,12 +69,19 @@ try {
   const spec = `git+file://${repo}#${head}`;
   const install = timed('npm install (git)', () => npm(project, ['install', spec, 'rxjs', 'zod']));
   if (install.status !== 0) throw new Error(`npm install ${spec} rxjs zod failed (exit ${install.status}):\n${(install.stderr || install.stdout).trimEnd()}`);
+  // npm runs prepare twice on a git dependency (in the clone's `npm install`, then before packing
+  // it): the second run finds dist/ built from the same sources and skips the build.
+  const output = install.stdout + install.stderr;
+  const builds = output.split('rxslice prepare: built dist/').length - 1;
+  const skips = output.split('rxslice prepare: dist/ is up to date').length - 1;
+  if (builds !== 1 || skips !== 1) fail(`npm install from git: expected prepare to build dist/ once and skip once, got ${builds} build(s) and ${skips} skip(s)`);
 
   // 2. What was installed, and the entries without the optional peers.
   const installed = join(project, 'node_modules', pkg.name);
   const installedPkg = readPackage(installed);
   if (installedPkg.version !== pkg.version) fail(`installed ${pkg.name} has version ${installedPkg.version}, not ${pkg.version}`);
   if (existsSync(join(installed, 'src'))) fail('the installed package holds src/ (the `files` list ships dist/ only)');
+  if (!existsSync(join(installed, 'LICENSE'))) fail('the installed package has no LICENSE');
   const exported = entries.flatMap((entry) => ['import', 'require'].flatMap((format) => ['types', 'default'].map((kind) => pkg.exports[entry][format][kind])));
   const missing = [...exported, './dist/cli/main.js'].filter((file) => !existsSync(join(installed, file)));
   if (missing.length > 0) fail(`installed from git without ${missing.length} built file(s): ${missing.slice(0, 4).join(', ')}${missing.length > 4 ? ', ...' : ''} (is the prepare script building dist/?)`);
