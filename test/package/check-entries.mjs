@@ -1,7 +1,8 @@
 // `npm run check:entries` (after `npm run build`): checks the packed package as a user gets it.
 //
 // 1. package.json: the core installs only rxjs, zod and immer (and the bin its own dependencies); other packages are optional peers;
-//    every file named in `exports` is built and packed; no source maps are packed (src/ is not).
+//    every file named in `exports` is built and packed, and LICENSE and README.md; no source maps are packed (src/ is not), nor
+//    the bundled transcripts (their license notices stay with them in examples/data/).
 // 2. dist: the core is built once per format (exactly one `class RxSliceError` in the ESM files,
 //    one in the CommonJS files), so no entry bundles its own copy.
 // 3. The tarball from `npm pack` is unpacked into a scratch directory outside the repository with
@@ -12,14 +13,15 @@
 // 5. The packed bin loads a TypeScript `--session` module through the optional peer tsx, and
 //    without tsx says to install it.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { BIN_DEPS, CORE_DEPS, TEST_RENDERERS, optionalPeers, packageEntries, readPackage, runEntryChecks } from './package-entries.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '../..');
-const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+const pkg = readPackage(root);
 const failures = [];
 const fail = (message) => failures.push(message);
 
@@ -29,18 +31,12 @@ if (!existsSync(join(root, 'dist'))) {
 }
 
 // 1. package.json
-const CORE_DEPS = ['immer', 'rxjs', 'zod'];
-// The `rxslice` bin's dependencies: installed with the package, never imported by the core entry
-// (the JSONL storage's are among them: the bin replays into durable sessions and recordings).
-const BIN_DEPS = ['chokidar', 'cli-progress', 'commander', 'proper-lockfile', 'write-file-atomic'];
-// Dev dependencies the checks of step 4 use beside the optional peers (react-dom renders rxslice/react).
-const TEST_RENDERERS = ['react-dom'];
-const optional = new Set(Object.entries(pkg.peerDependenciesMeta ?? {}).filter(([, m]) => m.optional).map(([n]) => n));
+const optional = new Set(optionalPeers(pkg));
 const installed = [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.peerDependencies ?? {}).filter((n) => !optional.has(n))];
 for (const name of installed) if (!CORE_DEPS.includes(name) && !BIN_DEPS.includes(name)) fail(`package.json: "${name}" is installed with the core; make it an optional peer of its entry`);
 for (const name of optional) if (!(name in (pkg.devDependencies ?? {}))) fail(`package.json: optional peer "${name}" is not a devDependency, so tests cannot use it`);
 
-const entries = Object.keys(pkg.exports).filter((k) => k !== './package.json');
+const entries = packageEntries(pkg);
 const exportedFiles = [];
 for (const entry of entries) {
   const conditions = pkg.exports[entry];
@@ -71,6 +67,10 @@ try {
   for (const file of exportedFiles) if (!files.includes(file)) fail(`npm pack: ${file} (in exports) is not in the tarball`);
   const maps = files.filter((f) => f.endsWith('.map'));
   if (maps.length > 0) fail(`npm pack: source maps are packed but src/ is not (${maps.slice(0, 3).join(', ')}, ...)`);
+  for (const file of ['LICENSE', 'README.md']) if (!files.includes(file)) fail(`npm pack: ${file} is not in the tarball (package.json \`files\`)`);
+  // The bundled agent transcripts stay in the repository, beside their license notices (examples/data/LICENSE-*).
+  const transcripts = files.filter((f) => f.endsWith('.jsonl'));
+  if (transcripts.length > 0) fail(`npm pack: transcripts are packed without their license notices (${transcripts.slice(0, 3).join(', ')})`);
 
   const modules = join(scratch, 'node_modules');
   mkdirSync(modules);
@@ -86,15 +86,7 @@ try {
   // The bin runs from the tarball (dist/cli) with only the core's and its own dependencies.
   const bin = spawnSync(process.execPath, [join(modules, 'rxslice', pkg.bin.rxslice), '--help'], { cwd: scratch, encoding: 'utf8' });
   if (bin.status !== 0 || !bin.stdout.includes('replay')) fail(`bin rxslice --help from the tarball failed (exit ${bin.status}):\n${(bin.stderr || bin.stdout).trimEnd()}`);
-  for (const script of ['entry-checks.cjs', 'entries-esm.mjs', 'entries-cjs.cjs']) copyFileSync(join(here, script), join(scratch, script));
-
-  const run = (withOptionalPeers) => {
-    const options = JSON.stringify({ withOptionalPeers, entries, optionalPeers: [...optional] });
-    for (const script of ['entries-esm.mjs', 'entries-cjs.cjs']) {
-      const r = spawnSync(process.execPath, [script, options], { cwd: scratch, encoding: 'utf8' });
-      if (r.status !== 0) fail(`${script} (${withOptionalPeers ? 'with' : 'without'} the optional peers):\n${(r.stderr || r.stdout).trimEnd()}`);
-    }
-  };
+  const run = (withOptionalPeers) => runEntryChecks(scratch, { withOptionalPeers, entries, optionalPeers: [...optional] }).forEach(fail);
   run(false);
   const rest = [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.peerDependencies ?? {})];
   [...new Set(rest)].filter((name) => !CORE_DEPS.includes(name) && !BIN_DEPS.includes(name)).forEach(link);
