@@ -1,5 +1,6 @@
 import { Observable, type Subscription } from 'rxjs';
-import { InvalidChannelError, type AnyChannelDef, type ChannelDef } from '../events/define-channel';
+import type { AnyChannelDef, ChannelDef } from '../events/define-channel';
+import { InvalidChannelError } from '../events/invalid-channel-error';
 import type { Envelope, EnvelopeMeta } from '../events/envelope';
 import type { Event } from '../events/event';
 import { RxSliceError } from '../internal/errors';

@@ -46,9 +46,9 @@ describe('bundle size (esbuild, browser, production; rxjs, zod and immer externa
     expect(cost.gzip, `quick start: ${kb(cost.min)} min, ${kb(cost.gzip)} gzip`).toBeLessThanOrEqual(QUICK_START_GZIP_BUDGET);
   });
 
-  it('the quick start holds no saga, statechart, effect runtime or window code', async () => {
+  it('the quick start holds no saga, statechart, effect runtime, window or channel code', async () => {
     const { modules } = await bundleCost(fixture('quick-start'));
-    const feature = [...modules].filter((m) => owned(m, ['src/sagas/', 'src/machines/', 'src/effects/', 'src/windows/']) && !CORE_FEATURE_MODULES.includes(m));
+    const feature = [...modules].filter((m) => owned(m, ['src/sagas/', 'src/machines/', 'src/effects/', 'src/windows/', ...FEATURES.channels!.owns]) && !CORE_FEATURE_MODULES.includes(m));
     expect(feature).toEqual([]);
   });
 
