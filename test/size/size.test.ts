@@ -52,6 +52,13 @@ describe('bundle size (esbuild, browser, production; rxjs, zod and immer externa
     expect(feature).toEqual([]);
   });
 
+  it('the snapshot catalogue\'s query code is a lazy chunk, loaded by the first findSnapshots or snapshotLineage', async () => {
+    const { modules, lazy } = await bundleCost(fixture('quick-start'));
+    const queries = ['src/snapshot-store/catalogue-queries.ts', 'src/snapshot-store/read-query.ts', 'src/snapshot-store/tag-glob.ts', 'src/session/snapshot-lineage.ts'];
+    expect(queries.filter((m) => modules.has(m))).toEqual([]);
+    expect(queries.filter((m) => !lazy.modules.has(m))).toEqual([]);
+  });
+
   for (const [name, { fixture: file, owns }] of Object.entries(FEATURES)) {
     it(`importing ${name} adds only ${name} modules to the quick start`, async () => {
       const [base, withFeature] = await Promise.all([bundleCost(fixture('quick-start')), bundleCost(fixture(file))]);
