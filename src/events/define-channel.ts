@@ -1,6 +1,6 @@
 import type { AnyEventCreator, InferEvent } from './event';
 import { InvalidChannelError } from './invalid-channel-error';
-import { openChannel } from '../session/channel';
+import { openChannel } from './channel-runtime';
 import { CHANNEL_LAYER, withLayer, type ChannelLayer } from '../session/feature-layers';
 
 export { InvalidChannelError } from './invalid-channel-error';

@@ -13,7 +13,7 @@ import { SessionCore } from './session-core';
 import { LIBRARY_META, SessionReset } from './system-events';
 import { ATTACH, SESSION_INTERNALS, type SessionInternals } from './internals';
 import { sliceNames } from './session-snapshots';
-import type { ChannelRuntime } from './channel';
+import type { ChannelRuntime } from '../events/channel-runtime';
 import { CHANNEL_LAYER, layerOf, type ChannelLayer } from './feature-layers';
 import { InvalidChannelError } from '../events/invalid-channel-error';
 import { findSnapshots, snapshotKeeper, snapshotLineage } from './snapshot-queries';

@@ -10,7 +10,7 @@ import type { SnapshotCatalogueOptions } from '../snapshot-store/snapshot-catalo
 import type { SnapshotStore } from '../snapshot-store/snapshot-store';
 import type { SnapshotInfo } from '../snapshot-store/store-contract';
 import type { StorageFactory } from '../storage/slice-storage';
-import type { Channel } from './channel';
+import type { Channel } from '../events/channel-runtime';
 import type { CommittedEnvelope } from './committed-envelope';
 import type { EventMiddleware } from './event-pipeline';
 import type { ATTACH, SESSION_INTERNALS, SessionInternals } from './internals';

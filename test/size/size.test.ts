@@ -20,7 +20,7 @@ const FEATURES: Record<string, { readonly fixture: string; readonly owns: readon
   statecharts: { fixture: 'with-machines', owns: ['src/machines/'] },
   effects: { fixture: 'with-effects', owns: ['src/effects/', 'src/internal/seeded-random.ts'] },
   snapshots: { fixture: 'with-snapshots', owns: ['src/snapshots/snapshot-ops.ts'] },
-  channels: { fixture: 'with-channels', owns: ['src/events/define-channel.ts', 'src/session/channel.ts'] },
+  channels: { fixture: 'with-channels', owns: ['src/events/define-channel.ts', 'src/events/channel-runtime.ts'] },
   windows: { fixture: 'with-windows', owns: ['src/windows/', 'src/internal/seeded-random.ts'] },
 };
 
