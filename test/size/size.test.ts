@@ -9,10 +9,11 @@ import { bundleCost, kb } from './bundle';
 const fixture = (name: string) => ({ file: `test/size/fixtures/${name}.ts` });
 
 /**
- * The budget of the quick start, gzip bytes. The goal of issue 34 is 20 KB; the core session
- * (dispatch pipeline, storage, snapshots, windows, channels, errors) is still above it, see docs/SIZE.md.
+ * The budget of the quick start's initial load (lazy chunks aside), gzip bytes: 32.6 KB measured,
+ * plus 0.3 KB. The goal of issue 34 is 20 KB; the core session (dispatch pipeline, memory storage,
+ * snapshots, errors) is still above it, see docs/SIZE.md.
  */
-const QUICK_START_GZIP_BUDGET = 35_500;
+const QUICK_START_GZIP_BUDGET = 32_900;
 
 /** The modules of a feature the quick start must not hold, and what importing that feature may add. */
 const FEATURES: Record<string, { readonly fixture: string; readonly owns: readonly string[] }> = {
