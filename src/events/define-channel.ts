@@ -1,14 +1,12 @@
-import { RxSliceError } from '../internal/errors';
 import type { AnyEventCreator, InferEvent } from './event';
-import { quote } from '../internal/quote';
+import { InvalidChannelError } from './invalid-channel-error';
+import { openChannel } from './channel-runtime';
+import { CHANNEL_LAYER, withLayer, type ChannelLayer } from '../session/feature-layers';
 
-/** Thrown for a malformed channel declaration, or an event published to a channel it is not part of. */
-export class InvalidChannelError extends RxSliceError {
-  override readonly name = 'InvalidChannelError';
-  constructor(readonly channel: string, reason: string) {
-    super('INVALID_CHANNEL', `Channel ${quote(channel)}: ${reason}`);
-  }
-}
+export { InvalidChannelError } from './invalid-channel-error';
+
+/** What a channel definition carries for `session.channel(def)` (see `CHANNEL_LAYER`). */
+const channelLayer: ChannelLayer = { open: openChannel };
 
 /** Options of {@link defineChannel}. */
 export interface ChannelOptions {
@@ -48,7 +46,7 @@ export type InferChannelEvent<TChannel> = TChannel extends ChannelDef<string, in
 
 function makeChannel(name: string, eventTypes: readonly string[], replayBuffer: number): AnyChannelDef {
   const types = new Set(eventTypes);
-  const def = Object.freeze({
+  const def = {
     name,
     eventTypes: Object.freeze([...eventTypes]),
     replayBuffer,
@@ -58,8 +56,9 @@ function makeChannel(name: string, eventTypes: readonly string[], replayBuffer: 
       return makeChannel(`${name}|${other.name}`, [...new Set([...eventTypes, ...other.eventTypes])], Math.max(replayBuffer, other.replayBuffer));
     },
     Event: undefined,
-  });
-  return def as unknown as AnyChannelDef;
+  };
+  // The channel runtime rides on the definition: a bundle without defineChannel holds none of it.
+  return Object.freeze(withLayer(def, CHANNEL_LAYER, channelLayer)) as unknown as AnyChannelDef;
 }
 
 /**

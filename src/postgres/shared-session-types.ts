@@ -7,7 +7,7 @@ import type { RxSliceError } from '../internal/errors';
 import type { EvictedItems, Session, SnapshotOptions, ValidationMode } from '../session/session-types';
 import type { CommittedEnvelope } from '../session/committed-envelope';
 import type { Attachable } from '../session/session-types';
-import type { Channel } from '../session/channel';
+import type { Channel } from '../events/channel-runtime';
 import type { SliceHandle } from '../session/slice-handle';
 import type { ReducerMiddleware, SessionReader, SliceDef } from '../slices/reducer';
 import type { Snapshot } from '../snapshots/snapshot';

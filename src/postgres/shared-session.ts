@@ -9,7 +9,7 @@ import type { Attachable, EvictedItems, Session, SnapshotOptions } from '../sess
 import type { CommittedEnvelope } from '../session/committed-envelope';
 import { InvalidEventError, SessionDisposedError } from '../session/errors';
 import { SESSION_INTERNALS } from '../session/internals';
-import type { Channel } from '../session/channel';
+import type { Channel } from '../events/channel-runtime';
 import type { SliceHandle } from '../session/slice-handle';
 import type { SliceDef } from '../slices/reducer';
 import { snapshotFromJSON } from '../snapshots/codec';

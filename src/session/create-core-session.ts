@@ -13,7 +13,9 @@ import { SessionCore } from './session-core';
 import { LIBRARY_META, SessionReset } from './system-events';
 import { ATTACH, SESSION_INTERNALS, type SessionInternals } from './internals';
 import { sliceNames } from './session-snapshots';
-import { openChannel, type ChannelRuntime } from './channel';
+import type { ChannelRuntime } from '../events/channel-runtime';
+import { CHANNEL_LAYER, layerOf, type ChannelLayer } from './feature-layers';
+import { InvalidChannelError } from '../events/invalid-channel-error';
 import { findSnapshots, snapshotKeeper, snapshotLineage } from './snapshot-queries';
 import { SessionItemsReader, SessionListeners } from './session-read';
 import type { Session, SessionEvent, SessionOptions, SnapshotOptions } from './session-types';
@@ -326,7 +328,10 @@ export function createCoreSession(options: SessionOptions): Session {
   const channels = new Map<string, ChannelRuntime<any>>();
   // A channel declares its event types (publishing to it is dispatching them).
   const openKnownChannel = <TEvent extends { readonly type: string }>(def: ChannelDef<string, TEvent>): ChannelRuntime<TEvent> => {
-    const runtime = openChannel(channels, def, session);
+    // The runtime rides on the definition (CHANNEL_LAYER): only a program that defines a channel bundles it.
+    const layer = layerOf<ChannelLayer>(def, CHANNEL_LAYER);
+    if (layer === undefined) throw new InvalidChannelError(String((def as { name?: unknown } | undefined)?.name), 'session.channel takes a channel made by defineChannel');
+    const runtime = layer.open(channels, def, session) as ChannelRuntime<TEvent>;
     internals.declareEvents(def.eventTypes);
     return runtime;
   };

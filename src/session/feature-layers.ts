@@ -13,6 +13,15 @@ export const EFFECTS_LAYER: unique symbol = /* @__PURE__ */ Symbol.for('rxslice.
 /** See {@link SAGA_LAYER}: the key of a machine definition's {@link MachineLayer}. */
 export const MACHINE_LAYER: unique symbol = /* @__PURE__ */ Symbol.for('rxslice.layer.machines') as never;
 
+/** See {@link SAGA_LAYER}: the key of a channel definition's {@link ChannelLayer}. */
+export const CHANNEL_LAYER: unique symbol = /* @__PURE__ */ Symbol.for('rxslice.layer.channels') as never;
+
+/** @internal The channel runtime a channel definition carries (`openChannel` of session/channel.ts). */
+export interface ChannelLayer {
+  /** Opens `def` on the session's channel table (or returns the channel of that name already open). */
+  open(table: Map<string, any>, def: any, host: any): any;
+}
+
 /** @internal The saga functions a saga definition carries (those of `rxslice`'s run-saga module). */
 export interface SagaLayer {
   install(session: Session, options: { readonly sagas?: readonly any[]; readonly deps?: unknown; readonly history?: any }): void;

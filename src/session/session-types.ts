@@ -10,7 +10,7 @@ import type { SnapshotCatalogueOptions } from '../snapshot-store/snapshot-catalo
 import type { SnapshotStore } from '../snapshot-store/snapshot-store';
 import type { SnapshotInfo } from '../snapshot-store/store-contract';
 import type { StorageFactory } from '../storage/slice-storage';
-import type { Channel } from './channel';
+import type { Channel } from '../events/channel-runtime';
 import type { CommittedEnvelope } from './committed-envelope';
 import type { EventMiddleware } from './event-pipeline';
 import type { ATTACH, SESSION_INTERNALS, SessionInternals } from './internals';
@@ -345,7 +345,9 @@ export interface Session<TEvent extends Event = Event> extends SessionReader {
    * chain stops at a root or at a parent the catalogue does not hold (the session's catalogue
    * keeps its last 100 snapshots by default; a store, what was saved to it). A snapshot not in
    * the catalogue (a merge, one from JSON) ends the list as an entry made from it (`saved: 0`).
-   * @remarks Async, from the session's catalogue or snapshot store; reads no slice items.
+   * @remarks Async, from the session's catalogue or snapshot store; reads no slice items. Its code
+   * (and the catalogue's query code, `findSnapshots`') is a lazy chunk (`import()`) that the first
+   * call loads before it reads the catalogue or asks the store (docs/SIZE.md).
    * @throws (rejects) {@link NoSnapshotStoreError} when the session keeps no catalogue;
    * `SnapshotStoreError` (`SNAPSHOT_NOT_FOUND`) for an id it does not hold;
    * `InvalidSnapshotError` for something that is neither a snapshot nor an id.

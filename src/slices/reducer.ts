@@ -1,5 +1,6 @@
 import type { Event, EventCreator } from '../events/event';
-import { InvalidChannelError, type AnyChannelDef, type InferChannelEvent } from '../events/define-channel';
+import type { AnyChannelDef, InferChannelEvent } from '../events/define-channel';
+import { InvalidChannelError } from '../events/invalid-channel-error';
 import type { EnvelopeMeta } from '../events/envelope';
 import type { SliceOp } from './slice-op';
 import type { SliceView } from './slice-view';

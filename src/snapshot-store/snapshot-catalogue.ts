@@ -1,8 +1,7 @@
 import type { Snapshot } from '../snapshots/snapshot';
 import { snapshotSliceNames } from '../snapshots/snapshot';
-import { newestFirst, readQuery, type SnapshotQuery } from './read-query';
-import { SnapshotStoreError, type SnapshotInfo } from './store-contract';
-import { compileTagGlob } from './tag-glob';
+import type { SnapshotQuery } from './read-query';
+import type { SnapshotInfo } from './store-contract';
 
 /**
  * Retention of the catalogue a session keeps of its own snapshots (`createSession({
@@ -59,33 +58,21 @@ export class SnapshotCatalogue {
     this.head = i + 1 === ring.length ? 0 : i + 1;
   }
 
-  /** Like `SnapshotStore.find`: the catalogued snapshots matching `query`, newest first. */
+  /**
+   * Like `SnapshotStore.find`: the catalogued snapshots matching `query`, newest first. The
+   * catalogue is read now (`maxAgeMs` counts from this call); the query code (`readQuery`, the
+   * tag globs) is loaded on the first query (`import()`, a chunk of its own in a code-splitting
+   * bundle), so a program that never queries does not load it.
+   */
   find(query: SnapshotQuery = {}): Promise<SnapshotInfo[]> {
-    try {
-      const checked = readQuery(query, compileTagGlob);
-      const found = this.entries().filter(checked.matches);
-      found.sort(newestFirst);
-      return Promise.resolve(checked.limit === undefined ? found : found.slice(0, checked.limit));
-    } catch (error) {
-      return Promise.reject(error);
-    }
+    const entries = this.entries();
+    return import('./catalogue-queries').then((q) => q.findIn(entries, query));
   }
 
-  /** Like `SnapshotStore.lineage`: `id`, then its first parent, and so on while catalogued. */
+  /** Like `SnapshotStore.lineage`: `id`, then its first parent, and so on while catalogued (query code loaded as `find`'s). */
   lineage(id: string): Promise<SnapshotInfo[]> {
-    const byId = new Map(this.entries().map((info) => [info.id, info]));
-    const first = byId.get(id);
-    if (first === undefined) return Promise.reject(new SnapshotStoreError('SNAPSHOT_NOT_FOUND', `No snapshot "${id}" in the session's catalogue (it keeps the last ${this.keepLast})`));
-    const chain = [first];
-    const seen = new Set([id]);
-    for (let parent = first.parents[0]; parent !== undefined && !seen.has(parent); ) {
-      const info = byId.get(parent);
-      if (info === undefined) break;
-      chain.push(info);
-      seen.add(parent);
-      parent = info.parents[0];
-    }
-    return Promise.resolve(chain);
+    const entries = this.entries();
+    return import('./catalogue-queries').then((q) => q.lineageIn(entries, id, this.keepLast));
   }
 
   /** What the catalogue keeps about each snapshot it holds (within `maxAgeMs`), oldest first. */

@@ -75,6 +75,18 @@ describe('session.channel', () => {
     expect(() => s.channel(defineChannel('plan', [PlanUpdated]))).toThrow(/another channel of this name/);
   });
 
+  it('opens only channels made by defineChannel (they carry the channel runtime), also from createSession({ channels })', () => {
+    const s = session([]);
+    const union = s.channel(PlanEvents.or(ToolEvents));
+    expect(union.def.eventTypes).toEqual(['plan/updated', 'plan/completed', 'tool/called']);
+    // A look-alike (a spread of a definition keeps its fields, not what it carries) is refused.
+    const lookAlike = { ...PlanEvents, name: 'copy' } as AnyChannelDef;
+    expect(() => s.channel(lookAlike)).toThrow(InvalidChannelError);
+    expect(() => s.channel(lookAlike)).toThrow(/session\.channel takes a channel made by defineChannel/);
+    expect(() => s.channel(undefined as never)).toThrow(InvalidChannelError);
+    expect(() => session([lookAlike])).toThrow(InvalidChannelError);
+  });
+
   it('subscribers see the channel’s committed events in order, with an optional filter', () => {
     const s = session();
     const plan = s.channel(PlanEvents);

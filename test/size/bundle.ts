@@ -9,18 +9,29 @@ export interface BundleCost {
   readonly gzip: number;
   /** The src/ modules that put code into the bundle (paths relative to the repository). */
   readonly modules: ReadonlySet<string>;
+  /**
+   * What the app loads only when it calls for it: the chunks of dynamic `import()`s (the snapshot
+   * catalogue's query code, loaded by the first `findSnapshots` or `snapshotLineage`). Not in
+   * `min`, `gzip` nor `modules`; a module in both (also imported statically) counts in `modules`.
+   */
+  readonly lazy: { readonly min: number; readonly gzip: number; readonly modules: ReadonlySet<string> };
 }
 
 /**
  * Bundles `entry` (a file, or source text importing from src/) for the browser as an app's
- * production build does: esbuild `--bundle --minify --format=esm --platform=browser`,
+ * production build does: esbuild `--bundle --minify --format=esm --platform=browser --splitting`,
  * `process.env.NODE_ENV` = "production", every package external (rxjs, zod, immer and the peers),
- * so what remains is rxslice's own code and the app's.
+ * so what remains is rxslice's own code and the app's. Code splitting as Vite (Rollup) and Angular
+ * (esbuild) builds do: what a dynamic `import()` loads is a chunk of its own, counted in `lazy`;
+ * `min` and `gzip` are the entry chunk and the chunks it imports statically (concatenated).
  */
 export async function bundleCost(entry: { readonly file: string } | { readonly source: string }): Promise<BundleCost> {
   const result = await build({
-    ...('file' in entry ? { entryPoints: [entry.file] } : { stdin: { contents: entry.source, resolveDir: process.cwd(), loader: 'ts' as const } }),
+    ...('file' in entry ? { entryPoints: [entry.file] } : { stdin: { contents: entry.source, resolveDir: process.cwd(), loader: 'ts' as const, sourcefile: 'entry.ts' } }),
     bundle: true,
+    splitting: true,
+    outdir: 'size-out', // not written
+
     minify: true,
     format: 'esm',
     platform: 'browser',
@@ -31,10 +42,19 @@ export async function bundleCost(entry: { readonly file: string } | { readonly s
     plugins: [{ name: 'packages-external', setup: (b) => b.onResolve({ filter: /^[^./]/ }, (args) => ({ path: args.path, external: true })) }],
     logLevel: 'silent',
   });
-  const code = result.outputFiles[0]!.contents;
-  const inputs = Object.values(result.metafile.outputs)[0]!.inputs;
-  const modules = new Set(Object.entries(inputs).filter(([path, input]) => input.bytesInOutput > 0 && path.startsWith('src/')).map(([path]) => path));
-  return { min: code.length, gzip: gzipSync(code).length, modules };
+  const outputs = result.metafile.outputs;
+  const entryChunk = Object.keys(outputs).find((path) => outputs[path]!.entryPoint !== undefined)!;
+  // The initial load: the entry chunk and, transitively, the chunks it imports statically.
+  const initial = new Set([entryChunk]);
+  for (const path of initial) for (const imported of outputs[path]!.imports) if (imported.kind === 'import-statement' && !imported.external) initial.add(imported.path);
+  const part = (paths: readonly string[]) => {
+    const code = Buffer.concat(paths.map((path) => result.outputFiles.find((f) => f.path.endsWith(`/${path}`))!.contents));
+    const modules = new Set(paths.flatMap((path) => Object.entries(outputs[path]!.inputs).filter(([src, input]) => input.bytesInOutput > 0 && src.startsWith('src/')).map(([src]) => src)));
+    return { min: code.length, gzip: code.length === 0 ? 0 : gzipSync(code).length, modules };
+  };
+  const loaded = part([...initial]);
+  const lazy = part(Object.keys(outputs).filter((path) => !initial.has(path) && !path.endsWith('.map')));
+  return { ...loaded, lazy: { ...lazy, modules: new Set([...lazy.modules].filter((m) => !loaded.modules.has(m))) } };
 }
 
 /** `bytes` as kilobytes with one decimal (1 KB = 1000 bytes, as bundlers print them). */

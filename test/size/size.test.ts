@@ -9,10 +9,11 @@ import { bundleCost, kb } from './bundle';
 const fixture = (name: string) => ({ file: `test/size/fixtures/${name}.ts` });
 
 /**
- * The budget of the quick start, gzip bytes. The goal of issue 34 is 20 KB; the core session
- * (dispatch pipeline, storage, snapshots, windows, channels, errors) is still above it, see docs/SIZE.md.
+ * The budget of the quick start's initial load (lazy chunks aside), gzip bytes: 32.6 KB measured,
+ * plus 0.3 KB. The goal of issue 34 is 20 KB; the core session (dispatch pipeline, memory storage,
+ * snapshots, errors) is still above it, see docs/SIZE.md.
  */
-const QUICK_START_GZIP_BUDGET = 35_500;
+const QUICK_START_GZIP_BUDGET = 32_900;
 
 /** The modules of a feature the quick start must not hold, and what importing that feature may add. */
 const FEATURES: Record<string, { readonly fixture: string; readonly owns: readonly string[] }> = {
@@ -20,7 +21,7 @@ const FEATURES: Record<string, { readonly fixture: string; readonly owns: readon
   statecharts: { fixture: 'with-machines', owns: ['src/machines/'] },
   effects: { fixture: 'with-effects', owns: ['src/effects/', 'src/internal/seeded-random.ts'] },
   snapshots: { fixture: 'with-snapshots', owns: ['src/snapshots/snapshot-ops.ts'] },
-  channels: { fixture: 'with-channels', owns: ['src/events/define-channel.ts', 'src/session/channel.ts'] },
+  channels: { fixture: 'with-channels', owns: ['src/events/define-channel.ts', 'src/events/channel-runtime.ts'] },
   windows: { fixture: 'with-windows', owns: ['src/windows/', 'src/internal/seeded-random.ts'] },
 };
 
@@ -46,10 +47,17 @@ describe('bundle size (esbuild, browser, production; rxjs, zod and immer externa
     expect(cost.gzip, `quick start: ${kb(cost.min)} min, ${kb(cost.gzip)} gzip`).toBeLessThanOrEqual(QUICK_START_GZIP_BUDGET);
   });
 
-  it('the quick start holds no saga, statechart, effect runtime or window code', async () => {
+  it('the quick start holds no saga, statechart, effect runtime, window or channel code', async () => {
     const { modules } = await bundleCost(fixture('quick-start'));
-    const feature = [...modules].filter((m) => owned(m, ['src/sagas/', 'src/machines/', 'src/effects/', 'src/windows/']) && !CORE_FEATURE_MODULES.includes(m));
+    const feature = [...modules].filter((m) => owned(m, ['src/sagas/', 'src/machines/', 'src/effects/', 'src/windows/', ...FEATURES.channels!.owns]) && !CORE_FEATURE_MODULES.includes(m));
     expect(feature).toEqual([]);
+  });
+
+  it('the snapshot catalogue\'s query code is a lazy chunk, loaded by the first findSnapshots or snapshotLineage', async () => {
+    const { modules, lazy } = await bundleCost(fixture('quick-start'));
+    const queries = ['src/snapshot-store/catalogue-queries.ts', 'src/snapshot-store/read-query.ts', 'src/snapshot-store/tag-glob.ts', 'src/session/snapshot-lineage.ts'];
+    expect(queries.filter((m) => modules.has(m))).toEqual([]);
+    expect(queries.filter((m) => !lazy.modules.has(m))).toEqual([]);
   });
 
   for (const [name, { fixture: file, owns }] of Object.entries(FEATURES)) {

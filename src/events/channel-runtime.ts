@@ -1,9 +1,10 @@
 import { Observable, type Subscription } from 'rxjs';
-import { InvalidChannelError, type AnyChannelDef, type ChannelDef } from '../events/define-channel';
-import type { Envelope, EnvelopeMeta } from '../events/envelope';
-import type { Event } from '../events/event';
+import type { AnyChannelDef, ChannelDef } from './define-channel';
+import { InvalidChannelError } from './invalid-channel-error';
+import type { Envelope, EnvelopeMeta } from './envelope';
+import type { Event } from './event';
 import { RxSliceError } from '../internal/errors';
-import type { CommittedEnvelope } from './committed-envelope';
+import type { CommittedEnvelope } from '../session/committed-envelope';
 import { quote } from '../internal/quote';
 
 /**
