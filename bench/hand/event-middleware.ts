@@ -3,6 +3,7 @@
  * three pass-through event middlewares, timed in alternating rounds of 200,000 dispatches each
  * (steady state: the same sessions every round). Prints every round's ratio and
  * `HAND_RESULT <median with/without>`. `BENCH_CLOCK=cpu` times with this process's CPU time.
+ * Run it bundled, with `NODE_ENV=production` (see bench/README.md, "Fresh session").
  */
 import { z } from 'zod';
 import { createSession, defineEvent, defineSlice, type EventMiddleware } from '../../src/index';
