@@ -117,6 +117,13 @@ export interface MeasureOptions {
    * new session once the process is warm), reported as `extra.freshNs` (median ns per operation).
    */
   readonly first?: boolean;
+  /**
+   * {@link measurePaired} only: after each timed pair, one more pair on stores built right before
+   * each clock starts, with no collection between (fresh sessions in a warm process, as
+   * `first` does for {@link measure}), reported as `extra.freshNs` (the variant's median ns per
+   * operation), `extra.freshBaseNs` and `extra.freshOverhead` (median of the per-pair ratios).
+   */
+  readonly freshPairs?: boolean;
 }
 
 /** `BENCH_TRACE=1`: every timed run's ns per operation goes to stderr (how noisy a cell is). */
@@ -261,6 +268,9 @@ export async function measurePaired(
   const baseNs: number[] = [];
   const variantNs: number[] = [];
   const ratios: number[] = [];
+  const freshBaseNs: number[] = [];
+  const freshNs: number[] = [];
+  const freshRatios: number[] = [];
   for (let i = 0; i < pairs; i++) {
     await collectGarbage();
     const a = ((await base(ops, settle)).ms * 1e6) / ops;
@@ -269,10 +279,21 @@ export async function measurePaired(
     baseNs.push(a);
     variantNs.push(b);
     ratios.push(b / a);
+    if (options.freshPairs === true) {
+      await collectGarbage();
+      const fa = ((await base(ops, noWait)).ms * 1e6) / ops;
+      await collectGarbage();
+      const fb = ((await variant(ops, noWait)).ms * 1e6) / ops;
+      freshBaseNs.push(fa);
+      freshNs.push(fb);
+      freshRatios.push(fb / fa);
+    }
   }
   retained = retainedBase = undefined;
   const mid = (v: number[]): number => [...v].sort((x, y) => x - y)[(v.length - 1) >> 1] as number;
-  return { value: mid(variantNs), extra: { baseNs: mid(baseNs), overhead: mid(ratios), ops, runs: pairs } };
+  if (TRACE) process.stderr.write(`paired overheads (in run order): ${ratios.map((r) => r.toFixed(3)).join(' ')}${freshRatios.length > 0 ? `; fresh pairs: ${freshRatios.map((r) => r.toFixed(3)).join(' ')}` : ''}\n`);
+  const fresh = freshNs.length === 0 ? {} : { freshNs: mid(freshNs), freshBaseNs: mid(freshBaseNs), freshOverhead: mid(freshRatios) };
+  return { value: mid(variantNs), extra: { baseNs: mid(baseNs), overhead: mid(ratios), ops, runs: pairs, ...fresh } };
 }
 
 /** {@link Ready} of a timed run: a full collection and its settle time. */

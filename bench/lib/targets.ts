@@ -111,6 +111,7 @@ export function evaluateTargets(results: Results): TargetOutcome[] {
   bound('3', "issue 22: C's subscriber fires 1.00 times per update", ['diamond', 'rxslice', 'firesPerUpdate'], 1, (v) => fmt(v, 2));
   bound('3', 'issue 22: 0 inconsistent values of C', ['diamond', 'rxslice', 'inconsistentPerUpdate'], 0, (v) => fmt(v, 2));
   bound('5', 'issue 22: event middleware ≤ 1.10× dispatch', ['middleware', 'rxslice-event', 'overhead'], 1.1, fmtRatio);
+  bound('5', 'issue 36: event middleware ≤ 1.10× dispatch, fresh sessions', ['middleware', 'rxslice-event', 'freshOverhead'], 1.1, fmtRatio);
   bound('5', 'issue 22: operator middleware ≤ 1.30× dispatch', ['middleware', 'rxslice-operator', 'overhead'], 1.3, fmtRatio);
   ratio('6', 'issue 22: effect round trip, epic ≤ 2.5× Elf', ['effect', 'rxslice'], ['effect', 'elf'], 2.5);
   ratio('6', 'issue 22: effect round trip, listener-style handler (`listen`) ≤ 1.6× Elf', ['effect', 'rxslice-listener'], ['effect', 'elf'], 1.6, [], ['effect', 'rxslice-listener-noclock']);

@@ -1,8 +1,9 @@
 /**
  * Workload 5 — middleware: workload 1 with three pass-through middlewares, in each
  * contender's own middleware shape. The overhead ratio is measured inside each worker:
- * three alternating pairs of runs without and with the middleware (see `measurePaired`),
- * so both sides of the ratio see the same machine load.
+ * five alternating pairs of runs without and with the middleware (see `measurePaired`),
+ * so both sides of the ratio see the same machine load, each pair followed by a pair on
+ * fresh sessions (built right before the clock starts, no collection between).
  *
  * rxslice is measured twice: reducer middleware `(ctx, next) => next()` (runs around each
  * of the ten reducer calls per event) and operator middleware `map((envelope) => envelope)`
@@ -17,7 +18,7 @@ const impl =
   (name: keyof typeof counterStores, middleware: CounterMiddleware = 'store'): Impl =>
   () =>
     measurePaired(
-      { ops: DISPATCHES, unit: SLICES, timedRuns: 5 },
+      { ops: DISPATCHES, unit: SLICES, timedRuns: 5, freshPairs: true },
       (ops, ready) => dispatchRun(() => counterStores[name]('none'), ops, ready),
       (ops, ready) => dispatchRun(() => counterStores[name](middleware), ops, ready),
     );
@@ -30,6 +31,7 @@ export const middlewareWorkload: Workload = {
   columns: [
     { key: 'baseNs', label: 'without middleware (ns)', digits: 1 },
     { key: 'overhead', label: 'overhead (with / without)', digits: 2 },
+    { key: 'freshOverhead', label: 'overhead, fresh sessions', digits: 2 },
   ],
   notes: [
     'Middleware shapes: rxslice reducer middleware `(ctx, next) => next()` (runs around each of the 10 reducer calls per event) or operator middleware `map((envelope) => envelope)` on the envelope stream, or event middleware `(envelope, next) => next(envelope)` (once per event); Redux/RTK store middleware `() => (next) => (action) => next(action)`; raw RxJS three `map` operators on the actions stream (plus `share()`); Zustand its documented custom-middleware wrapper around `set`; Elf has a single `preStoreUpdate` hook, so the three pass-throughs are composed in it; the plain loop wraps dispatch three times.',

@@ -79,6 +79,25 @@ describe('event middleware', () => {
     expect(errors).toHaveLength(1);
   });
 
+  it('next again later with an envelope already handed on synchronously is a failure: reduced once', async () => {
+    let again: (() => void) | undefined;
+    const echo: EventMiddleware = (env, next) => {
+      next(env);
+      again = () => next(env);
+    };
+    const session = createSession({ slices: [Counter], middleware: { events: [echo] } });
+    const errors: RxSliceError[] = [];
+    session.errors$.subscribe((e) => errors.push(e));
+    session.dispatch(CounterBumped({ by: 2 }));
+    await Promise.resolve();
+    again?.();
+    expect(session.slice(Counter).latest()).toEqual({ n: 2 });
+    expect(errors.map((e) => e.message)).toEqual([expect.stringMatching(/called next twice with envelope #1/)]);
+    // The next envelope is handed on normally.
+    session.dispatch(CounterBumped({ by: 1 }));
+    expect(session.slice(Counter).latest()).toEqual({ n: 3 });
+  });
+
   it('next called later reduces the event then; a forged library event is refused', async () => {
     const later: EventMiddleware = (env, next) => void setTimeout(() => next(env), 5);
     const session = createSession({ slices: [Counter], middleware: { events: [later] } });
