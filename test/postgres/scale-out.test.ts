@@ -3,7 +3,7 @@
 // lands every event exactly once when it retries with an idempotency key.
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createSharedSession, SharedLogError, type SharedSession, type SharedSessionOptions } from '../../src/postgres/index';
 import { Counter, CounterBumped, Exploded, NoteAdded, Notes, NotesCleared } from '../fixtures';
 
@@ -17,8 +17,12 @@ beforeAll(() => {
   admin = new pg.Pool({ connectionString: url, max: 4 });
 });
 
+// A test's sessions are disposed when it ends (see shared-session.test.ts: connections must not pile up).
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((s) => s.dispose()));
+});
+
 afterAll(async () => {
-  await Promise.all(open.map((s) => s.dispose()));
   for (const table of ['events', 'sessions', 'snapshots', 'schema_version']) await admin.query(`DROP TABLE IF EXISTS "${prefix}_${table}"`);
   await admin.end();
 });

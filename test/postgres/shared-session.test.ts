@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { filter, firstValueFrom, map, take, toArray } from 'rxjs';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { z } from 'zod';
 import { append, defineEvent, defineSaga, defineSlice, ofType, runEpic, type RxSliceError } from '../../src/index';
 import { assign, defineMachine, installMachine, sessionMachine } from '../../src/machines/index.js';
@@ -17,8 +17,15 @@ beforeAll(() => {
   admin = new pg.Pool({ connectionString: url, max: 4 });
 });
 
+// Each test's sessions are disposed when it ends, so their pools (up to 4 connections each, plus
+// the LISTEN and lease connections) do not pile up over the file: with ~25 tests the file held up
+// to ~90 of PostgreSQL's default 100 connections, and a second suite on the same server got
+// "too many clients already".
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((s) => s.dispose()));
+});
+
 afterAll(async () => {
-  await Promise.all(open.map((s) => s.dispose()));
   for (const table of ['events', 'sessions', 'snapshots', 'schema_version']) await admin.query(`DROP TABLE IF EXISTS "${prefix}_${table}"`);
   await admin.end();
 });
