@@ -5,6 +5,7 @@
 import { rmSync } from 'node:fs';
 import type { Subscription } from 'rxjs';
 import { isRxSliceError } from '../internal/errors';
+import { SESSION_INTERNALS } from '../session/internals';
 import { TranscriptClock, timestampOf } from '../transcripts/clock';
 import { INVALID_JSON, parseLine } from '../transcripts/parse';
 import { FileTail, statFile, type TailLine } from './file-tail';
@@ -224,7 +225,8 @@ export class WatchedTranscript {
           continue;
         }
         try {
-          this.session.dispatch(event);
+          // Made by parseLine from a line its line schema accepted: the payload is not validated again.
+          this.session[SESSION_INTERNALS].dispatchTrusted(event);
           events++;
         } catch (error) {
           const reason = isRxSliceError(error) ? error.code : 'UNKNOWN';

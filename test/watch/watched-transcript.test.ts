@@ -4,6 +4,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { WatchedTranscript, type InvalidLine } from '../../src/watch/watched-transcript';
+import { SESSION_INTERNALS } from '../../src/session/internals';
+import type { WatchSession } from '../../src/watch/watch-session';
 import { compareWithReplay } from './watch-harness';
 
 const data = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'examples', 'data');
@@ -23,18 +25,31 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 class Crash extends Error {}
 
 /**
+ * Makes every dispatch of `session` (the transcript events' trusted dispatches and the watch's own
+ * events) throw a {@link Crash} once `killed()` says so, as a kill -9 would stop it there.
+ */
+function killWhen(session: WatchSession, killed: () => boolean): void {
+  const dispatch = session.dispatch.bind(session);
+  vi.spyOn(session, 'dispatch').mockImplementation((event) => {
+    if (killed()) throw new Crash('killed');
+    return dispatch(event);
+  });
+  const internals = session[SESSION_INTERNALS];
+  const dispatchTrusted = internals.dispatchTrusted.bind(internals);
+  vi.spyOn(internals, 'dispatchTrusted').mockImplementation((event) => {
+    if (killed()) throw new Crash('killed');
+    return dispatchTrusted(event);
+  });
+}
+
+/**
  * Opens the durable session and pumps runs of `maxLines` lines, with the process "killed" (every
  * dispatch throwing) after `commits` dispatches; true when it was killed before the end of the file.
  */
 function pumpAndCrash(commits: number, maxLines = Infinity): boolean {
   const watched = new WatchedTranscript({ file, label: 't', storeDir: store });
   let left = commits;
-  const session = watched.current;
-  const dispatch = session.dispatch.bind(session);
-  vi.spyOn(session, 'dispatch').mockImplementation((event) => {
-    if (left-- <= 0) throw new Crash('killed');
-    return dispatch(event);
-  });
+  killWhen(watched.current, () => left-- <= 0);
   let killed = false;
   try {
     while (watched.pump(maxLines).lines > 0);
@@ -92,13 +107,8 @@ describe('WatchedTranscript', () => {
     const open = () => new WatchedTranscript({ file, label: 't', storeDir: store, onInvalidLine: (l) => invalid.push(l.line) });
     // "Killed" right after the report, before the run's watch/lineRead commits.
     const first = open();
-    const session = first.current;
-    const dispatch = session.dispatch.bind(session);
     let reported = 0;
-    vi.spyOn(session, 'dispatch').mockImplementation((event) => {
-      if (invalid.length > reported) throw new Crash('killed');
-      return dispatch(event);
-    });
+    killWhen(first.current, () => invalid.length > reported);
     expect(() => first.pump()).toThrow(Crash);
     first.close();
     expect(invalid).toEqual([4]);
