@@ -6,6 +6,9 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { WatchedTranscript, type InvalidLine } from '../../src/watch/watched-transcript';
 import { SESSION_INTERNALS } from '../../src/session/internals';
 import type { WatchSession } from '../../src/watch/watch-session';
+import { transcriptEvents } from '../../src/transcripts/events';
+import { ToolStatsItem } from '../../src/transcripts/slices';
+import { LineRead } from '../../src/watch/watch-cursor';
 import { compareWithReplay } from './watch-harness';
 
 const data = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'examples', 'data');
@@ -143,5 +146,25 @@ describe('WatchedTranscript', () => {
     second.close();
     const c = compareWithReplay(file, store);
     expect(c.storedState).toEqual(c.replayState);
+  });
+});
+
+describe('WatchedTranscript validates each line once', () => {
+  it("validates a line's payloads with its line schema only: the events parseLine made of it are not validated again at dispatch, the watch's own events and the reducers' output are", () => {
+    writeFileSync(file, source);
+    const eventChecks = transcriptEvents.map((creator) => vi.spyOn(creator.schema!, 'safeParse'));
+    const cursorChecks = vi.spyOn(LineRead.schema!, 'safeParse');
+    const itemChecks = vi.spyOn(ToolStatsItem, 'safeParse');
+    const watched = new WatchedTranscript({ file, label: 't' });
+    try {
+      expect(watched.pump()).toEqual({ lines: 15, events: 17, refused: 0 });
+      expect(eventChecks.reduce((n, spy) => n + spy.mock.calls.length, 0)).toBe(0);
+      expect(cursorChecks).toHaveBeenCalledTimes(1);
+      // Each tool call and result replaces the toolStats item, checked by its slice schema.
+      expect(itemChecks.mock.calls.length).toBeGreaterThanOrEqual(4);
+    } finally {
+      watched.close();
+      vi.restoreAllMocks();
+    }
   });
 });
