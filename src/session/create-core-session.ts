@@ -205,6 +205,7 @@ export function createCoreSession(options: SessionOptions): Session {
     reportSubscriberFailure: (source, error) => core.reportSubscriberFailure(source, error),
     dispatchSystem: (event, meta) => core.dispatchEnvelope(core.accept(event, meta, true)),
     dispatchWithOwnMeta: (event, meta) => core.dispatchEnvelope(core.accept(event, meta, false, true)),
+    dispatchTrusted: (event, meta) => core.dispatchEnvelope(core.accept(event, meta, false, false, true)),
     forwardTo(forward) {
       core.forward = forward;
     },

@@ -147,6 +147,14 @@ export interface SessionInternals {
    * copied (nobody else holds it); the event is checked as `session.dispatch` checks it.
    */
   dispatchWithOwnMeta<TEvent extends Event>(event: TEvent, meta: EnvelopeMeta): Envelope<TEvent>;
+  /**
+   * Dispatches an application event whose payload library code built from data it had already
+   * validated (`rxslice watch`: the events `parseLine` made of a transcript line its line schema
+   * accepted), so the payload is not validated against the event's schema a second time. Every
+   * other check of `session.dispatch` stays (known type, copy of type, payload and meta), and so
+   * does the check of what the reducers return. Never for data from outside the library's own parse.
+   */
+  dispatchTrusted<TEvent extends Event>(event: TEvent, meta?: EnvelopeMeta): Envelope<TEvent>;
   /** Dispatches a library event (`rxslice.*`), skipping the reserved-prefix check. */
   dispatchSystem<TEvent extends Event>(event: TEvent, meta?: EnvelopeMeta): Envelope<TEvent>;
   readonly disposed: boolean;

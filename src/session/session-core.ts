@@ -226,8 +226,11 @@ export class SessionCore extends SessionQueue {
    * is an {@link InvalidEventError}. A type the session does not know is an
    * {@link UnknownEventError} (unless `unknownEvents: 'accept'`). Nothing changes for a rejected
    * event, it takes no `seq`, and its error is reported on `errors$` before it is thrown.
+   * `trusted`: the payload was built by library code from data it validated itself (a transcript
+   * line checked by its line schema, see `dispatchTrusted`), so it is not validated again; every
+   * other check stays.
    */
-  accept<TEvent extends Event>(event: TEvent, meta: EnvelopeMeta | undefined, system: boolean, ownMeta = false): Envelope<TEvent> {
+  accept<TEvent extends Event>(event: TEvent, meta: EnvelopeMeta | undefined, system: boolean, ownMeta = false, trusted = false): Envelope<TEvent> {
     if (system) {
       if (this.disposed) throw new SessionDisposedError(`dispatch ${quote(event.type)}`);
       if (this.storageFailure !== undefined) throw this.storageFailure;
@@ -255,7 +258,7 @@ export class SessionCore extends SessionQueue {
     }
     if (this.strictEvents && !this.registry.known.has(type)) throw this.rejection(new UnknownEventError(type, this.registry.known.closest(type)));
     const accepted = { type, payload } as unknown as { type: string; payload: unknown };
-    if (this.validate) {
+    if (this.validate && !trusted) {
       const schema = this.registry.schemas.get(type);
       if (schema !== undefined) {
         let r: ReturnType<typeof schema.safeParse>;

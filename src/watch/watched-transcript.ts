@@ -5,6 +5,7 @@
 import { rmSync } from 'node:fs';
 import type { Subscription } from 'rxjs';
 import { isRxSliceError } from '../internal/errors';
+import { SESSION_INTERNALS } from '../session/internals';
 import { TranscriptClock, timestampOf } from '../transcripts/clock';
 import { INVALID_JSON, parseLine } from '../transcripts/parse';
 import { FileTail, statFile, type TailLine } from './file-tail';
@@ -78,7 +79,9 @@ export interface WatchedTranscriptOptions {
  *
  * @remarks Each {@link pump} applies the lines it takes as: the transcript events of each line
  * (parsed by `parseLine`), each dispatched after moving the session's {@link TranscriptClock} to
- * its timestamp, as `replayTranscript` does; a refused event is recorded as `watch/eventSkipped`;
+ * its timestamp, as `replayTranscript` does, without validating its payload a second time (the
+ * line was checked by its line schema, and parseLine only makes payloads their events' schemas
+ * accept; what the reducers return is still checked); a refused event is recorded as `watch/eventSkipped`;
  * a line that is not JSON gives no event and is reported (`onInvalidLine`); then one
  * `watch/lineRead` moves the committed offset past the last of those lines and counts them. Each
  * event is one commit and counts itself in the cursor (`eventsInLine`), so a kill at any point
@@ -224,7 +227,8 @@ export class WatchedTranscript {
           continue;
         }
         try {
-          this.session.dispatch(event);
+          // Made by parseLine from a line its line schema accepted: the payload is not validated again.
+          this.session[SESSION_INTERNALS].dispatchTrusted(event);
           events++;
         } catch (error) {
           const reason = isRxSliceError(error) ? error.code : 'UNKNOWN';

@@ -4,6 +4,11 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { WatchedTranscript, type InvalidLine } from '../../src/watch/watched-transcript';
+import { SESSION_INTERNALS } from '../../src/session/internals';
+import type { WatchSession } from '../../src/watch/watch-session';
+import { transcriptEvents } from '../../src/transcripts/events';
+import { ToolStatsItem } from '../../src/transcripts/slices';
+import { LineRead } from '../../src/watch/watch-cursor';
 import { compareWithReplay } from './watch-harness';
 
 const data = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'examples', 'data');
@@ -23,18 +28,31 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 class Crash extends Error {}
 
 /**
+ * Makes every dispatch of `session` (the transcript events' trusted dispatches and the watch's own
+ * events) throw a {@link Crash} once `killed()` says so, as a kill -9 would stop it there.
+ */
+function killWhen(session: WatchSession, killed: () => boolean): void {
+  const dispatch = session.dispatch.bind(session);
+  vi.spyOn(session, 'dispatch').mockImplementation((event) => {
+    if (killed()) throw new Crash('killed');
+    return dispatch(event);
+  });
+  const internals = session[SESSION_INTERNALS];
+  const dispatchTrusted = internals.dispatchTrusted.bind(internals);
+  vi.spyOn(internals, 'dispatchTrusted').mockImplementation((event) => {
+    if (killed()) throw new Crash('killed');
+    return dispatchTrusted(event);
+  });
+}
+
+/**
  * Opens the durable session and pumps runs of `maxLines` lines, with the process "killed" (every
  * dispatch throwing) after `commits` dispatches; true when it was killed before the end of the file.
  */
 function pumpAndCrash(commits: number, maxLines = Infinity): boolean {
   const watched = new WatchedTranscript({ file, label: 't', storeDir: store });
   let left = commits;
-  const session = watched.current;
-  const dispatch = session.dispatch.bind(session);
-  vi.spyOn(session, 'dispatch').mockImplementation((event) => {
-    if (left-- <= 0) throw new Crash('killed');
-    return dispatch(event);
-  });
+  killWhen(watched.current, () => left-- <= 0);
   let killed = false;
   try {
     while (watched.pump(maxLines).lines > 0);
@@ -92,13 +110,8 @@ describe('WatchedTranscript', () => {
     const open = () => new WatchedTranscript({ file, label: 't', storeDir: store, onInvalidLine: (l) => invalid.push(l.line) });
     // "Killed" right after the report, before the run's watch/lineRead commits.
     const first = open();
-    const session = first.current;
-    const dispatch = session.dispatch.bind(session);
     let reported = 0;
-    vi.spyOn(session, 'dispatch').mockImplementation((event) => {
-      if (invalid.length > reported) throw new Crash('killed');
-      return dispatch(event);
-    });
+    killWhen(first.current, () => invalid.length > reported);
     expect(() => first.pump()).toThrow(Crash);
     first.close();
     expect(invalid).toEqual([4]);
@@ -133,5 +146,25 @@ describe('WatchedTranscript', () => {
     second.close();
     const c = compareWithReplay(file, store);
     expect(c.storedState).toEqual(c.replayState);
+  });
+});
+
+describe('WatchedTranscript validates each line once', () => {
+  it("validates a line's payloads with its line schema only: the events parseLine made of it are not validated again at dispatch, the watch's own events and the reducers' output are", () => {
+    writeFileSync(file, source);
+    const eventChecks = transcriptEvents.map((creator) => vi.spyOn(creator.schema!, 'safeParse'));
+    const cursorChecks = vi.spyOn(LineRead.schema!, 'safeParse');
+    const itemChecks = vi.spyOn(ToolStatsItem, 'safeParse');
+    const watched = new WatchedTranscript({ file, label: 't' });
+    try {
+      expect(watched.pump()).toEqual({ lines: 15, events: 17, refused: 0 });
+      expect(eventChecks.reduce((n, spy) => n + spy.mock.calls.length, 0)).toBe(0);
+      expect(cursorChecks).toHaveBeenCalledTimes(1);
+      // Each tool call and result replaces the toolStats item, checked by its slice schema.
+      expect(itemChecks.mock.calls.length).toBeGreaterThanOrEqual(4);
+    } finally {
+      watched.close();
+      vi.restoreAllMocks();
+    }
   });
 });
