@@ -148,7 +148,7 @@ async function checkEntries(load, { format, withOptionalPeers, entries, optional
       session.dispatch(Used({ n: 5 }));
       const View = () => h('b', null, String(react.useLatest(Usage)));
       const html = renderToString(h(react.SessionProvider, { session }, h(View)));
-      if (html !== '<b>4</b>') throw new Error(`rendered ${html}`);
+      if (html !== '<b>5</b>') throw new Error(`rendered ${html}`);
       let thrown;
       try {
         renderToString(h(View));
