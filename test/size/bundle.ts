@@ -10,6 +10,11 @@ export interface BundleCost {
   /** The src/ modules that put code into the bundle (paths relative to the repository). */
   readonly modules: ReadonlySet<string>;
   /**
+   * Minified bytes each module of the initial load puts into it (esbuild's `bytesInOutput`,
+   * before gzip), the fixture's own code included: what a cut would save, module by module.
+   */
+  readonly bytes: ReadonlyMap<string, number>;
+  /**
    * What the app loads only when it calls for it: the chunks of dynamic `import()`s (the snapshot
    * catalogue's query code, loaded by the first `findSnapshots` or `snapshotLineage`). Not in
    * `min`, `gzip` nor `modules`; a module in both (also imported statically) counts in `modules`.
@@ -54,7 +59,9 @@ export async function bundleCost(entry: { readonly file: string } | { readonly s
   };
   const loaded = part([...initial]);
   const lazy = part(Object.keys(outputs).filter((path) => !initial.has(path) && !path.endsWith('.map')));
-  return { ...loaded, lazy: { ...lazy, modules: new Set([...lazy.modules].filter((m) => !loaded.modules.has(m))) } };
+  const bytes = new Map<string, number>();
+  for (const path of initial) for (const [src, input] of Object.entries(outputs[path]!.inputs)) if (input.bytesInOutput > 0) bytes.set(src, (bytes.get(src) ?? 0) + input.bytesInOutput);
+  return { ...loaded, bytes, lazy: { ...lazy, modules: new Set([...lazy.modules].filter((m) => !loaded.modules.has(m))) } };
 }
 
 /** `bytes` as kilobytes with one decimal (1 KB = 1000 bytes, as bundlers print them). */
