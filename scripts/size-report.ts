@@ -5,9 +5,7 @@
 // `npx tsx scripts/size-report.ts --modules [fixture]` prints instead what each module puts into
 // a fixture's initial load (default: the quick start), minified bytes, largest first, and the
 // same summed by folder: what a cut would save, chosen by size rather than guessed.
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { bundleCost, kb, type BundleCost } from '../test/size/bundle';
+import { bundleCost, kb, packageEntries, type BundleCost } from '../test/size/bundle';
 
 /** The lazy chunks (loaded by a dynamic `import()` when first needed), or a dash. */
 const lazy = (cost: BundleCost): string => (cost.lazy.min === 0 ? '–' : kb(cost.lazy.gzip));
@@ -28,14 +26,10 @@ if (modulesAt >= 0) {
   console.log('\n| Module | min bytes |\n|---|---:|');
   for (const [module, bytes] of rows) console.log(`| \`${module}\` | ${bytes.toLocaleString('en')} |`);
 } else {
-  const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { exports: Record<string, { import: { default: string } } | string> };
   console.log('| Entry (everything it exports) | min | min+gzip | lazy, min+gzip |\n|---|---:|---:|---:|');
-  for (const [subpath, conditions] of Object.entries(pkg.exports)) {
-    if (typeof conditions !== 'object') continue;
-    const name = /^\.\/dist\/(.+)\.js$/.exec(conditions.import.default)?.[1];
-    if (name === undefined) continue;
-    const cost = await bundleCost({ source: `export * from ${JSON.stringify(resolve(`src/${name}.ts`))};` });
-    console.log(`| \`${subpath === '.' ? 'rxslice' : `rxslice/${subpath.slice(2)}`}\` | ${kb(cost.min)} | ${kb(cost.gzip)} | ${lazy(cost)} |`);
+  for (const { name, source } of packageEntries()) {
+    const cost = await bundleCost({ source });
+    console.log(`| \`${name}\` | ${kb(cost.min)} | ${kb(cost.gzip)} | ${lazy(cost)} |`);
   }
   console.log('\n| Fixture (test/size/fixtures) | min | min+gzip | lazy, min+gzip |\n|---|---:|---:|---:|');
   for (const fixture of ['quick-start', 'with-channels', 'with-windows', 'with-snapshots', 'with-effects', 'with-sagas', 'with-machines']) {

@@ -1,4 +1,6 @@
 import { build } from 'esbuild';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
 
 /** What a browser bundle of an app costs in rxslice code, and which rxslice modules it holds. */
@@ -66,3 +68,18 @@ export async function bundleCost(entry: { readonly file: string } | { readonly s
 
 /** `bytes` as kilobytes with one decimal (1 KB = 1000 bytes, as bundlers print them). */
 export const kb = (bytes: number): string => `${(bytes / 1000).toFixed(1)} KB`;
+
+/**
+ * The package's entries as an app imports them (`rxslice`, `rxslice/testing`, ...), each with the
+ * source that bundles everything it exports (`export * from` its src/ module), in package.json
+ * `exports` order.
+ */
+export function packageEntries(): { readonly name: string; readonly source: string }[] {
+  const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { exports: Record<string, { import: { default: string } } | string> };
+  return Object.entries(pkg.exports).flatMap(([subpath, conditions]) => {
+    const file = typeof conditions === 'object' ? /^\.\/dist\/(.+)\.js$/.exec(conditions.import.default)?.[1] : undefined;
+    if (file === undefined) return [];
+    const name = subpath === '.' ? 'rxslice' : `rxslice/${subpath.slice(2)}`;
+    return [{ name, source: `export * from ${JSON.stringify(resolve(`src/${file}.ts`))};` }];
+  });
+}
