@@ -1,24 +1,39 @@
-// Prints the size table of docs/SIZE.md: every package entry bundled whole (`export *`), and the
+// Prints the size tables of docs/SIZE.md: every package entry bundled whole (`export *`), and the
 // test/size fixtures (the quick start alone and with one feature), for the browser in production
 // with every package external. Run: npx tsx scripts/size-report.ts
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { bundleCost, kb, type BundleCost } from '../test/size/bundle';
+//
+// `npx tsx scripts/size-report.ts --modules [fixture]` prints instead what each module puts into
+// a fixture's initial load (default: the quick start), minified bytes, largest first, and the
+// same summed by folder: what a cut would save, chosen by size rather than guessed.
+import { bundleCost, kb, packageEntries, type BundleCost } from '../test/size/bundle';
 
 /** The lazy chunks (loaded by a dynamic `import()` when first needed), or a dash. */
 const lazy = (cost: BundleCost): string => (cost.lazy.min === 0 ? '–' : kb(cost.lazy.gzip));
 
-const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { exports: Record<string, { import: { default: string } } | string> };
-console.log('| Entry (everything it exports) | min | min+gzip | lazy, min+gzip |\n|---|---:|---:|---:|');
-for (const [subpath, conditions] of Object.entries(pkg.exports)) {
-  if (typeof conditions !== 'object') continue;
-  const name = /^\.\/dist\/(.+)\.js$/.exec(conditions.import.default)?.[1];
-  if (name === undefined) continue;
-  const cost = await bundleCost({ source: `export * from ${JSON.stringify(resolve(`src/${name}.ts`))};` });
-  console.log(`| \`${subpath === '.' ? 'rxslice' : `rxslice/${subpath.slice(2)}`}\` | ${kb(cost.min)} | ${kb(cost.gzip)} | ${lazy(cost)} |`);
-}
-console.log('\n| Fixture (test/size/fixtures) | min | min+gzip | lazy, min+gzip |\n|---|---:|---:|---:|');
-for (const fixture of ['quick-start', 'with-channels', 'with-windows', 'with-snapshots', 'with-effects', 'with-sagas', 'with-machines']) {
+const modulesAt = process.argv.indexOf('--modules');
+if (modulesAt >= 0) {
+  const fixture = process.argv[modulesAt + 1] ?? 'quick-start';
   const cost = await bundleCost({ file: `test/size/fixtures/${fixture}.ts` });
-  console.log(`| ${fixture} | ${kb(cost.min)} | ${kb(cost.gzip)} | ${lazy(cost)} |`);
+  console.log(`${fixture}: ${kb(cost.min)} min, ${kb(cost.gzip)} min+gzip (initial load)\n`);
+  const rows = [...cost.bytes].sort((a, b) => b[1] - a[1]);
+  const folders = new Map<string, number>();
+  for (const [module, bytes] of rows) {
+    const folder = module.slice(0, module.lastIndexOf('/') + 1);
+    folders.set(folder, (folders.get(folder) ?? 0) + bytes);
+  }
+  console.log('| Folder | min bytes |\n|---|---:|');
+  for (const [folder, bytes] of [...folders].sort((a, b) => b[1] - a[1])) console.log(`| \`${folder}\` | ${bytes.toLocaleString('en')} |`);
+  console.log('\n| Module | min bytes |\n|---|---:|');
+  for (const [module, bytes] of rows) console.log(`| \`${module}\` | ${bytes.toLocaleString('en')} |`);
+} else {
+  console.log('| Entry (everything it exports) | min | min+gzip | lazy, min+gzip |\n|---|---:|---:|---:|');
+  for (const { name, source } of packageEntries()) {
+    const cost = await bundleCost({ source });
+    console.log(`| \`${name}\` | ${kb(cost.min)} | ${kb(cost.gzip)} | ${lazy(cost)} |`);
+  }
+  console.log('\n| Fixture (test/size/fixtures) | min | min+gzip | lazy, min+gzip |\n|---|---:|---:|---:|');
+  for (const fixture of ['quick-start', 'with-channels', 'with-windows', 'with-snapshots', 'with-effects', 'with-sagas', 'with-machines']) {
+    const cost = await bundleCost({ file: `test/size/fixtures/${fixture}.ts` });
+    console.log(`| ${fixture} | ${kb(cost.min)} | ${kb(cost.gzip)} | ${lazy(cost)} |`);
+  }
 }

@@ -1,4 +1,6 @@
 import { build } from 'esbuild';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
 
 /** What a browser bundle of an app costs in rxslice code, and which rxslice modules it holds. */
@@ -9,6 +11,11 @@ export interface BundleCost {
   readonly gzip: number;
   /** The src/ modules that put code into the bundle (paths relative to the repository). */
   readonly modules: ReadonlySet<string>;
+  /**
+   * Minified bytes each module of the initial load puts into it (esbuild's `bytesInOutput`,
+   * before gzip), the fixture's own code included: what a cut would save, module by module.
+   */
+  readonly bytes: ReadonlyMap<string, number>;
   /**
    * What the app loads only when it calls for it: the chunks of dynamic `import()`s (the snapshot
    * catalogue's query code, loaded by the first `findSnapshots` or `snapshotLineage`). Not in
@@ -54,8 +61,25 @@ export async function bundleCost(entry: { readonly file: string } | { readonly s
   };
   const loaded = part([...initial]);
   const lazy = part(Object.keys(outputs).filter((path) => !initial.has(path) && !path.endsWith('.map')));
-  return { ...loaded, lazy: { ...lazy, modules: new Set([...lazy.modules].filter((m) => !loaded.modules.has(m))) } };
+  const bytes = new Map<string, number>();
+  for (const path of initial) for (const [src, input] of Object.entries(outputs[path]!.inputs)) if (input.bytesInOutput > 0) bytes.set(src, (bytes.get(src) ?? 0) + input.bytesInOutput);
+  return { ...loaded, bytes, lazy: { ...lazy, modules: new Set([...lazy.modules].filter((m) => !loaded.modules.has(m))) } };
 }
 
 /** `bytes` as kilobytes with one decimal (1 KB = 1000 bytes, as bundlers print them). */
 export const kb = (bytes: number): string => `${(bytes / 1000).toFixed(1)} KB`;
+
+/**
+ * The package's entries as an app imports them (`rxslice`, `rxslice/testing`, ...), each with the
+ * source that bundles everything it exports (`export * from` its src/ module), in package.json
+ * `exports` order.
+ */
+export function packageEntries(): { readonly name: string; readonly source: string }[] {
+  const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { exports: Record<string, { import: { default: string } } | string> };
+  return Object.entries(pkg.exports).flatMap(([subpath, conditions]) => {
+    const file = typeof conditions === 'object' ? /^\.\/dist\/(.+)\.js$/.exec(conditions.import.default)?.[1] : undefined;
+    if (file === undefined) return [];
+    const name = subpath === '.' ? 'rxslice' : `rxslice/${subpath.slice(2)}`;
+    return [{ name, source: `export * from ${JSON.stringify(resolve(`src/${file}.ts`))};` }];
+  });
+}
