@@ -403,8 +403,15 @@ export class JsonlJournal implements StorageJournal {
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
     try {
-      // Closed while deferring (disposed during a durable batch): what is held is written first.
-      if (this.failure === undefined && this.held.length > 0 && this.fd >= 0) this.held.writeTo(this.fd);
+      // Closed while deferring (disposed during a durable batch): what is held is written first
+      // (a failure is kept as the journal's, not thrown: closing goes on).
+      if (this.failure === undefined && this.held.length > 0 && this.fd >= 0) {
+        try {
+          this.held.writeTo(this.fd);
+        } catch (e) {
+          this.fail(new StorageIOError(this.journalFile, 'write', e));
+        }
+      }
       if (this.failure === undefined && this.fsync !== 'never' && this.fd >= 0) fdatasyncSync(this.fd);
     } finally {
       if (this.fd >= 0) closeSync(this.fd);
