@@ -25,6 +25,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
+import { childCpuMs } from './lib/child-cpu';
 
 const ROOT = process.env['LIVE_BENCH_ROOT'] ?? fileURLToPath(new URL('..', import.meta.url));
 const BIN = path.join(ROOT, 'bin/rxslice.mjs');
@@ -55,19 +56,6 @@ async function stop(child: ChildProcess): Promise<void> {
   await exited;
 }
 
-/**
- * CPU time (user + system, all threads) the process `pid` used so far, in ms, from
- * `/proc/<pid>/stat` (10 ms resolution); NaN where there is no /proc.
- */
-function cpuMs(pid: number | undefined): number {
-  try {
-    const fields = readFileSync(`/proc/${String(pid)}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-  } catch {
-    return NaN;
-  }
-}
-
 /** Lines/s of `watch --json [extra]` for the whole transcript appended at once (`<store>` in `extra`: a directory in the run's temp dir), by wall and by CPU time. */
 async function throughput(extra: string[]): Promise<{ wall: number; cpu: number }> {
   const dir = mkdtempSync(path.join(tmpdir(), 'rxslice-live-bench-'));
@@ -82,11 +70,11 @@ async function throughput(extra: string[]): Promise<{ wall: number; cpu: number 
     onLines(watch, 'stdout', (line) => {
       const record = JSON.parse(line) as { type: string; lines?: number };
       if (record.type === 'notice' && t0 === 0 && /watching/.test(line)) {
-        cpu0 = cpuMs(watch.pid);
+        cpu0 = childCpuMs(watch.pid);
         t0 = performance.now();
         appendFileSync(file, lines.join(''));
       }
-      if (record.type === 'update' && record.lines === lines.length) resolve({ ms: performance.now() - t0, cpu: cpuMs(watch.pid) - cpu0 });
+      if (record.type === 'update' && record.lines === lines.length) resolve({ ms: performance.now() - t0, cpu: childCpuMs(watch.pid) - cpu0 });
     });
   });
   const { ms, cpu } = await done;
