@@ -66,8 +66,9 @@ const INITIAL: WatchCursorItem = { offset: 0, ino: null, lines: 0, eventsInLine:
 const current = (view: SliceView<WatchCursorItem>): WatchCursorItem => view.latest() ?? INITIAL;
 
 /**
- * The `watchCursor` slice: one {@link WatchCursorItem}, moved by every transcript event, by
- * {@link LineRead} and by {@link EventSkipped}.
+ * The `watchCursor` slice: one {@link WatchCursorItem}, moved by {@link LineRead} (once per run of
+ * lines) and by {@link EventSkipped}; the transcript events of a run count in {@link WatchRun}
+ * (journals of earlier versions also have records where each transcript event moved it).
  * @example
  * ```ts
  * session.slice(WatchCursor).latest(); // { offset: 1024, lines: 3, eventsInLine: 0, events: 5, ... }
