@@ -18,6 +18,7 @@ import { encodeBase, type CorruptStorageError, type JournalOp } from './journal-
 import { journalFileOf, recoverJournal, type JsonlRecovery, type JsonlRecoveryMode, type RawSlice } from './journal-recovery';
 import { replayJournalOp } from './journal-replay';
 import { fsyncDirectory } from './snapshot-file';
+import { HeldRecords } from './held-records';
 import { messageOf, quote } from '../internal/quote';
 
 /**
@@ -106,6 +107,9 @@ export class JsonlJournal implements StorageJournal {
   private timer: ReturnType<typeof setTimeout> | undefined = undefined;
   /** Encodes each record's line into a reused buffer. */
   private readonly encoder = new JournalEncoder();
+  /** Set by {@link deferWrites}: records go to {@link held} until {@link writeDeferred}. */
+  private deferring = false;
+  private readonly held = new HeldRecords();
   private compactDue = false;
   private live = 0;
   readonly fsync: JsonlFsync;
@@ -236,7 +240,11 @@ export class JsonlJournal implements StorageJournal {
     if (seq <= this.lastSeq) throw new RangeError(`JSONL storage ${quote(this.dir)}: event seq ${seq} is not above the stored seq ${this.lastSeq}.`);
     if (this.failure !== undefined) throw this.failure;
     if (this.closed) throw new StorageIOError(this.journalFile, 'write', new Error('the storage is closed'));
-    if (this.compactDue) this.compact();
+    if (this.compactDue) {
+      // The base holds the state after every record so far: the held ones are written first.
+      this.writeHeld();
+      this.compact();
+    }
     this.encoder.start(seq, this.lastSeq, at);
   }
 
@@ -250,8 +258,15 @@ export class JsonlJournal implements StorageJournal {
     return tx instanceof JsonlTransaction && tx.owner.journal === this && tx.ops.length !== 0;
   }
 
-  /** Writes the line the encoder holds (`length` bytes) as record `seq` (fatal on failure). */
+  /** Writes the line the encoder holds (`length` bytes) as record `seq` (fatal on failure), or holds it while deferring. */
   private write(seq: number, length: number): void {
+    if (this.deferring) {
+      this.held.add(this.encoder.bytes, length);
+      this.lastSeq = seq;
+      this.journalBytes += length;
+      if (this.journalBytes > this.compactBytes && this.journalBytes > 2 * this.baseBytes) this.compactDue = true;
+      return;
+    }
     try {
       let off = 0;
       const bytes = this.encoder.bytes;
@@ -262,11 +277,43 @@ export class JsonlJournal implements StorageJournal {
     }
     this.lastSeq = seq;
     this.journalBytes += length;
+    this.scheduleFlush();
+    if (this.journalBytes > this.compactBytes && this.journalBytes > 2 * this.baseBytes) this.compactDue = true;
+  }
+
+  /** With `fsync: 'batch'`: the fdatasync of what was written, at most `batchMs` later. */
+  private scheduleFlush(): void {
     if (this.fsync === 'batch' && this.timer === undefined) {
       this.timer = setTimeout(() => this.flush(), this.batchMs);
       this.timer.unref?.();
     }
-    if (this.journalBytes > this.compactBytes && this.journalBytes > 2 * this.baseBytes) this.compactDue = true;
+  }
+
+  /**
+   * Holds the records of the events committed from now on in memory, in order, until
+   * {@link writeDeferred} writes them in one go (see `StorageJournal.deferWrites`).
+   */
+  deferWrites(): void {
+    this.deferring = true;
+  }
+
+  /** Writes the records held since {@link deferWrites} (fatal on failure) and writes each record at once again. */
+  writeDeferred(): void {
+    this.deferring = false;
+    this.writeHeld();
+  }
+
+  /** Writes the held records in one call, fdatasync'ed with `fsync: 'always'` (fatal on failure). */
+  private writeHeld(): void {
+    if (this.held.length === 0) return;
+    if (this.failure !== undefined) throw this.failure;
+    try {
+      this.held.writeTo(this.fd);
+      if (this.fsync === 'always') fdatasyncSync(this.fd);
+    } catch (e) {
+      throw this.fail(new StorageIOError(this.journalFile, this.fsync === 'always' ? 'write + fdatasync' : 'write', e));
+    }
+    this.scheduleFlush();
   }
 
   /** The background fdatasync of `'batch'`. */
@@ -356,6 +403,15 @@ export class JsonlJournal implements StorageJournal {
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
     try {
+      // Closed while deferring (disposed during a durable batch): what is held is written first
+      // (a failure is kept as the journal's, not thrown: closing goes on).
+      if (this.failure === undefined && this.held.length > 0 && this.fd >= 0) {
+        try {
+          this.held.writeTo(this.fd);
+        } catch (e) {
+          this.fail(new StorageIOError(this.journalFile, 'write', e));
+        }
+      }
       if (this.failure === undefined && this.fsync !== 'never' && this.fd >= 0) fdatasyncSync(this.fd);
     } finally {
       if (this.fd >= 0) closeSync(this.fd);

@@ -206,6 +206,7 @@ export function createCoreSession(options: SessionOptions): Session {
     dispatchSystem: (event, meta) => core.dispatchEnvelope(core.accept(event, meta, true)),
     dispatchWithOwnMeta: (event, meta) => core.dispatchEnvelope(core.accept(event, meta, false, true)),
     dispatchTrusted: (event, meta) => core.dispatchEnvelope(core.accept(event, meta, false, false, true)),
+    durableBatch: (fn) => core.durableBatch(fn),
     forwardTo(forward) {
       core.forward = forward;
     },

@@ -155,6 +155,19 @@ export interface SessionInternals {
    * does the check of what the reducers return. Never for data from outside the library's own parse.
    */
   dispatchTrusted<TEvent extends Event>(event: TEvent, meta?: EnvelopeMeta): Envelope<TEvent>;
+  /**
+   * Runs `fn` as one durable batch: as `session.batch` (the changed slices, commit listeners and
+   * `committed$` are told once `fn` returns), and the journals that can (`StorageJournal.deferWrites`)
+   * keep the records of the events committed meanwhile in memory and write them in one go when
+   * `fn` returns or throws, before anyone is told. Each event is still its own commit and record:
+   * a process killed meanwhile loses the records held, and a reopen finds the state after a
+   * prefix of the committed events. For library code that reports nothing before the batch ends
+   * (`rxslice watch` applying a run of transcript lines): a dispatch in `fn` returns before its
+   * record is written. Nested calls join the outermost.
+   * @throws the session's `StorageFailedError` when the write fails (fatal; nothing committed in
+   * the batch is published then).
+   */
+  durableBatch<TResult>(fn: () => TResult): TResult;
   /** Dispatches a library event (`rxslice.*`), skipping the reserved-prefix check. */
   dispatchSystem<TEvent extends Event>(event: TEvent, meta?: EnvelopeMeta): Envelope<TEvent>;
   readonly disposed: boolean;

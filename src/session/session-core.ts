@@ -493,6 +493,11 @@ export class SessionCore extends SessionQueue {
     this.restoredSnapshot = undefined;
   }
 
+  /** The session's durable journals (see {@link SessionQueue.durableBatch}). */
+  protected journals(): readonly StorageJournal[] {
+    return this.registry.journals;
+  }
+
   /** Commits the open transactions of `env`, then publishes (or holds, in a batch) the commit. */
   private commit(env: Envelope, effects: Event[] | undefined): void {
     // One changed slice (the common case) reuses the record's own one-element lists.

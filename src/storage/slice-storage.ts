@@ -163,6 +163,18 @@ export interface StorageJournal {
    * outside a commit (a background fsync, a compromised lock). After one, `commit` throws.
    */
   setReporter(report: (error: RxSliceError) => void): void;
+  /**
+   * Optional (the JSONL journal has it): from now until {@link StorageJournal.writeDeferred},
+   * {@link commit} and {@link commitSeq} keep each record in memory, in order, instead of writing
+   * it (`SessionInternals.durableBatch`). A process killed meanwhile loses the records held: a
+   * reopen finds the state after a prefix of the committed events, as after any crash.
+   */
+  deferWrites?(): void;
+  /**
+   * Writes the records held since {@link deferWrites} in one go (then fsyncs per the journal's
+   * policy) and writes each record at once again. @throws as {@link commit}: fatal.
+   */
+  writeDeferred?(): void;
 }
 
 /** A journal opened by {@link StorageFactory.openJournal}, held open until {@link HeldJournal.release}. */

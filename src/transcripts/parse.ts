@@ -195,6 +195,9 @@ function parseAssistant(line: z.infer<typeof AssistantLine>): ParsedLine {
 
 const one = (event: Event): ParsedLine => ({ events: [event], skipped: [] });
 
+/** The `type` field of a parsed JSON value, when it is an object that has one. */
+const typeOf = (value: unknown): unknown => (value !== null && typeof value === 'object' ? (value as { type?: unknown }).type : undefined);
+
 /**
  * The subagent's tool calls and failed results relayed in an `agent_progress` line (none for
  * other progress lines, or blocks of a shape not recognised: those are left out, as found).
@@ -202,14 +205,21 @@ const one = (event: Event): ParsedLine => ({ events: [event], skipped: [] });
 function subagentBlocks(data: unknown): { subagentCalls: { toolUseId: string; name: string }[]; subagentErrors: number } {
   const calls: { toolUseId: string; name: string }[] = [];
   let errors = 0;
-  const progress = AgentProgressData.safeParse(data);
-  const content = progress.success ? progress.data.message.message.content : [];
+  // Each schema below requires its `type` literal: a value of another type is passed over before
+  // its parse, which would fail (most progress lines are not `agent_progress`, and a block is
+  // either a call or a result), as a failed parse builds an error object for nothing.
+  const progress = typeOf(data) === 'agent_progress' ? AgentProgressData.safeParse(data) : undefined;
+  const content = progress?.success === true ? progress.data.message.message.content : [];
   if (Array.isArray(content)) {
     for (const block of content) {
-      const use = ToolUseBlock.safeParse(block);
-      if (use.success) calls.push({ toolUseId: use.data.id, name: use.data.name });
-      const result = ToolResultBlock.safeParse(block);
-      if (result.success && result.data.is_error === true) errors++;
+      const type = typeOf(block);
+      if (type === 'tool_use') {
+        const use = ToolUseBlock.safeParse(block);
+        if (use.success) calls.push({ toolUseId: use.data.id, name: use.data.name });
+      } else if (type === 'tool_result') {
+        const result = ToolResultBlock.safeParse(block);
+        if (result.success && result.data.is_error === true) errors++;
+      }
     }
   }
   return { subagentCalls: calls, subagentErrors: errors };

@@ -12,7 +12,7 @@ import { notificationEvents, NotificationChannel, type TranscriptDeps } from '..
 import { AgentPhases } from '../transcripts/phases';
 import { transcriptSlices } from '../transcripts/slices';
 import { BudgetExceeded, WatchAlerts } from './budgets';
-import { watchEvents, WatchCursor } from './watch-cursor';
+import { watchEvents, WatchCursor, WatchRun } from './watch-cursor';
 
 /** A session made by {@link createWatchSession}. */
 export type WatchSession = Session<TranscriptDeps>;
@@ -24,7 +24,7 @@ export interface WatchSessionOptions {
 }
 
 /**
- * Creates the session of one watched transcript: `transcriptSlices`, the {@link WatchCursor}, the `watchAlerts` log,
+ * Creates the session of one watched transcript: `transcriptSlices`, the {@link WatchCursor} and {@link WatchRun}, the `watchAlerts` log,
  * the `agentPhase` statechart, every event validated, on a {@link TranscriptClock}.
  *
  * @remarks The `transcript/notify` effect of failed tool calls has no handler here: the demo's
@@ -46,7 +46,7 @@ export function createWatchSession(options: WatchSessionOptions = {}): WatchSess
     validation: 'always',
     scheduler: new TranscriptClock(),
     dependencies: { channel: new NotificationChannel() },
-    slices: [...transcriptSlices, WatchCursor, WatchAlerts],
+    slices: [...transcriptSlices, WatchCursor, WatchRun, WatchAlerts],
     events: [...transcriptEvents, ...notificationEvents, ...watchEvents, BudgetExceeded],
     ...(options.storeDir === undefined ? {} : { storage: jsonl({ dir: options.storeDir }) }),
   });
@@ -64,7 +64,7 @@ export function createWatchSession(options: WatchSessionOptions = {}): WatchSess
  * ```
  */
 export function watchDefinitions(): InspectorDefinitions {
-  const slices = [...transcriptSlices, WatchCursor, WatchAlerts];
+  const slices = [...transcriptSlices, WatchCursor, WatchRun, WatchAlerts];
   const probe = createSession({ slices, validation: 'off' });
   const machineSlice = probe.install(AgentPhases).slice;
   probe.dispose();

@@ -10,7 +10,7 @@ import { TranscriptClock, timestampOf } from '../transcripts/clock';
 import { INVALID_JSON, parseLine } from '../transcripts/parse';
 import { FileTail, statFile, type TailLine } from './file-tail';
 import { createWatchSession, type WatchSession } from './watch-session';
-import { EventSkipped, LineRead, WatchCursor, type WatchCursorItem } from './watch-cursor';
+import { EventSkipped, LineRead, WatchCursor, WatchRun, type WatchCursorItem } from './watch-cursor';
 
 const NO_LINES: readonly TailLine[] = [];
 
@@ -78,13 +78,15 @@ export interface WatchedTranscriptOptions {
  * Follows one transcript file into its own session.
  *
  * @remarks Each {@link pump} applies the lines it takes as: the transcript events of each line
- * (parsed by `parseLine`), each dispatched after moving the session's {@link TranscriptClock} to
+ * (parsed by `parseLine`) in one durable batch (`SessionInternals.durableBatch`: its records are
+ * written in one go at its end), each dispatched after moving the session's {@link TranscriptClock} to
  * its timestamp, as `replayTranscript` does, without validating its payload a second time (the
  * line was checked by its line schema, and parseLine only makes payloads their events' schemas
  * accept; what the reducers return is still checked); a refused event is recorded as `watch/eventSkipped`;
  * a line that is not JSON gives no event and is reported (`onInvalidLine`); then one
- * `watch/lineRead` moves the committed offset past the last of those lines and counts them. Each
- * event is one commit and counts itself in the cursor (`eventsInLine`), so a kill at any point
+ * `watch/lineRead` moves the committed offset past the last of those lines and counts them and
+ * their events. Each event is one commit and counts itself (in the `watchRun` counter; a refused
+ * one in the cursor's `eventsInLine`), so a kill at any point
  * leaves a cursor from which {@link pump} continues without applying an event twice or skipping
  * one (the lines after the committed offset are read again, their committed events passed over). Reopening a durable session whose file is now shorter than its
  * committed offset, or has another inode, starts the session over (its directory is emptied).
@@ -196,15 +198,31 @@ export class WatchedTranscript {
       this.backlogIno = read.ino;
     }
     const from = this.next;
+    if (from === this.backlog.length) return this.result(0, 0, 0, restarted);
+    // One durable batch: the run's records are written in one go at its end, before anything is
+    // told (each event is still its own commit, so a kill leaves a prefix of them, cursor included).
+    const run = this.session[SESSION_INTERNALS].durableBatch(() => this.applyRun(from, maxLines));
+    if (this.next >= this.backlog.length) {
+      this.backlog = NO_LINES;
+      this.next = 0;
+    }
+    this.lastActivityMs = Date.now();
+    return this.result(run.lines, run.events, run.refused, restarted);
+  }
+
+  /** Applies the backlog's lines from `from` on (at most `maxLines`, see {@link pump}) and closes them with one `watch/lineRead`. */
+  private applyRun(from: number, maxLines: number): { lines: number; events: number; refused: number } {
     const ino = this.backlogIno;
     let events = 0;
     let refused = 0;
-    if (from === this.backlog.length) return this.result(0, 0, 0, restarted);
     const start = this.cursor;
     const clock = this.clock;
     // The lines the last run was in the middle of (it was killed before their `watch/lineRead`):
-    // their first `eventsInLine` events are committed; each is passed over once, in order.
-    let skip = this.backlog[from]!.start === start.offset ? start.eventsInLine : 0;
+    // their first events are committed (counted by watchRun) or refused (the cursor's
+    // `eventsInLine`); each is passed over once, in order.
+    const resumed = this.backlog[from]!.start === start.offset;
+    const committed = resumed ? (this.session.slice(WatchRun).latest() ?? 0) : 0;
+    let skip = resumed ? start.eventsInLine + committed : 0;
     // `maxLines` lines, and more while events to pass over remain: the run must not end inside the
     // lines the last run committed events of, or its watch/lineRead would forget them.
     let k = from;
@@ -237,13 +255,8 @@ export class WatchedTranscript {
         }
       }
     }
-    this.session.dispatch(LineRead({ offset: this.backlog[k - 1]!.end, ino, clockMs: clock === undefined ? null : clock.now(), lines: k - from }));
-    if (this.next >= this.backlog.length) {
-      this.backlog = NO_LINES;
-      this.next = 0;
-    }
-    this.lastActivityMs = Date.now();
-    return this.result(k - from, events, refused, restarted);
+    this.session.dispatch(LineRead({ offset: this.backlog[k - 1]!.end, ino, clockMs: clock === undefined ? null : clock.now(), lines: k - from, events: committed + events }));
+    return { lines: k - from, events, refused };
   }
 
   private result(lines: number, events: number, refused: number, restarted: 'truncated' | 'replaced' | undefined): PumpResult {

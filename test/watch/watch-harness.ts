@@ -7,7 +7,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { replayTranscript, type ReplayReport } from '../../src/transcripts/replay';
 import { splitLines } from '../../src/transcripts/parse';
-import { WatchCursor, type WatchCursorItem } from '../../src/watch/watch-cursor';
+import { WatchCursor, WatchRun, type WatchCursorItem } from '../../src/watch/watch-cursor';
 import { createWatchSession, type WatchSession } from '../../src/watch/watch-session';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -76,10 +76,11 @@ export function startChild(args: readonly string[]): Child {
   };
 }
 
-/** The slices of a session as JSON, the watch's cursor and alerts left out (a replay has neither). */
+/** The slices of a session as JSON, the watch's cursor, run counter and alerts left out (a replay has none). */
 export function transcriptState(session: WatchSession): Record<string, unknown> {
   const slices = { ...(session.snapshot({ includeLogs: true }).toJSON().slices as Record<string, unknown>) };
   delete slices[WatchCursor.name];
+  delete slices[WatchRun.name];
   delete slices['watchAlerts'];
   return slices;
 }

@@ -8,8 +8,9 @@ import { SESSION_INTERNALS } from '../../src/session/internals';
 import type { WatchSession } from '../../src/watch/watch-session';
 import { transcriptEvents } from '../../src/transcripts/events';
 import { ToolStatsItem } from '../../src/transcripts/slices';
-import { LineRead } from '../../src/watch/watch-cursor';
+import { LineRead, WatchRun } from '../../src/watch/watch-cursor';
 import { compareWithReplay } from './watch-harness';
+import { sessionStatus } from '../../src/watch/session-status';
 
 const data = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'examples', 'data');
 // 15 lines, 17 events (a line with a tool call gives two), two failed tool calls.
@@ -119,7 +120,10 @@ describe('WatchedTranscript', () => {
     // The restarted watch continues from its cursor (no line was committed: one run takes every
     // line read): line 4 again, then the rest; the events committed before the crash are passed over.
     const second = open();
-    expect(second.cursor).toMatchObject({ lines: 0, eventsInLine: 3 });
+    expect(second.cursor).toMatchObject({ lines: 0, eventsInLine: 0 });
+    expect(second.current.slice(WatchRun).latest()).toBe(3);
+    // Committed, so counted in the status, though the run that committed them was not closed.
+    expect(sessionStatus(second).events).toBe(3);
     second.pump();
     second.close();
     expect(invalid).toEqual([4, 4]);
