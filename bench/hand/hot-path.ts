@@ -10,8 +10,9 @@
  * `middleware` (three pass-through event middlewares) or `diamond`, and contender `rxslice`,
  * `rxjs`, `redux`, `zustand` (or any other key of `counterStores` for workloads 1, 2, 5); for
  * `middleware` also `rxslice-plain` (the same store without middleware), for `diamond` also
- * `rxslice-dispatch` (S's dispatch alone, no computed slice) and `rxslice-noclock` (the
- * prototype without the clock read, `workloads/coarse-clock.ts`). Prints `HAND_RESULT <workload> <contender> steady <ns> fresh
+ * `rxslice-dispatch` (S's dispatch alone, no computed slice), `rxslice-noclock` (the
+ * prototype without the clock read, `workloads/coarse-clock.ts`) and `rxslice-graph` (no
+ * dispatch: S's storage written directly, then the computed graph's commit hook). Prints `HAND_RESULT <workload> <contender> steady <ns> fresh
  * <ns> bytes <per op>`.
  */
 import { PerformanceObserver } from 'node:perf_hooks';
@@ -20,6 +21,9 @@ import { subscribeWithSelector } from 'zustand/middleware';
 import { createSession, defineEvent, defineSlice } from '../../src/index';
 import { computed } from '../../src/computed/computed';
 import { defineComputed } from '../../src/computed/define-computed';
+import { graphOf } from '../../src/computed/computed-graph';
+import { SESSION_INTERNALS } from '../../src/session/internals';
+import type { SliceStorage } from '../../src/storage/slice-storage';
 import { SLICES, counterStores, type CounterMiddleware } from '../workloads/counter-stores';
 import { coarseClock } from '../workloads/coarse-clock';
 
@@ -57,6 +61,21 @@ function make(): (k: number) => void {
       );
       store.subscribe((s) => h(f(s.source), g(s.source)), (c) => void (sink += c));
       return () => store.getState().increment();
+    }
+    if (contender === 'rxslice-graph') {
+      // The prototype with no dispatch at all: S's storage written directly, then the computed
+      // graph's commit hook (what the session calls after a commit that changed S). Not a way to
+      // use rxslice (no envelope, seq, time, validation or transaction): the floor of the graph.
+      const session = createSession({ slices: [SourceSlice] });
+      computed(session, C).value$.subscribe((c) => void (sink += c));
+      const storage = session[SESSION_INTERNALS].sliceSource('source') as unknown as SliceStorage<Source>;
+      const graph = graphOf(session);
+      const changed = new Set(['source']);
+      let value = 0;
+      return () => {
+        storage.replace([{ value: ++value }], 0);
+        graph.onCommit(changed);
+      };
     }
     // `rxslice-noclock`: the prototype without the clock read (workloads/coarse-clock.ts);
     // `rxslice-dispatch`: S's dispatch alone, no computed slice (the session's share of an update).
