@@ -10,58 +10,29 @@
  * `middleware` (three pass-through event middlewares) or `diamond`, and contender `rxslice`,
  * `rxjs`, `redux`, `zustand` (or any other key of `counterStores` for workloads 1, 2, 5); for
  * `middleware` also `rxslice-plain` (the same store without middleware), for `diamond` also
- * `rxslice-dispatch` (S's dispatch alone, no computed slice), `rxslice-noclock` (the
+ * `rxslice-dispatch` (S's dispatch alone: C not subscribed), `rxslice-noclock` (the
  * prototype without the clock read, `workloads/coarse-clock.ts`) and `rxslice-graph` (no
- * dispatch: S's storage written directly, then the computed graph's commit hook). Prints `HAND_RESULT <workload> <contender> steady <ns> fresh
- * <ns> bytes <per op>`.
+ * dispatch: S's storage written directly, then the computed graph's commit hook). Prints
+ * `HAND_RESULT <workload> <contender> steady <ns> fresh <ns> bytes <per op>`.
  */
 import { PerformanceObserver } from 'node:perf_hooks';
-import { createStore as createZustandStore } from 'zustand/vanilla';
-import { subscribeWithSelector } from 'zustand/middleware';
-import { createSession, defineEvent, defineSlice } from '../../src/index';
+import { createSession } from '../../src/index';
 import { computed } from '../../src/computed/computed';
-import { defineComputed } from '../../src/computed/define-computed';
 import { graphOf } from '../../src/computed/computed-graph';
 import { SESSION_INTERNALS } from '../../src/session/internals';
 import type { SliceStorage } from '../../src/storage/slice-storage';
 import { SLICES, counterStores, type CounterMiddleware } from '../workloads/counter-stores';
 import { coarseClock } from '../workloads/coarse-clock';
+import { C, rxslice as rxsliceDiamond, SourceSlice, zustand as zustandDiamond, type Source } from '../workloads/w3-diamond';
 
 const [workload = 'dispatch', contender = 'rxslice'] = process.argv.slice(2);
 const gc = (globalThis as { gc?: () => void }).gc;
 if (gc === undefined) throw new Error('Run with node --expose-gc.');
 
-interface Source {
-  readonly value: number;
-}
-const f = (s: Source): number => s.value * 2;
-const g = (s: Source): number => s.value + 1;
-const h = (a: number, b: number): number => a + b;
-const SourceIncremented = defineEvent('source/incremented');
-const SourceSlice = defineSlice('source', {
-  policy: 'state',
-  initial: [{ value: 0 }] as Source[],
-  reducers: ({ onLatest }) => [onLatest(SourceIncremented, (s) => ({ value: (s?.value ?? 0) + 1 }))],
-});
-const A = defineComputed('a', [SourceSlice], (items) => f(items[items.length - 1]!));
-const B = defineComputed('b', [SourceSlice], (items) => g(items[items.length - 1]!));
-const C = defineComputed('c', [A, B], h);
-
 let sink = 0;
 /** A new store of the workload: returns its one operation. */
 function make(): (k: number) => void {
   if (workload === 'diamond') {
-    if (contender === 'zustand') {
-      interface State {
-        readonly source: Source;
-        increment(): void;
-      }
-      const store = createZustandStore<State>()(
-        subscribeWithSelector((set) => ({ source: { value: 0 }, increment: () => set((state) => ({ source: { value: state.source.value + 1 } })) })),
-      );
-      store.subscribe((s) => h(f(s.source), g(s.source)), (c) => void (sink += c));
-      return () => store.getState().increment();
-    }
     if (contender === 'rxslice-graph') {
       // The prototype with no dispatch at all: S's storage written directly, then the computed
       // graph's commit hook (what the session calls after a commit that changed S). Not a way to
@@ -78,10 +49,10 @@ function make(): (k: number) => void {
       };
     }
     // `rxslice-noclock`: the prototype without the clock read (workloads/coarse-clock.ts);
-    // `rxslice-dispatch`: S's dispatch alone, no computed slice (the session's share of an update).
-    const session = createSession({ slices: [SourceSlice], ...(contender === 'rxslice-noclock' ? { scheduler: coarseClock() } : {}) });
-    if (contender !== 'rxslice-dispatch') computed(session, C).value$.subscribe((c) => void (sink += c));
-    return () => void session.dispatch(SourceIncremented());
+    // `rxslice-dispatch`: S's dispatch alone (C is defined but not subscribed: no graph pass).
+    const diamond = contender === 'zustand' ? zustandDiamond() : rxsliceDiamond(contender === 'rxslice-noclock' ? coarseClock() : undefined);
+    if (contender !== 'rxslice-dispatch') diamond.subscribeC((c) => void (sink += c));
+    return () => diamond.update();
   }
   // Workload 5: rxslice with three event middlewares (`rxslice-plain`: the same store without them,
   // the ratio's base), the peers with three store middlewares.
