@@ -23,7 +23,7 @@ import { coarseClock } from './coarse-clock';
 export const UPDATES = 100_000;
 
 /** S's state. */
-interface Source {
+export interface Source {
   readonly value: number;
 }
 const f = (s: Source): number => s.value * 2;
@@ -93,18 +93,19 @@ function plain(): Diamond {
   };
 }
 
+/** rxslice's S and the computed slice C (both also used by bench/hand/hot-path.ts). */
 const Incremented = defineEvent(INCREMENTED);
-const SourceSlice = defineSlice('source', {
+export const SourceSlice = defineSlice('source', {
   policy: 'state',
   initial: [{ value: 0 }] as Source[],
   reducers: ({ onLatest }) => [onLatest(Incremented, (s) => ({ value: (s?.value ?? 0) + 1 }))],
 });
 const A = defineComputed('a', [SourceSlice], (items) => f(items[items.length - 1]!));
 const B = defineComputed('b', [SourceSlice], (items) => g(items[items.length - 1]!));
-const C = defineComputed('c', [A, B], h);
+export const C = defineComputed('c', [A, B], h);
 
 /** rxslice: a state slice S, computed slices A and B from S, C from A and B; subscriber on `value$`. */
-function rxslice(scheduler?: SchedulerLike): Diamond {
+export function rxslice(scheduler?: SchedulerLike): Diamond {
   const session = createSession({ slices: [SourceSlice], ...(scheduler === undefined ? {} : { scheduler }) });
   const s = session.slice(SourceSlice);
   const c = computed(session, C);
@@ -206,7 +207,7 @@ function elf(): Diamond {
 }
 
 /** Zustand 5: a selector computing C, subscribeWithSelector (called when C changes). */
-function zustand(): Diamond {
+export function zustand(): Diamond {
   interface State {
     readonly source: Source;
     increment(): void;

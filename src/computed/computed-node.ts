@@ -98,12 +98,17 @@ export class ComputedNode<TValue> {
     // becomes `seen` when something changed (two arrays per node, swapped: no allocation per commit).
     const versions = this.spare;
     let stale = seen === undefined;
+    // A computed source that never produced a value (its failure was already reported), read in
+    // the same pass: nothing to compute from.
+    let blocked: ComputedError | undefined;
     for (let i = 0; i < n; i++) {
       const s = sources[i] as NodeSource;
+      const node = s.node;
       let version: number;
-      if (s.node !== undefined) {
-        s.node.refresh();
-        version = s.node.version;
+      if (node !== undefined) {
+        node.refresh();
+        version = node.version;
+        if (!node.hasValue) blocked ??= node.failure;
       } else {
         version = s.ref.version;
       }
@@ -113,13 +118,7 @@ export class ComputedNode<TValue> {
     if (!stale) return;
     this.seen = versions;
     this.spare = seen ?? new Array<number>(n);
-    let blocked: ComputedError | undefined;
-    for (let i = 0; i < n; i++) {
-      const s = sources[i] as NodeSource;
-      if (s.node !== undefined && !s.node.hasValue) blocked ??= s.node.failure;
-    }
     if (blocked !== undefined) {
-      // A source never produced a value (its failure was already reported): nothing to compute from.
       if (!this.hasValue) this.failure = blocked;
       return;
     }
@@ -135,7 +134,7 @@ export class ComputedNode<TValue> {
       this.internals.reportError(error);
       return;
     }
-    this.failure = undefined;
+    if (this.failure !== undefined) this.failure = undefined;
     if (this.hasValue && this.equalsFn(this.value as TValue, next)) return;
     this.value = next;
     this.hasValue = true;

@@ -265,6 +265,34 @@ describe('computed: failures, invalidation and lifecycle', () => {
     expect(errors.every((e) => isRxSliceError(e) && e.code === 'COMPUTED_FAILED')).toBe(true);
   });
 
+  // Guard: a dependent of a computed slice that never produced a value holds that failure (it
+  // is reported once, by the source), calls no project of its own, and computes once it can.
+  it('a dependent of a computed slice that never succeeded throws its failure, and follows it once it recovers', () => {
+    const Strict = defineComputed('strict', [Count], (count) => {
+      if (n(count) === 0) throw new Error('empty');
+      return n(count);
+    });
+    let projected = 0;
+    const Above = defineComputed('above', [Strict, Count], (strict, count) => {
+      projected++;
+      return strict + n(count);
+    });
+    const session = createSession({ slices: [Count] });
+    const errors: RxSliceError[] = [];
+    session.errors$.subscribe((e) => errors.push(e));
+    const above = computed(session, Above);
+    const seen: number[] = [];
+    above.value$.subscribe((v) => seen.push(v)); // nothing to emit yet
+    expect(errors).toHaveLength(1);
+    expect((errors[0] as ComputedError).computedName).toBe('strict');
+    expect(() => above.latest()).toThrow(errors[0]);
+    expect(projected).toBe(0);
+    session.dispatch(Bumped({ by: 2 }));
+    expect(seen).toEqual([4]);
+    expect(projected).toBe(1);
+    expect(errors).toHaveLength(1);
+  });
+
   it('invalidate() forces project to run again, and an observed slice emits if the value changed', () => {
     let external = 1;
     const Impure = defineComputed('impure', [Count], (count) => n(count) + external);
