@@ -66,7 +66,11 @@ export interface SharedSessionOptions {
   readonly snapshotMaxBytes?: number;
   /** Polling behind LISTEN/NOTIFY, in ms. Default 1,000. */
   readonly pollIntervalMs?: number;
-  /** How often a process without the lease tries to take it (and the holder checks its connection), in ms. Default 1,000. */
+  /**
+   * How often a process without the lease tries to take it (and the holder checks its
+   * connection), and how soon a lost connection is made again (LISTEN) or a failed read retried
+   * while dispatches wait for it, in ms. Default 1,000.
+   */
   readonly leaseRetryMs?: number;
   /** Most events appended by one statement. Default 500. */
   readonly maxBatch?: number;
