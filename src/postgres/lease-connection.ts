@@ -38,6 +38,8 @@ export class LeaseConnection {
   private client: pg.PoolClient | undefined;
   private connecting: Promise<pg.PoolClient | undefined> | undefined;
   private checking: Promise<void> | undefined;
+  /** The client's statements, one at a time (pg deprecates queueing them on a client). */
+  private queue: Promise<unknown> = Promise.resolve();
   private readonly holders = new Map<string, LeaseHolder>();
 
   private constructor(private readonly pool: pg.Pool) {}
@@ -50,7 +52,7 @@ export class LeaseConnection {
     if (client === undefined || this.holders.has(id)) return false;
     let ok = false;
     try {
-      const { rows } = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1::int, $2::int) AS ok', [key[0], key[1]]);
+      const { rows } = await this.run<{ ok: boolean }>(client, 'SELECT pg_try_advisory_lock($1::int, $2::int) AS ok', key);
       ok = rows[0]?.ok === true;
     } catch (error) {
       this.drop(client, error);
@@ -59,7 +61,7 @@ export class LeaseConnection {
     if (!ok || this.client !== client) return false;
     if (this.holders.has(id)) {
       // Another holder of this process took it meanwhile: the lock was taken twice on this connection.
-      await client.query('SELECT pg_advisory_unlock($1::int, $2::int)', [key[0], key[1]]).catch((error: unknown) => this.drop(client, error));
+      await this.run(client, 'SELECT pg_advisory_unlock($1::int, $2::int)', key).catch((error: unknown) => this.drop(client, error));
       return false;
     }
     this.holders.set(id, holder);
@@ -70,8 +72,7 @@ export class LeaseConnection {
   check(): Promise<void> {
     const client = this.client;
     if (client === undefined) return Promise.resolve();
-    this.checking ??= client
-      .query('SELECT 1')
+    this.checking ??= this.run(client, 'SELECT 1', [])
       .then(
         () => undefined,
         (error: unknown) => this.drop(client, error),
@@ -88,7 +89,7 @@ export class LeaseConnection {
     const client = this.client;
     if (client === undefined) return;
     try {
-      await client.query('SELECT pg_advisory_unlock($1::int, $2::int)', [key[0], key[1]]);
+      await this.run(client, 'SELECT pg_advisory_unlock($1::int, $2::int)', key);
     } catch (error) {
       this.drop(client, error);
     }
@@ -102,6 +103,12 @@ export class LeaseConnection {
     const client = this.client;
     this.client = undefined;
     client?.release(true);
+  }
+
+  private run<TRow extends pg.QueryResultRow>(client: pg.PoolClient, text: string, values: readonly unknown[]): Promise<pg.QueryResult<TRow>> {
+    const result = this.queue.then(() => client.query<TRow>(text, [...values]));
+    this.queue = result.catch(() => undefined);
+    return result;
   }
 
   private connection(): Promise<pg.PoolClient | undefined> {

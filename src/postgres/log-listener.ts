@@ -71,6 +71,8 @@ export class LogListener {
   }
 
   private client: pg.PoolClient | undefined;
+  /** The client's LISTEN is done: wake-ups may go on it (one statement at a time on a client). */
+  private listening = false;
   private ready: Promise<void> = Promise.resolve();
   private closed = false;
   private waking = false;
@@ -138,6 +140,7 @@ export class LogListener {
     const lost = (error: unknown): void => {
       if (this.client !== client) return;
       this.client = undefined;
+      this.listening = false;
       client.release(true);
       this.reportAll(new SharedLogError('the LISTEN connection was lost (polling goes on; reconnecting, then catching up)', error));
       this.retry();
@@ -156,6 +159,7 @@ export class LogListener {
       lost(error);
       return;
     }
+    this.listening = this.client === client;
     // Events committed while no one listened: read them by position.
     for (const member of [...this.everyMember()]) member.catchUp();
   }
@@ -175,7 +179,7 @@ export class LogListener {
       while (this.toWake.size > 0 && !this.closed) {
         const sessions = [...this.toWake];
         this.toWake.clear();
-        const client = this.client;
+        const client = this.listening ? this.client : undefined;
         try {
           await (client ?? this.pool).query(WAKE_UP, [this.channel, sessions]);
         } catch (error) {
@@ -195,6 +199,7 @@ export class LogListener {
     this.retries.unsubscribe();
     const client = this.client;
     this.client = undefined;
+    this.listening = false;
     client?.release(true);
   }
 
