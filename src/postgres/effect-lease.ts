@@ -95,15 +95,16 @@ export class EffectLease implements LeaseHolder {
     if (this.subject.value) this.subject.next(false);
   }
 
-  /** Stops the work and trying, and frees the lock at once. */
-  dispose(): void {
-    if (this.disposed) return;
+  /** Stops the work and trying, and frees the lock; resolves once PostgreSQL freed it. Never rejects. */
+  dispose(): Promise<void> {
+    if (this.disposed) return Promise.resolve();
     this.disposed = true;
     this.ticks.unsubscribe();
     this.stopWork();
     this.subject.complete();
-    if (this.taken) void this.connection.unlock(this.key, this);
+    const unlocked = this.taken ? this.connection.unlock(this.key, this) : Promise.resolve();
     this.taken = false;
     this.connection.leave();
+    return unlocked;
   }
 }

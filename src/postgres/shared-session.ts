@@ -505,13 +505,14 @@ export class SharedSessionImpl implements SharedSession {
     if (this.disposed) return;
     this.disposed = true;
     this.subscription.unsubscribe();
-    this.lease?.dispose();
+    const unlocked = this.lease?.dispose();
     const disposedError = new SessionDisposedError('append an event');
     for (const o of this.outbox.splice(0)) o.reject(disposedError);
     for (const list of this.waiters.values()) for (const o of list) o.reject(disposedError);
     this.waiters.clear();
     this.listener?.leave();
     this.local.dispose();
+    await unlocked;
     if (this.ownPool) await this.pool.end().catch(() => undefined);
     else this.pool.off('error', this.onPoolError);
   }
