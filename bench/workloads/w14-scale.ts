@@ -31,6 +31,8 @@ interface Shape {
   readonly inFlight: number;
   /** Events per burst (1: one awaited dispatch at a time per lane). */
   readonly burst: number;
+  /** Sessions (streams) per process, each with `count` events and `inFlight` lanes (default 1). */
+  readonly sessions?: number;
 }
 
 interface WriterReport {
@@ -42,7 +44,7 @@ interface WriterReport {
 
 function startWriter(kind: string, stream: string, shape: Shape): { ready: Promise<void>; go(): void; result: Promise<WriterReport>; proc: ChildProcess } {
   const file = join(process.cwd(), 'bench', 'workloads', 'w14-writer.ts');
-  const proc = spawn(process.execPath, ['--import', 'tsx', file, kind, url, stream, String(shape.count), String(shape.inFlight), String(shape.burst), TABLE_PREFIX], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, ['--import', 'tsx', file, kind, url, stream, String(shape.count), String(shape.inFlight), String(shape.burst), TABLE_PREFIX, String(shape.sessions ?? 1)], { stdio: ['pipe', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   proc.stderr?.setEncoding('utf8').on('data', (c: string) => (err += c));
@@ -125,10 +127,12 @@ const run =
       for (const w of writers) w.go();
       const reports = await Promise.all(writers.map((w) => w.result));
       const lockStats = await locks.stop();
-      for (const s of new Set(streams)) await audit(admin, kind, s, shape, streams.length);
+      const perProcess = shape.sessions ?? 1;
+      const audited = perProcess === 1 ? [...new Set(streams)] : streams.flatMap((s) => Array.from({ length: perProcess }, (_, j) => `${s}-${j}`));
+      for (const s of audited) await audit(admin, kind, s, shape, streams.length);
       const start = Math.min(...reports.map((r) => r.start));
       const end = Math.max(...reports.map((r) => r.end));
-      const events = shape.processes * shape.count;
+      const events = shape.processes * (shape.sessions ?? 1) * shape.count;
       const latencies = reports.flatMap((r) => r.latencies).sort((a, b) => a - b);
       const perSecond = (events * 1000) / (end - start);
       return {
@@ -212,4 +216,20 @@ export const groupCommitWorkload: Workload = {
     `rxslice: ${groupCommit.burst} \`dispatch\` calls made synchronously, not awaited one by one (they share one statement), then awaited together; latency is per burst. Emmett: one \`appendToStream\` of a ${groupCommit.burst}-event batch per burst, retried on conflict.`,
   ],
   contenders: { rxslice: run('rxslice', groupCommit), emmett: run('emmett', groupCommit) },
+};
+
+const manySessions: Shape = { processes: 16, shared: false, count: 40, inFlight: 1, burst: 1, sessions: 16 };
+/** Workload 14p16x16: 16 processes × 16 sessions (streams) each, one awaited append at a time per session. */
+export const sessions16x16Workload: Workload = {
+  id: 'shared-sessions-16x16',
+  number: '14p16x16',
+  title: `16 processes × 16 sessions (streams) each, on one pool of 10 clients per process: ${manySessions.count} awaited appends per session`,
+  unit: 'µs/event',
+  maxRounds: 3,
+  columns: COLUMNS,
+  notes: [
+    ...NOTES,
+    'Each process opens its 16 sessions on one `pg.Pool` of 10 clients (`postgres: { pool }`): they share one LISTEN and one lease connection, so the process holds at most 10 connections (Emmett: one event store per process, pg\'s default pool of 10). 256 lanes in all, one awaited append at a time per session; every one of the 256 logs is audited.',
+  ],
+  contenders: { rxslice: run('rxslice', manySessions), emmett: run('emmett', manySessions) },
 };

@@ -4,19 +4,26 @@
 // with `burst` > 1, in bursts of `burst` un-awaited dispatches (rxslice) / one
 // `appendToStream` of `burst` events (Emmett), and prints one JSON line: start and end
 // (performance.timeOrigin + now, ms), the latency of every append in ms, and retried conflicts.
-// argv: kind (rxslice | emmett) url stream count inFlight burst tablePrefix
+// With `sessions` > 1 (workload 14p16x16) the process opens that many sessions (streams),
+// `<stream>-0` … on one pool of 10 clients (rxslice: `postgres: { pool }`, so they share one
+// LISTEN and one lease connection; Emmett: its event store's pool, pg's default of 10), and each
+// session gets `count` events and `inFlight` lanes of its own.
+// argv: kind (rxslice | emmett) url stream count inFlight burst tablePrefix [sessions]
 import { SentLog, Sent } from './w14-events';
+import pg from 'pg';
 import { createSharedSession } from '../../src/postgres/index';
 
-const [kind, url, stream, countArg, inFlightArg, burstArg, tablePrefix] = process.argv.slice(2) as [string, string, string, string, string, string, string];
+const [kind, url, stream, countArg, inFlightArg, burstArg, tablePrefix, sessionsArg] = process.argv.slice(2) as [string, string, string, string, string, string, string, string | undefined];
+const sessions = Number(sessionsArg ?? 1);
+const streams = sessions === 1 ? [stream] : Array.from({ length: sessions }, (_, j) => `${stream}-${j}`);
 const count = Number(countArg);
 const inFlight = Number(inFlightArg);
 const burst = Number(burstArg);
 const now = (): number => performance.timeOrigin + performance.now();
 
 interface Appender {
-  /** Appends events `ids` (one or a burst) and resolves once all are committed. */
-  append(ids: readonly number[]): Promise<void>;
+  /** Appends events `ids` (one or a burst) to stream `s` and resolves once all are committed. */
+  append(s: number, ids: readonly number[]): Promise<void>;
   conflicts(): number;
   close(): Promise<void>;
 }
@@ -25,11 +32,17 @@ async function open(): Promise<Appender> {
   if (kind.startsWith('rxslice')) {
     // (Measuring another build: RXSLICE_SRC names its src/postgres/index.ts.)
     const create = process.env['RXSLICE_SRC'] === undefined ? createSharedSession : ((await import(process.env['RXSLICE_SRC'])) as { createSharedSession: typeof createSharedSession }).createSharedSession;
-    const session = await create({ slices: [SentLog], sessionId: stream, postgres: { connectionString: url, max: 4 }, tablePrefix, validation: 'off', freeze: false, snapshotEvery: 0 });
+    const pool = sessions === 1 ? undefined : new pg.Pool({ connectionString: url, max: 10 });
+    const postgres = pool === undefined ? { connectionString: url, max: 4 } : { pool };
+    const opened: Awaited<ReturnType<typeof create>>[] = [];
+    for (const sessionId of streams) opened.push(await create({ slices: [SentLog], sessionId, postgres, tablePrefix, validation: 'off', freeze: false, snapshotEvery: 0 }));
     return {
-      append: async (ids) => void (await Promise.all(ids.map((id) => session.dispatch(Sent({ id }))))),
+      append: async (s, ids) => void (await Promise.all(ids.map((id) => opened[s]!.dispatch(Sent({ id }))))),
       conflicts: () => 0,
-      close: () => session.dispose(),
+      close: async () => {
+        await Promise.all(opened.map((session) => session.dispose()));
+        await pool?.end();
+      },
     };
   }
   const { getPostgreSQLEventStore } = await import('@event-driven-io/emmett-postgresql');
@@ -37,7 +50,8 @@ async function open(): Promise<Appender> {
   let conflicts = 0;
   return {
     // Concurrent appends to one Emmett stream can fail with ExpectedVersionConflictError; retried as its command handlers do.
-    append: async (ids) => {
+    append: async (s, ids) => {
+      const stream = streams[s] as string;
       const events = ids.map((id) => ({ type: 'bench/sent', data: { id } }));
       for (let attempt = 0; ; attempt++) {
         try {
@@ -57,22 +71,24 @@ async function open(): Promise<Appender> {
 async function main(): Promise<void> {
   const appender = await open();
   // Warm the connection and the code path outside the timed run (one append, not counted... it is: id -1 is not an event of the run).
-  await appender.append([-1]);
+  for (let s = 0; s < streams.length; s++) await appender.append(s, [-1]);
   process.stdout.write('ready\n');
   await new Promise<void>((resolve) => process.stdin.once('data', () => resolve()));
   const latencies: number[] = [];
-  let next = 0;
+  const next = streams.map(() => 0);
   const start = now();
   await Promise.all(
-    Array.from({ length: inFlight }, async () => {
-      while (next < count) {
-        const ids: number[] = [];
-        while (ids.length < burst && next < count) ids.push(next++);
-        const t = now();
-        await appender.append(ids);
-        latencies.push(now() - t);
-      }
-    }),
+    streams.flatMap((_, s) =>
+      Array.from({ length: inFlight }, async () => {
+        while ((next[s] as number) < count) {
+          const ids: number[] = [];
+          while (ids.length < burst && (next[s] as number) < count) ids.push((next[s] as number)++);
+          const t = now();
+          await appender.append(s, ids);
+          latencies.push(now() - t);
+        }
+      }),
+    ),
   );
   const end = now();
   process.stdout.write(`${JSON.stringify({ start, end, latencies, conflicts: appender.conflicts() })}\n`);

@@ -6,7 +6,7 @@ import { ensureSchema, lockKeyOf, sharedTables } from './schema';
 import { SharedSessionImpl } from './shared-session';
 import type { SharedSession, SharedSessionOptions } from './shared-session-types';
 
-/** Clients a shared session needs from its pool: LISTEN, the effect lease, and one to append and read. */
+/** Clients shared sessions need from their pool: LISTEN and the effect leases (each one per pool, whatever the sessions), and one to append and read. */
 const MIN_POOL_CLIENTS = 3;
 
 /**
@@ -28,6 +28,9 @@ const MIN_POOL_CLIENTS = 3;
  *   connection of its own); there `onLease` runs and sagas run and resume from their progress in
  *   the log. When that process dies its connection closes, the lock is freed, and another process
  *   takes over within `leaseRetryMs`.
+ * - **Connections**: sessions made on one `pool` in a process share its LISTEN connection (one per
+ *   table prefix) and its lease connection (it holds the lease of each of them), so a process's
+ *   connections stay at the pool's `max` however many sessions it opens (docs/SCALING.md).
  * - Schema setup is idempotent and safe when processes start at once (versioned migrations under
  *   an advisory lock).
  *

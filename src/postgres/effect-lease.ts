@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { BehaviorSubject, Subscription, timer, type Observable } from 'rxjs';
 import { SharedLogError } from './errors';
+import { LeaseConnection, type LeaseHolder } from './lease-connection';
 
 /** What the effect lease asks of the shared session it serves. */
 export interface EffectLeaseHost {
@@ -12,26 +13,30 @@ export interface EffectLeaseHost {
 }
 
 /**
- * The effect lease of one shared session: a session-level advisory lock held on a connection of
- * its own, so that one process at a time runs effects and sagas. A process without it tries to
- * take it every `retryMs`; the holder checks its connection as often. PostgreSQL frees the lock
- * when that connection closes (the holder died or disposed), and another process takes it over.
- * When the holder's connection fails, its work stops and the failure is reported.
+ * The effect lease of one shared session: a session-level advisory lock, so that one process at
+ * a time runs effects and sagas. It is held on the lease connection of the session's pool, shared
+ * by every session made on that pool in this process ({@link LeaseConnection}). A process without
+ * it tries to take it every `retryMs`; the holder checks the connection as often. PostgreSQL frees
+ * the lock when that connection closes (the holder died) or the session is disposed (unlocked),
+ * and another process takes it over. When the connection fails, the work stops, the failure is
+ * reported, and the lease is taken again once the database answers (if no other process took it).
  */
-export class EffectLease {
-  private client: pg.PoolClient | undefined;
+export class EffectLease implements LeaseHolder {
+  private taken = false;
   private work: Subscription | undefined;
   private busy = false;
   private disposed = false;
   private readonly subject = new BehaviorSubject(false);
   private readonly ticks: Subscription;
+  private readonly connection: LeaseConnection;
 
   constructor(
-    private readonly pool: pg.Pool,
+    pool: pg.Pool,
     private readonly key: readonly [number, number],
     retryMs: number,
     private readonly host: EffectLeaseHost,
   ) {
+    this.connection = LeaseConnection.join(pool);
     this.ticks = timer(0, retryMs).subscribe(() => void this.tick());
   }
 
@@ -48,62 +53,38 @@ export class EffectLease {
     if (this.busy || this.disposed) return;
     this.busy = true;
     try {
-      if (this.client !== undefined) await this.check(this.client);
+      if (this.taken) await this.connection.check();
       else await this.tryTake();
     } finally {
       this.busy = false;
     }
   }
 
-  private async check(client: pg.PoolClient): Promise<void> {
-    try {
-      await client.query('SELECT 1');
-    } catch (error) {
-      this.lose(client, error);
-    }
-  }
-
   private async tryTake(): Promise<void> {
-    let client: pg.PoolClient;
-    try {
-      client = await this.pool.connect();
-    } catch {
-      return; // the database is away; try again later
-    }
-    // From the first moment: a checked-out client whose connection dies emits 'error', and an
-    // 'error' nobody listens to would end the process.
-    const onError = (error: Error): void => this.lose(client, error);
-    client.on('error', onError);
-    let ok = false;
-    let failed = false;
-    try {
-      const { rows } = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1::int, $2::int) AS ok', [this.key[0], this.key[1]]);
-      ok = rows[0]?.ok === true;
-    } catch {
-      failed = true;
-    }
-    if (!ok || this.disposed) {
-      client.off('error', onError);
-      // Back to the pool when no lock is held on it and it works; else its connection is closed.
-      client.release(ok || failed ? true : undefined);
+    if (!(await this.connection.tryLock(this.key, this))) return;
+    if (this.disposed) {
+      await this.connection.unlock(this.key, this);
       return;
     }
-    this.client = client;
+    this.taken = true;
     try {
       await this.host.catchUp();
     } catch (error) {
-      this.lose(client, error);
+      // Not caught up: let another process (or a later tick here) take it.
+      this.taken = false;
+      await this.connection.unlock(this.key, this);
+      this.host.report(new SharedLogError('the effect lease was taken but the log could not be read; it was released and is tried again', error));
       return;
     }
-    if (this.client !== client || this.disposed) return;
+    if (!this.taken || this.disposed) return;
     this.work = this.host.startWork();
     this.subject.next(true);
   }
 
-  private lose(client: pg.PoolClient, error: unknown): void {
-    if (this.client !== client) return;
-    this.client = undefined;
-    client.release(true);
+  /** @internal Told by the lease connection when it failed. */
+  lost(error: unknown): void {
+    if (!this.taken) return;
+    this.taken = false;
     this.stopWork();
     this.host.report(new SharedLogError('the effect lease was lost (its connection failed); effects and sagas stopped here until this process takes the lease again', error));
   }
@@ -114,15 +95,16 @@ export class EffectLease {
     if (this.subject.value) this.subject.next(false);
   }
 
-  /** Stops the work and trying; closing the lease connection frees the lock at once. */
-  dispose(): void {
-    if (this.disposed) return;
+  /** Stops the work and trying, and frees the lock; resolves once PostgreSQL freed it. Never rejects. */
+  dispose(): Promise<void> {
+    if (this.disposed) return Promise.resolve();
     this.disposed = true;
     this.ticks.unsubscribe();
     this.stopWork();
     this.subject.complete();
-    const client = this.client;
-    this.client = undefined;
-    client?.release(true);
+    const unlocked = this.taken ? this.connection.unlock(this.key, this) : Promise.resolve();
+    this.taken = false;
+    this.connection.leave();
+    return unlocked;
   }
 }

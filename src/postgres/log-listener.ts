@@ -2,34 +2,50 @@ import type pg from 'pg';
 import { Subscription, timer } from 'rxjs';
 import { SharedLogError } from './errors';
 
-/** What a {@link LogListener} tells its shared session. */
-export interface LogListenerHooks {
+/** A shared session as its {@link LogListener} sees it. */
+export interface ListenerMember {
+  readonly sessionId: string;
+  /** How soon a lost LISTEN connection is made again, in ms (the smallest of the members' is used). */
+  readonly retryMs: number;
   /** Reads the log on from the session's position (failures are the session's to report). */
   catchUp(): void;
   report(error: unknown): void;
 }
 
-/**
- * Sends one wake-up: a transaction of its own, with `synchronous_commit` off for it alone (it
- * writes nothing worth a WAL flush, so the notify lock is held for microseconds).
- */
-const WAKE_UP = "SELECT set_config('synchronous_commit', 'off', true), pg_notify($1, $2)";
+/** What a session holds of the listener it joined. */
+export interface ListenerMembership {
+  /** Settles once the listener's first connection attempt did (made, or failed and reported). */
+  readonly ready: Promise<void>;
+  /** Wakes the readers of the session everywhere: call it after an append committed. Never throws. */
+  wake(): void;
+  /** Stops waking this member; the last member to leave closes the connection. Idempotent. */
+  leave(): void;
+}
 
 /**
- * @internal The LISTEN connection of a shared session (docs/ARCHITECTURE.md, "Shared sessions"):
- * a notification naming the session wakes a catch-up. A connection that cannot be made or is lost
- * is reported and released, and tried again `retryMs` later (polling reads on meanwhile); every
- * connection made is followed by a catch-up, for the events committed while no one listened.
+ * Sends wake-ups: a transaction of its own, with `synchronous_commit` off for it alone (it writes
+ * nothing worth a WAL flush, so the notify lock is held for microseconds), one notification per
+ * session that committed since the last one was sent.
+ */
+const WAKE_UP = "SELECT set_config('synchronous_commit', 'off', true), pg_notify($1, s) FROM unnest($2::text[]) AS s";
+
+/**
+ * @internal The one LISTEN connection of a pool and table prefix in this process (docs/SCALING.md,
+ * "Connections"), shared by every shared session made on that pool: the channel is one per
+ * prefix, the payload names the session, and a notification wakes a catch-up of each session
+ * object of that id here. A connection that cannot be made or is lost is reported to every member
+ * and released, and made again `retryMs` later (polling reads on meanwhile); every connection made
+ * is followed by a catch-up of every member, for the events committed while no one listened.
  *
- * @remarks It also sends this process's wake-ups ({@link LogListener.wake}), after an append
- * committed. A NOTIFY inside the write transaction makes its commit take PostgreSQL's
+ * @remarks It also sends this process's wake-ups ({@link ListenerMembership.wake}), after an
+ * append committed. A NOTIFY inside the write transaction makes its commit take PostgreSQL's
  * database-wide notify lock (`object pg_database objid 0`, AccessExclusiveLock) and hold it
  * through the commit's WAL flush, so every session of the database would commit one at a time.
  * The wake-up is a transaction of its own instead, without a WAL flush, coalesced: while one is
- * on its way, any number of commits ask for one more, sent when it returns. Sent on the LISTEN
- * connection, it comes back to this process with that connection's backend id, and is ignored
- * here (this process applied its own appends already); with no LISTEN connection it goes
- * through the pool.
+ * on its way, the sessions that commit meanwhile are gathered and woken by the next one, sent
+ * when it returns. Sent on the LISTEN connection, it comes back here with that connection's
+ * backend id and is ignored: the other session objects of this process for that session are
+ * woken directly instead. With no LISTEN connection it goes through the pool.
  *
  * A wake-up is only a hint: readers read by position, apply a contiguous prefix, and poll
  * behind it. One lost (a connection broke, the process died between commit and wake-up) or late
@@ -37,29 +53,83 @@ const WAKE_UP = "SELECT set_config('synchronous_commit', 'off', true), pg_notify
  * or reorder an event.
  */
 export class LogListener {
+  private static readonly byPool = new WeakMap<pg.Pool, Map<string, LogListener>>();
+
+  /** Joins the LISTEN connection of `pool` and `channel` in this process (made by the first member). */
+  static join(pool: pg.Pool, channel: string, member: ListenerMember): ListenerMembership {
+    let listeners = LogListener.byPool.get(pool);
+    if (listeners === undefined) LogListener.byPool.set(pool, (listeners = new Map()));
+    let listener = listeners.get(channel);
+    if (listener === undefined) {
+      listener = new LogListener(pool, channel);
+      listeners.set(channel, listener);
+      listener.ready = listener.connect();
+    } else if (listener.client !== undefined) {
+      member.catchUp(); // joined a connection already listening
+    }
+    return listener.add(member);
+  }
+
   private client: pg.PoolClient | undefined;
+  /** The client's LISTEN is done: wake-ups may go on it (one statement at a time on a client). */
+  private listening = false;
+  private ready: Promise<void> = Promise.resolve();
   private closed = false;
   private waking = false;
-  private wakeAgain = false;
+  /** Sessions whose wake-up waits for the one on its way. */
+  private readonly toWake = new Set<string>();
+  private readonly members = new Map<string, Set<ListenerMember>>();
   /** Pending reconnection timers. */
   private readonly retries = new Subscription();
 
-  constructor(
+  private constructor(
     private readonly pool: pg.Pool,
     private readonly channel: string,
-    private readonly sessionId: string,
-    private readonly retryMs: number,
-    private readonly hooks: LogListenerHooks,
   ) {}
 
-  /** Connects and LISTENs; resolves once done or once a failure was reported and a retry planned. */
-  async connect(): Promise<void> {
+  private add(member: ListenerMember): ListenerMembership {
+    let same = this.members.get(member.sessionId);
+    if (same === undefined) this.members.set(member.sessionId, (same = new Set()));
+    same.add(member);
+    let left = false;
+    return {
+      ready: this.ready,
+      wake: () => {
+        if (!left) this.wake(member);
+      },
+      leave: () => {
+        if (left) return;
+        left = true;
+        this.remove(member);
+      },
+    };
+  }
+
+  private remove(member: ListenerMember): void {
+    const same = this.members.get(member.sessionId);
+    same?.delete(member);
+    if (same?.size === 0) this.members.delete(member.sessionId);
+    if (this.members.size > 0) return;
+    const listeners = LogListener.byPool.get(this.pool);
+    if (listeners?.get(this.channel) === this) listeners.delete(this.channel);
+    this.close();
+  }
+
+  private *everyMember(): Iterable<ListenerMember> {
+    for (const same of this.members.values()) yield* same;
+  }
+
+  private reportAll(error: SharedLogError): void {
+    for (const member of this.everyMember()) member.report(error);
+  }
+
+  private async connect(): Promise<void> {
     if (this.closed) return;
     let client: pg.PoolClient;
     try {
       client = await this.pool.connect();
     } catch (error) {
-      this.hooks.report(new SharedLogError('connecting the LISTEN client failed (polling goes on; retrying)', error));
+      this.reportAll(new SharedLogError('connecting the LISTEN client failed (polling goes on; retrying)', error));
       this.retry();
       return;
     }
@@ -70,15 +140,17 @@ export class LogListener {
     const lost = (error: unknown): void => {
       if (this.client !== client) return;
       this.client = undefined;
+      this.listening = false;
       client.release(true);
-      this.hooks.report(new SharedLogError('the LISTEN connection was lost (polling goes on; reconnecting, then catching up)', error));
+      this.reportAll(new SharedLogError('the LISTEN connection was lost (polling goes on; reconnecting, then catching up)', error));
       this.retry();
     };
     client.on('error', lost);
     // The backend id PostgreSQL gave the connection (pg keeps it from BackendKeyData).
     const pid = (client as unknown as { processID?: number }).processID ?? -1;
     client.on('notification', (message) => {
-      if (message.payload === this.sessionId && message.processId !== pid) this.hooks.catchUp();
+      if (message.processId === pid || message.payload === undefined) return;
+      for (const member of this.members.get(message.payload) ?? []) member.catchUp();
     });
     this.client = client;
     try {
@@ -87,52 +159,54 @@ export class LogListener {
       lost(error);
       return;
     }
+    this.listening = this.client === client;
     // Events committed while no one listened: read them by position.
-    this.hooks.catchUp();
+    for (const member of [...this.everyMember()]) member.catchUp();
   }
 
-  /**
-   * Wakes the readers of the session in every process (call it after an append committed): sent
-   * now, or once the wake-up on its way returns (coalesced). Never throws; a failure is reported.
-   */
-  wake(): void {
+  /** Wakes the other session objects of `from`'s session here at once, and every other process by a coalesced NOTIFY. */
+  private wake(from: ListenerMember): void {
     if (this.closed) return;
-    if (this.waking) {
-      this.wakeAgain = true;
-      return;
-    }
+    for (const member of this.members.get(from.sessionId) ?? []) if (member !== from) member.catchUp();
+    this.toWake.add(from.sessionId);
+    if (this.waking) return;
     this.waking = true;
     void this.sendWakeUps();
   }
 
   private async sendWakeUps(): Promise<void> {
     try {
-      do {
-        this.wakeAgain = false;
-        const client = this.client;
+      while (this.toWake.size > 0 && !this.closed) {
+        const sessions = [...this.toWake];
+        this.toWake.clear();
+        const client = this.listening ? this.client : undefined;
         try {
-          await (client ?? this.pool).query(WAKE_UP, [this.channel, this.sessionId]);
+          await (client ?? this.pool).query(WAKE_UP, [this.channel, sessions]);
         } catch (error) {
           // A LISTEN connection that broke is reported once, by `lost`.
-          if (!this.closed && (client === undefined || this.client === client)) this.hooks.report(new SharedLogError('waking the other processes failed (the append is committed; their polling finds it)', error));
+          if (this.closed || (client !== undefined && this.client !== client)) continue;
+          const failure = new SharedLogError('waking the other processes failed (the append is committed; their polling finds it)', error);
+          for (const id of sessions) for (const member of this.members.get(id) ?? []) member.report(failure);
         }
-      } while (this.wakeAgain && !this.closed);
+      }
     } finally {
       this.waking = false;
     }
   }
 
-  /** Stops reconnecting and waking, and releases the connection. Idempotent. */
-  close(): void {
+  private close(): void {
     this.closed = true;
     this.retries.unsubscribe();
     const client = this.client;
     this.client = undefined;
+    this.listening = false;
     client?.release(true);
   }
 
   private retry(): void {
     if (this.closed) return;
-    this.retries.add(timer(this.retryMs).subscribe(() => void this.connect()));
+    let ms = Infinity;
+    for (const member of this.everyMember()) ms = Math.min(ms, member.retryMs);
+    this.retries.add(timer(Number.isFinite(ms) ? ms : 1_000).subscribe(() => void this.connect()));
   }
 }

@@ -24,7 +24,12 @@ export interface SharedSessionOptions {
   readonly slices: readonly SliceDef<string, any>[];
   /** The session's id in the log (any non-empty string up to 200 characters). */
   readonly sessionId: string;
-  /** Where the shared log is: `{ connectionString, max? }` (a pool of at most `max` clients, default 6, at least 3, is opened) or an existing `{ pool }` (max at least 3). */
+  /**
+   * Where the shared log is: `{ connectionString, max? }` (a pool of at most `max` clients,
+   * default 6, at least 3, is opened for this session) or an existing `{ pool }` (max at least 3).
+   * Sessions of a process that pass the same `pool` share it, and with it one LISTEN connection
+   * per `tablePrefix` and one lease connection: pass one pool to open many sessions.
+   */
   readonly postgres: PostgresConnection;
   /** Table names are `<tablePrefix>_events`, `_sessions`, `_snapshots`, `_schema_version`. Default `'rxslice'`. */
   readonly tablePrefix?: string;
@@ -66,7 +71,11 @@ export interface SharedSessionOptions {
   readonly snapshotMaxBytes?: number;
   /** Polling behind LISTEN/NOTIFY, in ms. Default 1,000. */
   readonly pollIntervalMs?: number;
-  /** How often a process without the lease tries to take it (and the holder checks its connection), in ms. Default 1,000. */
+  /**
+   * How often a process without the lease tries to take it (and the holder checks its
+   * connection), and how soon a lost connection is made again (LISTEN) or a failed read retried
+   * while dispatches wait for it, in ms. Default 1,000.
+   */
   readonly leaseRetryMs?: number;
   /** Most events appended by one statement. Default 500. */
   readonly maxBatch?: number;

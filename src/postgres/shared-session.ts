@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { interval, of, Subscription, type Observable } from 'rxjs';
+import { interval, of, Subscription, timer, type Observable } from 'rxjs';
 import type { Event } from '../events/event';
 import type { Envelope } from '../events/envelope';
 import type { ChannelDef } from '../events/define-channel';
@@ -17,7 +17,7 @@ import { checkedDefOf, type Snapshot } from '../snapshots/snapshot';
 import { resumeSagas } from '../sagas/run-saga';
 import { sagaRuntime } from '../sagas/saga-runtime';
 import { EffectLease } from './effect-lease';
-import { LogListener } from './log-listener';
+import { LogListener, type ListenerMembership } from './log-listener';
 import { SharedLogError, SharedLogGapError } from './errors';
 import type { LoggedEvent, PendingAppend, PostgresEventLog } from './event-log';
 import type { SharedCommit, SharedDispatchOptions, SharedSession, SharedSessionOptions, SharedStartup } from './shared-session-types';
@@ -74,7 +74,8 @@ export class SharedSessionImpl implements SharedSession {
   private inFlight: Map<number, { readonly committed: CommittedEnvelope; readonly failure: unknown }> | undefined;
   private disposed = false;
   private readonly subscription = new Subscription();
-  private readonly listener: LogListener;
+  private listener: ListenerMembership | undefined;
+  private catchUpRetry = false;
   private lease: EffectLease | undefined;
   private lastSnapshotSeq = 0;
   private snapshotting = false;
@@ -86,7 +87,7 @@ export class SharedSessionImpl implements SharedSession {
     private readonly ownPool: boolean,
     private readonly onPoolError: () => void,
     private readonly log: PostgresEventLog,
-    notifyChannel: string,
+    private readonly notifyChannel: string,
     private readonly leaseKey: readonly [number, number],
   ) {
     this.sessionId = options.sessionId;
@@ -101,10 +102,6 @@ export class SharedSessionImpl implements SharedSession {
     });
     this.internals = this.local[SESSION_INTERNALS];
     this.internals.onCommitted({ onCommitted: (committed) => void (this.lastCommitted = committed) });
-    this.listener = new LogListener(pool, notifyChannel, options.sessionId, options.pollIntervalMs ?? 1_000, {
-      catchUp: () => void this.catchUp().catch((e: unknown) => this.report(e)),
-      report: (error) => this.report(error),
-    });
   }
 
   get lastSeq(): number {
@@ -160,7 +157,13 @@ export class SharedSessionImpl implements SharedSession {
     this.internals.forwardTo((env) => this.forward(env));
     const from = this.position;
     await this.replay();
-    await this.listener.connect();
+    this.listener = LogListener.join(this.pool, this.notifyChannel, {
+      sessionId: this.sessionId,
+      retryMs: options.leaseRetryMs ?? 1_000,
+      catchUp: () => void this.catchUp().catch((e: unknown) => this.report(e)),
+      report: (error) => this.report(error),
+    });
+    await this.listener.ready;
     await this.catchUp();
     this.startup = { ...this.startup, replayed: this.position - from, ms: Date.now() - started };
     this.subscription.add(interval(options.pollIntervalMs ?? 1_000).subscribe(() => this.catchUp().catch((e: unknown) => this.report(e))));
@@ -297,7 +300,7 @@ export class SharedSessionImpl implements SharedSession {
           continue;
         }
         // Committed: wake the readers of other processes (after the commit, not inside it; see LogListener).
-        if (results.some((r) => !r.duplicate)) this.listener.wake();
+        if (results.some((r) => !r.duplicate)) this.listener?.wake();
         for (let i = 0; i < batch.length; i++) {
           const o = batch[i] as Outgoing;
           const { event, duplicate } = results[i] as { event: LoggedEvent; duplicate: boolean };
@@ -411,8 +414,26 @@ export class SharedSessionImpl implements SharedSession {
         this.catching = undefined;
       }
     };
-    this.catching = run();
-    return this.catching;
+    const running = run();
+    this.catching = running;
+    running.catch(() => this.retryCatchUp());
+    return running;
+  }
+
+  /**
+   * A catch-up failed (the database is away) while dispatches of this process wait for their
+   * events to be applied: it is tried again `leaseRetryMs` later, not only at the next poll or
+   * wake-up, so that those dispatches resolve soon after the database is back.
+   */
+  private retryCatchUp(): void {
+    if (this.disposed || this.catchUpRetry || (this.waiters.size === 0 && this.known.size === 0)) return;
+    this.catchUpRetry = true;
+    this.subscription.add(
+      timer(this.options.leaseRetryMs ?? 1_000).subscribe(() => {
+        this.catchUpRetry = false;
+        this.catchUp().catch((e: unknown) => this.report(e));
+      }),
+    );
   }
 
   /** Counts reads that found the log continuing past a missing `seq`; reports a hole that stays. */
@@ -484,13 +505,14 @@ export class SharedSessionImpl implements SharedSession {
     if (this.disposed) return;
     this.disposed = true;
     this.subscription.unsubscribe();
-    this.lease?.dispose();
+    const unlocked = this.lease?.dispose();
     const disposedError = new SessionDisposedError('append an event');
     for (const o of this.outbox.splice(0)) o.reject(disposedError);
     for (const list of this.waiters.values()) for (const o of list) o.reject(disposedError);
     this.waiters.clear();
-    this.listener.close();
+    this.listener?.leave();
     this.local.dispose();
+    await unlocked;
     if (this.ownPool) await this.pool.end().catch(() => undefined);
     else this.pool.off('error', this.onPoolError);
   }

@@ -83,7 +83,7 @@ describe('shared sessions at scale (issue 35)', () => {
     const writer = await share(id);
     const reader = await share(id, { pollIntervalMs: 50 });
     // Lost: the reader's LISTEN connection is gone for good (no reconnect), so no wake-up reaches it.
-    (reader as unknown as { listener: { close(): void } }).listener.close();
+    (reader as unknown as { listener: { leave(): void } }).listener.leave();
     // Early: a wake-up for events not committed yet finds nothing new.
     await admin.query('SELECT pg_notify($1, $2)', [channel, id]);
     const seen: number[] = [];
