@@ -10,10 +10,12 @@ const fixture = (name: string) => ({ file: `test/size/fixtures/${name}.ts` });
 
 /**
  * The budget of the quick start's initial load (lazy chunks aside), gzip bytes: 32.6 KB measured,
- * plus 0.3 KB. The goal of issue 34 is 20 KB; the core session (dispatch pipeline, memory storage,
- * snapshots, errors) is still above it, see docs/SIZE.md.
+ * plus 0.3 KB; then 0.1 KB more for a session without the saga runtime that reads the completion
+ * records its storage holds and refuses to resume stored sagas (`SagaRuntimeMissingError`, the
+ * journals' `peek`: 32.94 KB measured) instead of answering `[]`. The goal of issue 34 is 20 KB;
+ * the core session (dispatch pipeline, memory storage, snapshots, errors) is still above it, see docs/SIZE.md.
  */
-const QUICK_START_GZIP_BUDGET = 32_900;
+const QUICK_START_GZIP_BUDGET = 33_000;
 
 /** The modules of a feature the quick start must not hold, and what importing that feature may add. */
 const FEATURES: Record<string, { readonly fixture: string; readonly owns: readonly string[] }> = {
