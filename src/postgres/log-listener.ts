@@ -16,6 +16,15 @@ export interface LogListenerHooks {
 const WAKE_UP = "SELECT set_config('synchronous_commit', 'off', true), pg_notify($1, $2)";
 
 /**
+ * Labels the LISTEN connection in `pg_stat_activity.application_name`: the pool's own name (from
+ * the connection string or pool config) with ` (rxslice listen)` after it, at most 63 characters
+ * (PostgreSQL's limit: the start of a longer name is cut, so the suffix stays). So an operator, or a test, finds the LISTEN
+ * connection of a process by name, whatever it last ran (its wake-ups); the pool's other
+ * connections keep their name. The connection is never returned to the pool (released with `true`).
+ */
+const LABEL = "SELECT set_config('application_name', right(ltrim(current_setting('application_name') || ' (rxslice listen)'), 63), false)";
+
+/**
  * @internal The LISTEN connection of a shared session (docs/ARCHITECTURE.md, "Shared sessions"):
  * a notification naming the session wakes a catch-up. A connection that cannot be made or is lost
  * is reported and released, and tried again `retryMs` later (polling reads on meanwhile); every
@@ -67,14 +76,7 @@ export class LogListener {
       client.release(true);
       return;
     }
-    const lost = (error: unknown): void => {
-      if (this.client !== client) return;
-      this.client = undefined;
-      client.release(true);
-      this.hooks.report(new SharedLogError('the LISTEN connection was lost (polling goes on; reconnecting, then catching up)', error));
-      this.retry();
-    };
-    client.on('error', lost);
+    client.on('error', (error) => this.lost(client, error));
     // The backend id PostgreSQL gave the connection (pg keeps it from BackendKeyData).
     const pid = (client as unknown as { processID?: number }).processID ?? -1;
     client.on('notification', (message) => {
@@ -82,9 +84,10 @@ export class LogListener {
     });
     this.client = client;
     try {
-      await client.query(`LISTEN "${this.channel}"`);
+      // One round trip (the simple protocol runs both statements).
+      await client.query(`${LABEL}; LISTEN "${this.channel}"`);
     } catch (error) {
-      lost(error);
+      this.lost(client, error);
       return;
     }
     // Events committed while no one listened: read them by position.
@@ -113,8 +116,10 @@ export class LogListener {
         try {
           await (client ?? this.pool).query(WAKE_UP, [this.channel, this.sessionId]);
         } catch (error) {
-          // A LISTEN connection that broke is reported once, by `lost`.
-          if (!this.closed && (client === undefined || this.client === client)) this.hooks.report(new SharedLogError('waking the other processes failed (the append is committed; their polling finds it)', error));
+          // A wake-up that fails on the LISTEN connection finds it broken (killed mid-statement, the
+          // client may never say so otherwise): it is lost, reported once, and made again.
+          if (client !== undefined) this.lost(client, error);
+          else if (!this.closed) this.hooks.report(new SharedLogError('waking the other processes failed (the append is committed; their polling finds it)', error));
         }
       } while (this.wakeAgain && !this.closed);
     } finally {
@@ -129,6 +134,15 @@ export class LogListener {
     const client = this.client;
     this.client = undefined;
     client?.release(true);
+  }
+
+  /** `client`, the LISTEN connection, failed: released, reported once, and made again `retryMs` later (unless closed or replaced already). */
+  private lost(client: pg.PoolClient, error: unknown): void {
+    if (this.client !== client) return;
+    this.client = undefined;
+    client.release(true);
+    this.hooks.report(new SharedLogError('the LISTEN connection was lost (polling goes on; reconnecting, then catching up)', error));
+    this.retry();
   }
 
   private retry(): void {
