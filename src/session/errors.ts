@@ -205,7 +205,7 @@ export class StorageAheadError extends RxSliceError {
   ) {
     super(
       'STORAGE_AHEAD',
-      `The storage of slice "${sliceName}" holds events up to seq ${storedSeq}, but this session has numbered events up to seq ${sessionSeq} since it opened: numbering on would give seqs the storage already holds to other events. Nothing was added. Give createSession a storage that opens its journal with the session (jsonl() does), or add the slice (install the statechart, run the saga) before the first dispatch.`,
+      `The storage of slice ${quote(sliceName)} holds events up to seq ${storedSeq}, but this session has numbered events up to seq ${sessionSeq} since it opened: numbering on would give seqs the storage already holds to other events. Nothing was added. Give createSession a storage that opens its journal with the session (jsonl() does), or add the slice (install the statechart, run the saga) before the first dispatch.`,
     );
   }
 }
@@ -276,7 +276,7 @@ export class SnapshotSaveError extends RxSliceError {
   ) {
     super(
       'SNAPSHOT_SAVE_FAILED',
-      `The snapshot store did not save snapshot "${snapshotId}"${tag === undefined ? '' : ` (tag "${tag}")`}: ${cause instanceof Error ? cause.message : String(cause)}. ` +
+      `The snapshot store did not save snapshot ${quote(snapshotId)}${tag === undefined ? '' : ` (tag ${quote(tag)})`}: ${messageOf(cause)}. ` +
         'The snapshot is still usable; save it again with store.save(snapshot) once the store works.',
       { cause },
     );

@@ -20,6 +20,7 @@ import type { Session as CoreSession, SessionEvent, SessionOptions as CoreSessio
 import { installSlice, type InstallSliceOptions } from '../session/install-slice';
 import type { SliceHandle } from '../session/slice-handle';
 import type { SliceDef } from '../slices/reducer';
+import { quote } from '../internal/quote';
 
 /** Options of {@link createSession}: the core options plus epics and their dependencies. */
 export interface SessionOptions<TDeps = unknown> extends CoreSessionOptions {
@@ -187,7 +188,7 @@ export function createSession<TDeps = unknown>(options: SessionOptions<TDeps>): 
         effects();
         return layer.runEffect(session, effect);
       }
-      if (internals.disposed) throw new SessionDisposedError(`run effect "${String(effect?.type)}"`);
+      if (internals.disposed) throw new SessionDisposedError(`run effect ${quote(effect?.type)}`);
       return runUnhandled(session, effect);
     },
     effects$: session.committed$.pipe(mergeMap((committed) => committed.effects)),
