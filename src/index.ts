@@ -82,6 +82,7 @@ export {
   InvalidSliceItemError,
   StorageFailedError,
   StorageAheadError,
+  SagaRuntimeMissingError,
   NoSnapshotStoreError,
   InvalidSnapshotCatalogueOptionError,
   SnapshotSaveError,

@@ -72,7 +72,7 @@ const isInternalChannel = (channel: string): boolean => channel.startsWith('__')
 /** A value the saver's serde wrote, read without LangGraph: the default `JsonPlusSerializer` writes `["json", base64 of the JSON]`. */
 function decodeBlob(blob: LangGraphBlob, what: string, where: string): Record<string, unknown> {
   const [type, base64] = blob;
-  if (type !== 'json') throw new HistoryError(`${where}: the ${what} was serialised as "${type}"; rxslice history reads the JSON of LangGraph's default serializer (JsonPlusSerializer) only`);
+  if (type !== 'json') throw new HistoryError(`${where}: the ${what} was serialised as ${quote(type)}; rxslice history reads the JSON of LangGraph's default serializer (JsonPlusSerializer) only`);
   let value: unknown;
   try {
     value = JSON.parse(Buffer.from(base64, 'base64').toString('utf8'));

@@ -5,6 +5,7 @@
  */
 import { closeSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { messageOf, quote } from '../internal/quote';
 
 /** The kinds of input the commands are told about. */
 export type InputKind =
@@ -128,7 +129,7 @@ export function inputKind(target: string): Input {
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return { kind: 'missing', description: 'missing (no such file or directory)' };
-    return { kind: 'unreadable', description: `unreadable (${code === 'EACCES' || code === 'EPERM' ? 'permission denied' : e instanceof Error ? e.message : String(e)})` };
+    return { kind: 'unreadable', description: `unreadable (${code === 'EACCES' || code === 'EPERM' ? 'permission denied' : messageOf(e)})` };
   }
 }
 
@@ -143,5 +144,5 @@ export function inputKind(target: string): Input {
  */
 export function refusal(command: string, given: string, input: Input, expected: string): string {
   const what = input.kind === 'missing' ? 'does not exist' : `is ${input.description}`;
-  return `rxslice ${command}: "${given}" ${what}; expected ${expected}`;
+  return `rxslice ${command}: ${quote(given)} ${what}; expected ${expected}`;
 }

@@ -8,6 +8,7 @@ import type { ComputedNode } from './computed-node';
 import { InvalidComputedError } from './computed-errors';
 import { isComputedDef } from './computed-declaration';
 import type { ComputedDef } from './define-computed';
+import { quote } from '../internal/quote';
 
 /**
  * A session's live accessor for one computed slice. Read-only: there is nothing to seed,
@@ -74,7 +75,7 @@ export function handleOf<TValue>(graph: ComputedGraph, node: ComputedNode<TValue
     [NODE]: node,
     name: node.def.name,
     latest() {
-      if (internals.disposed) throw new SessionDisposedError(`read computed slice "${node.def.name}"`);
+      if (internals.disposed) throw new SessionDisposedError(`read computed slice ${quote(node.def.name)}`);
       node.refresh();
       if (!node.hasValue) throw node.failure;
       return node.value as TValue;

@@ -1,5 +1,6 @@
 import type { DevToolsState, Step, Transport, TransportHost } from './devtools-transport';
 import { DevToolsError } from './devtools-transport';
+import { clip } from '../internal/quote';
 
 /** The Redux DevTools extension's `connect()` result (its documented API for non-Redux stores). */
 export interface ExtensionConnection {
@@ -45,7 +46,7 @@ export function extensionTransport(host: TransportHost, conn: ExtensionConnectio
       try {
         action = JSON.parse(message.payload);
       } catch {
-        host.report(new DevToolsError(`an action dispatched from Redux DevTools is not JSON: ${message.payload.slice(0, 200)}`));
+        host.report(new DevToolsError(`an action dispatched from Redux DevTools is not JSON: ${clip(message.payload)}`));
         return;
       }
       host.dispatchFromDevTools(action);

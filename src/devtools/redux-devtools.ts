@@ -7,6 +7,7 @@ import { SESSION_INTERNALS } from '../session/internals';
 import { DevToolsError, type DevToolsAction, type DevToolsState, type Step, type Transport, type TransportHost } from './devtools-transport';
 import { extensionTransport, type ExtensionConnection } from './extension-transport';
 import { remoteTransport } from './remote-transport';
+import { clip } from '../internal/quote';
 
 export { DevToolsError } from './devtools-transport';
 export type { DevToolsAction, DevToolsState } from './devtools-transport';
@@ -89,8 +90,8 @@ export async function connectDevTools(session: Session, options: DevToolsOptions
   const name = options.name ?? 'rxslice';
   const maxAge = options.maxAge ?? 50;
   const latencyMs = options.latencyMs ?? 50;
-  if (!Number.isInteger(maxAge) || maxAge < 1) throw new DevToolsError(`maxAge must be an integer ≥ 1, got ${String(maxAge)}.`);
-  if (!(latencyMs >= 0)) throw new DevToolsError(`latencyMs must be ≥ 0, got ${String(latencyMs)}.`);
+  if (!Number.isInteger(maxAge) || maxAge < 1) throw new DevToolsError(`maxAge must be an integer ≥ 1, got ${clip(maxAge)}.`);
+  if (!(latencyMs >= 0)) throw new DevToolsError(`latencyMs must be ≥ 0, got ${clip(latencyMs)}.`);
   if (session[SESSION_INTERNALS].disposed) throw new DevToolsError('the session is disposed.');
   const ext = (globalThis as { __REDUX_DEVTOOLS_EXTENSION__?: { connect(o: unknown): ExtensionConnection } }).__REDUX_DEVTOOLS_EXTENSION__;
   const transport = options.transport ?? (ext !== undefined ? 'extension' : 'remote');

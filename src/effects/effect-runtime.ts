@@ -34,6 +34,7 @@ import { effectMeta, startDetachedLeaf, startLeaf, type EffectSink, type LeafRun
 import { EffectCompensated, EffectDropped } from './lifecycle-events';
 import { RetryPolicy } from './retry-policy';
 import type { RandomSource } from './seeded-random';
+import { quote } from '../internal/quote';
 
 /** A leaf effect that succeeded inside a `sequence` (compensated if a later step fails). */
 interface Succeeded {
@@ -96,7 +97,7 @@ export function dispatchQuietly(
   } catch (error) {
     const code = (error as { code?: unknown } | null)?.code;
     if (typeof code !== 'string' || !REPORTED_BY_SESSION.has(code)) onRejected(error);
-    return error ?? new Error(`dispatching "${event.type}" failed`);
+    return error ?? new Error(`dispatching ${quote(event.type)} failed`);
   }
 }
 
@@ -148,7 +149,7 @@ export class EffectRuntime {
       return dispatchQuietly(this.internals.dispatchSystem, event, meta, (error) => this.report(error as RxSliceError));
     },
     user: (event, meta, onRejected) => {
-      if (this.internals.disposed) return new SessionDisposedError(`dispatch "${event.type}"`);
+      if (this.internals.disposed) return new SessionDisposedError(`dispatch ${quote(event.type)}`);
       // The effect declares the events its compensate and onSuccess make (docs/ARCHITECTURE.md,
       // "Known events"); a malformed one is left to dispatch to reject.
       const type = declaredType(event);

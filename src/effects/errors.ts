@@ -1,5 +1,5 @@
 import { RxSliceError } from '../internal/errors';
-import { messageOf, quote } from '../internal/quote';
+import { clip, messageOf, quote } from '../internal/quote';
 
 
 /** Where an effect failed: its handler (after the last attempt), its payload check, or one of its mapping callbacks. */
@@ -72,7 +72,7 @@ export class MissingEffectHandlerError extends RxSliceError {
     super(
       'MISSING_EFFECT_HANDLER',
       `No handler is registered for effect ${quote(effectType)}, so it did not run. ` +
-        `Register one with handleEffect(session, ${effectType}Effect, handler) before the event that produces it.`,
+        `Register one with handleEffect(session, ${clip(effectType)}Effect, handler) before the event that produces it.`,
     );
   }
 }

@@ -1,5 +1,6 @@
 import { RxSliceError } from '../internal/errors';
 import { seededRandom, type RandomSource } from './seeded-random';
+import { clip } from '../internal/quote';
 
 /**
  * How a retry delay is randomized, after Marc Brooker, "Exponential Backoff And Jitter"
@@ -118,12 +119,12 @@ function exponential(options: ExponentialRetryOptions = {}): RetryPolicy {
   const d = EXPONENTIAL_RETRY_DEFAULTS;
   const { maxAttempts = d.maxAttempts, initialDelayMs = d.initialDelayMs, factor = d.factor, jitter = d.jitter } = options;
   const maxDelayMs = options.maxDelayMs ?? initialDelayMs * d.maxDelayFactor;
-  if (!Number.isInteger(maxAttempts) || maxAttempts < 1) throw new InvalidRetryPolicyError(`maxAttempts must be an integer ≥ 1 (got ${maxAttempts})`);
-  if (!(initialDelayMs >= 0)) throw new InvalidRetryPolicyError(`initialDelayMs must be ≥ 0 (got ${initialDelayMs})`);
-  if (!(factor >= 1)) throw new InvalidRetryPolicyError(`factor must be ≥ 1 (got ${factor})`);
-  if (!(maxDelayMs >= 0)) throw new InvalidRetryPolicyError(`maxDelayMs must be ≥ 0 (got ${maxDelayMs})`);
-  if (!JITTERS.includes(jitter)) throw new InvalidRetryPolicyError(`jitter must be one of ${JITTERS.join(', ')} (got ${JSON.stringify(jitter)})`);
-  if (options.seed !== undefined && !Number.isFinite(options.seed)) throw new InvalidRetryPolicyError(`seed must be a finite number (got ${options.seed})`);
+  if (!Number.isInteger(maxAttempts) || maxAttempts < 1) throw new InvalidRetryPolicyError(`maxAttempts must be an integer ≥ 1 (got ${clip(maxAttempts)})`);
+  if (!(initialDelayMs >= 0)) throw new InvalidRetryPolicyError(`initialDelayMs must be ≥ 0 (got ${clip(initialDelayMs)})`);
+  if (!(factor >= 1)) throw new InvalidRetryPolicyError(`factor must be ≥ 1 (got ${clip(factor)})`);
+  if (!(maxDelayMs >= 0)) throw new InvalidRetryPolicyError(`maxDelayMs must be ≥ 0 (got ${clip(maxDelayMs)})`);
+  if (!JITTERS.includes(jitter)) throw new InvalidRetryPolicyError(`jitter must be one of ${JITTERS.join(', ')} (got ${clip(JSON.stringify(jitter))})`);
+  if (options.seed !== undefined && !Number.isFinite(options.seed)) throw new InvalidRetryPolicyError(`seed must be a finite number (got ${clip(options.seed)})`);
   const baseDelayMs = (retry: number): number => Math.round(Math.min(maxDelayMs, initialDelayMs * factor ** (retry - 1)));
   // A `random` function cannot travel as data; a seed replaces it (it is then unused).
   const spec: RetrySpec | undefined =
@@ -150,8 +151,8 @@ function exponential(options: ExponentialRetryOptions = {}): RetryPolicy {
 const JITTERS: readonly Jitter[] = ['none', 'full', 'equal'];
 
 function fixed(delayMs: number, count: number): RetryPolicy {
-  if (!(delayMs >= 0)) throw new InvalidRetryPolicyError(`delayMs must be ≥ 0 (got ${delayMs})`);
-  if (!Number.isInteger(count) || count < 0) throw new InvalidRetryPolicyError(`count must be an integer ≥ 0 (got ${count})`);
+  if (!(delayMs >= 0)) throw new InvalidRetryPolicyError(`delayMs must be ≥ 0 (got ${clip(delayMs)})`);
+  if (!Number.isInteger(count) || count < 0) throw new InvalidRetryPolicyError(`count must be an integer ≥ 0 (got ${clip(count)})`);
   const delay = Math.round(delayMs);
   return {
     maxAttempts: count + 1,
@@ -187,7 +188,7 @@ function from(spec: RetrySpec): RetryPolicy {
         throw new InvalidRetryPolicyError('an "exponential" spec needs numbers maxAttempts and initialDelayMs');
       }
       for (const [name, value] of [['factor', factor], ['maxDelayMs', maxDelayMs], ['seed', seed]] as const) {
-        if (value !== undefined && typeof value !== 'number') throw new InvalidRetryPolicyError(`${name} must be a number (got ${JSON.stringify(value)})`);
+        if (value !== undefined && typeof value !== 'number') throw new InvalidRetryPolicyError(`${name} must be a number (got ${clip(JSON.stringify(value))})`);
       }
       return exponential({
         maxAttempts,
@@ -200,7 +201,7 @@ function from(spec: RetrySpec): RetryPolicy {
       });
     }
     default:
-      throw new InvalidRetryPolicyError(`a retry spec needs kind "exponential", "fixed" or "none" (got ${JSON.stringify(kind) ?? 'no spec'})`);
+      throw new InvalidRetryPolicyError(`a retry spec needs kind "exponential", "fixed" or "none" (got ${clip(JSON.stringify(kind) ?? 'no spec')})`);
   }
 }
 

@@ -5,7 +5,7 @@ import type { Envelope, EnvelopeMeta } from './envelope';
 import type { Event } from './event';
 import { RxSliceError } from '../internal/errors';
 import type { CommittedEnvelope } from '../session/committed-envelope';
-import { quote } from '../internal/quote';
+import { clip, quote } from '../internal/quote';
 
 /**
  * Thrown (as the error of `replay`) when the events asked for are no longer, or never were,
@@ -202,7 +202,7 @@ export class ChannelRuntime<TEvent extends { readonly type: string }> implements
     return new Observable<Envelope<TEvent & Event>>((subscriber) => {
       const fromSeq = options?.fromSeq;
       if (!Number.isInteger(fromSeq) || fromSeq < 1) {
-        subscriber.error(new RangeError(`replay({ fromSeq }) needs an integer ≥ 1 (got ${String(fromSeq)})`));
+        subscriber.error(new RangeError(`replay({ fromSeq }) needs an integer ≥ 1 (got ${clip(fromSeq)})`));
         return undefined;
       }
       // Live first, held back until the backlog is out: nothing committed meanwhile is lost.

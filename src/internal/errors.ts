@@ -56,6 +56,7 @@ export type RxSliceErrorCode =
   | 'SHARED_LOG_GAP'
   | 'INVALID_MIDDLEWARE'
   | 'INVALID_LISTENER'
+  | 'SAGA_RUNTIME_MISSING'
   | (string & {});
 
 /**

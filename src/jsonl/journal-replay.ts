@@ -1,5 +1,6 @@
 import type { StorageTransaction } from '../storage/slice-storage';
 import type { JournalOp } from './journal-format';
+import { clip } from '../internal/quote';
 
 // Replaying journal ops: how a slice's recorded ops (append, replace, restore, update, clear, drops)
 // rebuild its items, on plain arrays when a journal is opened (./jsonl-storage.ts) and through a
@@ -87,7 +88,7 @@ export function replayJournalOp<TItem>(s: ReplayState<TItem>, op: JournalOp, at:
       return;
     }
     default:
-      throw new TypeError(`Unknown journal op ${JSON.stringify(op)}`);
+      throw new TypeError(`Unknown journal op ${clip(JSON.stringify(op))}`);
   }
 }
 
@@ -135,7 +136,7 @@ export function applyJournalOp<TItem>(tx: StorageTransaction<TItem>, op: Journal
       tx.dropIndices(op[1]);
       return;
     default:
-      throw new TypeError(`Unknown journal op ${JSON.stringify(op)}`);
+      throw new TypeError(`Unknown journal op ${clip(JSON.stringify(op))}`);
   }
 }
 
@@ -147,7 +148,7 @@ export function applyJournalOp<TItem>(tx: StorageTransaction<TItem>, op: Journal
 function updateIndex(op: readonly ['u', number, readonly unknown[]], size: number): number {
   const index = op[1];
   if (!Number.isInteger(index) || index < 0 || index >= size || !Array.isArray(op[2]) || op[2].length !== 1) {
-    throw new TypeError(`Journal op ${JSON.stringify(op)} updates no item of a slice holding ${size} items.`);
+    throw new TypeError(`Journal op ${clip(JSON.stringify(op))} updates no item of a slice holding ${size} items.`);
   }
   return index;
 }

@@ -10,7 +10,7 @@ import type { WindowMemo } from '../slices/window-contract';
 import type { MemoryStage } from '../storage/memory-stage';
 import { MemoryStorage } from '../storage/memory-storage';
 import { TimeColumn } from '../storage/time-column';
-import type { HeldJournal, SliceStorage, StorageFactory, StorageJournal, StorageTransaction, StoredSlice } from '../storage/slice-storage';
+import type { HeldJournal, SliceStorage, StorageFactory, StorageJournal, StorageTransaction, StoredSlice, StoredSliceDef } from '../storage/slice-storage';
 import { lockDirectory, StorageLockedError, type DirectoryLock, type StorageLockCompromisedError } from './directory-lock';
 import { JournalEncoder } from './journal-encoder';
 import { OpLog } from './op-log';
@@ -101,6 +101,8 @@ export class JsonlJournal implements StorageJournal {
   closed = false;
   readonly storages = new Map<string, JsonlSliceStorage<any>>();
   readonly raw = new Map<string, RawSlice>();
+  /** What `peek` read of slices not open yet (the same array on every peek). */
+  private readonly peeked = new Map<string, readonly unknown[]>();
   recovery!: JsonlRecovery;
   private lock: DirectoryLock | undefined = undefined;
   private report: ((error: RxSliceError) => void) | undefined = undefined;
@@ -154,11 +156,37 @@ export class JsonlJournal implements StorageJournal {
   /** Makes the storage of `def` from its recovered data (migrated to the slice's version). */
   open<TItem>(def: SliceDef<string, TItem>): JsonlSliceStorage<TItem> {
     if (this.storages.has(def.name)) throw new StorageLockedError(this.dir, { pid: process.pid, host: 'this process', since: 'an earlier open' });
+    const { items, times, appended } = this.recovered(def);
+    const inner = new MemoryStorage(items, 0, { freeze: this.freeze, sealOnReplace: def.policy === 'state' });
+    if (times !== undefined) inner.content.times = TimeColumn.from(times);
+    inner.content.appended = appended;
+    this.raw.delete(def.name);
+    this.peeked.delete(def.name);
+    const storage = new JsonlSliceStorage(this, def.name, def.version ?? 1, inner);
+    this.storages.set(def.name, storage);
+    this.live++;
+    return storage;
+  }
+
+  /**
+   * The items this journal holds for a slice that none of its storages opened (see
+   * `StorageJournal.peek`): recovered as `open` would recover them, without opening the slice.
+   */
+  peek<TItem>(def: StoredSliceDef<TItem>): readonly TItem[] | undefined {
+    if (this.storages.has(def.name) || !this.raw.has(def.name)) return undefined;
+    let items = this.peeked.get(def.name) as readonly TItem[] | undefined;
+    // A copy (the base's array may become an opened storage's own), kept: the same array on every
+    // peek, as nothing changes a slice that is not open.
+    if (items === undefined) this.peeked.set(def.name, (items = Object.freeze(this.recovered(def).items.slice())));
+    return items;
+  }
+
+  /** The recovered content of `def` (base, then the journal's records, migrated to `def.version`): fresh arrays. */
+  private recovered<TItem>(def: StoredSliceDef<TItem>): { items: TItem[]; times: number[] | undefined; appended: number } {
     const version = def.version ?? 1;
-    const options = { freeze: this.freeze, sealOnReplace: def.policy === 'state' };
     const raw = this.raw.get(def.name);
     const migrate = (items: readonly unknown[], v: number): TItem[] => {
-      const out = v === version ? (items as TItem[]) : migrateItems(def, items, v);
+      const out = v === version ? (items as TItem[]) : migrateItems(def as SliceDef<string, TItem>, items, v);
       if (this.freeze) for (const item of out) deepFreeze(item);
       return out;
     };
@@ -188,14 +216,7 @@ export class JsonlJournal implements StorageJournal {
     } else if (times !== undefined) {
       times = times.slice();
     }
-    const inner = new MemoryStorage(items, 0, options);
-    if (times !== undefined) inner.content.times = TimeColumn.from(times);
-    inner.content.appended = appended;
-    if (raw !== undefined) this.raw.delete(def.name);
-    const storage = new JsonlSliceStorage(this, def.name, version, inner);
-    this.storages.set(def.name, storage);
-    this.live++;
-    return storage;
+    return { items, times, appended };
   }
 
   setReporter(report: (error: RxSliceError) => void): void {

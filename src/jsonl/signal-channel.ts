@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { RxSliceError } from '../internal/errors';
+import { clip, quote } from '../internal/quote';
 
 /**
  * Thrown for a malformed signal channel declaration, or a signal that does not satisfy its
@@ -12,7 +13,7 @@ export class InvalidSignalError extends RxSliceError {
     reason: string,
     readonly issues: readonly { readonly code: string; readonly path: readonly PropertyKey[]; readonly message: string }[] = [],
   ) {
-    super('INVALID_SIGNAL', `Signal channel "${channel}": ${reason}`);
+    super('INVALID_SIGNAL', `Signal channel ${quote(channel)}: ${clip(reason, 1000)}`);
   }
 }
 

@@ -1,4 +1,5 @@
 import { RxSliceError } from '../internal/errors';
+import { clip, messageOf, quote } from '../internal/quote';
 
 /**
  * Why a file was set aside into `rejected/`: `'not-json'` (does not parse), `'not-a-signal'` (JSON,
@@ -26,7 +27,7 @@ export class SignalFileRejectedError extends RxSliceError {
     /** zod's issues (code, path, message) for `reason: 'schema'`; empty otherwise. */
     readonly issues: readonly { readonly code: string; readonly path: readonly PropertyKey[]; readonly message: string }[] = [],
   ) {
-    super('SIGNAL_FILE_REJECTED', `Signal file "${path}" set aside (${reason}): ${detail}. It was moved unchanged to "${rejectedPath}"; fix it and move it back to publish it again.`);
+    super('SIGNAL_FILE_REJECTED', `Signal file ${quote(path)} set aside (${reason}): ${clip(detail, 1000)}. It was moved unchanged to ${quote(rejectedPath)}; fix it and move it back to publish it again.`);
   }
 }
 
@@ -40,7 +41,7 @@ export class SignalClaimLostError extends RxSliceError {
   constructor(readonly path: string, operation: 'archive' | 'release' | 'renew') {
     super(
       'SIGNAL_CLAIM_LOST',
-      `Could not ${operation} "${path}": the file is gone. Another poller took it (a pending signal), or returned the claim to the queue after its lease ran out; renew() claims held longer than leaseMs.`,
+      `Could not ${operation} ${quote(path)}: the file is gone. Another poller took it (a pending signal), or returned the claim to the queue after its lease ran out; renew() claims held longer than leaseMs.`,
     );
   }
 }
@@ -49,7 +50,7 @@ export class SignalClaimLostError extends RxSliceError {
 export class SignalDirectoryError extends RxSliceError {
   override readonly name = 'SignalDirectoryError';
   constructor(readonly path: string, operation: string, cause: unknown) {
-    super('SIGNAL_IO', `Signal directory: could not ${operation} "${path}": ${(cause as Error)?.message ?? String(cause)}`, { cause });
+    super('SIGNAL_IO', `Signal directory: could not ${operation} ${quote(path)}: ${messageOf(cause)}`, { cause });
   }
 }
 
@@ -59,7 +60,7 @@ export class SignalHandlerError extends RxSliceError {
   constructor(readonly signalId: string, cause: unknown) {
     super(
       'SIGNAL_HANDLER_FAILED',
-      `The handler failed on signal "${signalId}" (${(cause as Error)?.message ?? String(cause)}); the signal was returned to the queue. Resubscribe (e.g. retry({ delay: 1000 })) to handle it again.`,
+      `The handler failed on signal ${quote(signalId)} (${messageOf(cause)}); the signal was returned to the queue. Resubscribe (e.g. retry({ delay: 1000 })) to handle it again.`,
       { cause },
     );
   }

@@ -5,6 +5,7 @@ import type { Snapshot } from '../snapshots/snapshot';
 import { isStorableId, SnapshotStoreError, type SnapshotInfo, type SnapshotStoreBackend } from '../snapshot-store/store-contract';
 import writeFileAtomic from 'write-file-atomic';
 import { fsyncDirectory, loadSnapshot, saveSnapshot } from './snapshot-file';
+import { clip } from '../internal/quote';
 
 const SNAPSHOT = '.snapshot.json';
 const INFO = '.info.json';
@@ -27,7 +28,7 @@ const INFO = '.info.json';
 export function snapshotDirectory(dir: string, options: { readonly slices: readonly SliceDef<string, any>[] }): SnapshotStoreBackend {
   mkdirSync(dir, { recursive: true });
   const path = (id: string, suffix: string): string => {
-    if (!isStorableId(id)) throw new SnapshotStoreError('INVALID_SNAPSHOT_ID', `${JSON.stringify(id)} is not a storable snapshot id`);
+    if (!isStorableId(id)) throw new SnapshotStoreError('INVALID_SNAPSHOT_ID', `${clip(JSON.stringify(id))} is not a storable snapshot id`);
     return join(dir, `${id}${suffix}`);
   };
   const readInfo = (id: string): SnapshotInfo | undefined => {

@@ -19,6 +19,7 @@ import {
 import type { RunnableConfig } from '@langchain/core/runnables';
 import { RxSliceError } from '../internal/errors';
 import { memoryCheckpoints, type ThreadRecordStorage } from '../state/checkpointer';
+import { clip } from '../internal/quote';
 
 /**
  * A value serialised by the saver's serde, kept JSON-safe: `[type, base64]`, the serde's type
@@ -83,7 +84,7 @@ const blobKey = (ns: string, channel: string, version: unknown): string => JSON.
 const RESERVED = new Set(['__proto__', 'constructor', 'prototype']);
 function checkKey(field: string, value: unknown, allowEmpty = false): string {
   if (typeof value !== 'string' || (!allowEmpty && value === '') || RESERVED.has(value)) {
-    throw new RxSliceSaverError(`configurable.${field} must be a ${allowEmpty ? '' : 'non-empty '}string id (got ${JSON.stringify(value)})`);
+    throw new RxSliceSaverError(`configurable.${field} must be a ${allowEmpty ? '' : 'non-empty '}string id (got ${clip(JSON.stringify(value))})`);
   }
   return value;
 }

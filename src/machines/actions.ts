@@ -2,7 +2,7 @@ import type { AnyEffectDef, EffectDef } from '../effects/define-effect.js';
 import { InvalidMachineActionError } from './errors.js';
 import type { MachineEffect, MachineEvent, MachineEventKind } from './machine-event.js';
 import type { MachineSlices } from './machine-slices.js';
-import { quote } from '../internal/quote';
+import { clip, quote } from '../internal/quote';
 
 /**
  * What guards and actions receive: the context as it is at that point of the microstep,
@@ -88,7 +88,7 @@ export type Guard<TContext, TEvent = MachineEvent> = (args: ActionArgs<TContext,
  * ```
  */
 export function refuse(reason: string): GuardRefusal {
-  if (typeof reason !== 'string' || reason.length === 0) throw new TypeError(`refuse() needs the reason as a non-empty string, got ${JSON.stringify(reason)}.`);
+  if (typeof reason !== 'string' || reason.length === 0) throw new TypeError(`refuse() needs the reason as a non-empty string, got ${clip(JSON.stringify(reason))}.`);
   return Object.freeze({ refused: true, reason });
 }
 

@@ -179,5 +179,5 @@ export function buildStateTree(name: string, config: MachineConfig): { root: Sta
 function guardName(guard: { readonly name: string }, event: string | undefined, source: string): string {
   const name = guard.name;
   if (name !== '' && name !== 'guard') return name;
-  return `guard of ${event === undefined ? 'the eventless transition' : JSON.stringify(event)} in [${source}]`;
+  return `guard of ${event === undefined ? 'the eventless transition' : quote(event)} in [${source}]`;
 }

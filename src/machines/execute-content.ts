@@ -2,6 +2,7 @@ import { isGuardRefusal, type ActionArgs, type MachineAction } from './actions.j
 import type { TransitionNode } from './state-node.js';
 import type { MachineEvent } from './machine-event.js';
 import { actionArgs, type InterpreterState } from './interpreter-state.js';
+import { clip } from '../internal/quote';
 
 const resolve = <T>(v: T | ((args: ActionArgs<unknown>) => T), it: InterpreterState): T =>
   typeof v === 'function' ? (v as (args: ActionArgs<unknown>) => T)(actionArgs(it)) : v;
@@ -47,7 +48,7 @@ export function executeBlock(it: InterpreterState, actions: readonly MachineActi
 
 function checkEvent(event: MachineEvent): MachineEvent {
   if (event === null || typeof event !== 'object' || typeof event.type !== 'string' || event.type.length === 0)
-    throw new TypeError(`An action produced an invalid event ${JSON.stringify(event)}: expected { type: string, payload? }.`);
+    throw new TypeError(`An action produced an invalid event ${clip(JSON.stringify(event))}: expected { type: string, payload? }.`);
   return event;
 }
 
@@ -79,7 +80,7 @@ function executeAction(it: InterpreterState, action: MachineAction<unknown>): vo
     case 'send': {
       const event = checkEvent(resolve(action.event, it));
       const delayMs = action.delayMs === undefined ? 0 : resolve(action.delayMs, it);
-      if (typeof delayMs !== 'number' || !(delayMs >= 0)) throw new TypeError(`send(): delayMs must be a number >= 0, got ${String(delayMs)}.`);
+      if (typeof delayMs !== 'number' || !(delayMs >= 0)) throw new TypeError(`send(): delayMs must be a number >= 0, got ${clip(delayMs)}.`);
       const seq = ++it.sendSeq;
       const sendIdGenerated = action.id === undefined && action.storeId === undefined;
       const sendId = action.id === undefined ? `send.${seq}` : resolve(action.id, it);

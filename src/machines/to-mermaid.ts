@@ -1,5 +1,6 @@
 import type { MachineDefinition } from './machine-definition.js';
 import type { StateNode, TransitionNode } from './state-node.js';
+import { clip } from '../internal/quote';
 
 const safeId = (id: string): string => id.replace(/[^A-Za-z0-9_]/g, '_');
 const INDENT = '    ';
@@ -97,7 +98,7 @@ export function targetlessTransitions(def: MachineDefinition<unknown, string, st
  */
 export function toMermaid(def: MachineDefinition<unknown, string, string>, options: ToMermaidOptions = {}): string {
   const targetless = options.targetless ?? 'note';
-  if (targetless !== 'note' && targetless !== 'omit') throw new TypeError(`toMermaid: options.targetless must be 'note' or 'omit', got ${JSON.stringify(targetless)}`);
+  if (targetless !== 'note' && targetless !== 'omit') throw new TypeError(`toMermaid: options.targetless must be 'note' or 'omit', got ${clip(JSON.stringify(targetless))}`);
   const notes = targetless === 'note';
   const transitions = [...def.states.values()].flatMap((s) => s.transitions).sort((a, b) => a.order - b.order);
   const arrows: string[] = [];

@@ -5,6 +5,7 @@ import { PostgresEventLog } from './event-log';
 import { ensureSchema, lockKeyOf, sharedTables } from './schema';
 import { SharedSessionImpl } from './shared-session';
 import type { SharedSession, SharedSessionOptions } from './shared-session-types';
+import { clip } from '../internal/quote';
 
 /** Clients shared sessions need from their pool: LISTEN and the effect leases (each one per pool, whatever the sessions), and one to append and read. */
 const MIN_POOL_CLIENTS = 3;
@@ -47,7 +48,7 @@ const MIN_POOL_CLIENTS = 3;
  */
 export async function createSharedSession(options: SharedSessionOptions): Promise<SharedSession> {
   if (typeof options.sessionId !== 'string' || options.sessionId.length === 0 || options.sessionId.length > 200) {
-    throw new SharedLogError(`sessionId must be a non-empty string of at most 200 characters; got ${JSON.stringify(options.sessionId)}`);
+    throw new SharedLogError(`sessionId must be a non-empty string of at most 200 characters; got ${clip(JSON.stringify(options.sessionId))}`);
   }
   const middleware = options.middleware as { operators?: unknown; events?: unknown } | undefined;
   if (middleware?.operators !== undefined || middleware?.events !== undefined) {

@@ -30,6 +30,16 @@ export interface ListenerMembership {
 const WAKE_UP = "SELECT set_config('synchronous_commit', 'off', true), pg_notify($1, s) FROM unnest($2::text[]) AS s";
 
 /**
+ * Labels the LISTEN connection in `pg_stat_activity.application_name`: the pool's own name (from
+ * the connection string or pool config) with ` (rxslice listen)` after it, at most 63 characters
+ * (PostgreSQL's limit: the start of a longer name is cut, so the suffix stays). So an operator, or
+ * a test, finds the LISTEN connection of a process by name, whatever it last ran (its wake-ups);
+ * the pool's other connections keep their name. The connection is never returned to the pool
+ * (released with `true`).
+ */
+const LABEL = "SELECT set_config('application_name', right(ltrim(current_setting('application_name') || ' (rxslice listen)'), 63), false)";
+
+/**
  * @internal The one LISTEN connection of a pool and table prefix in this process (docs/SCALING.md,
  * "Connections"), shared by every shared session made on that pool: the channel is one per
  * prefix, the payload names the session, and a notification wakes a catch-up of each session
@@ -137,15 +147,7 @@ export class LogListener {
       client.release(true);
       return;
     }
-    const lost = (error: unknown): void => {
-      if (this.client !== client) return;
-      this.client = undefined;
-      this.listening = false;
-      client.release(true);
-      this.reportAll(new SharedLogError('the LISTEN connection was lost (polling goes on; reconnecting, then catching up)', error));
-      this.retry();
-    };
-    client.on('error', lost);
+    client.on('error', (error) => this.lost(client, error));
     // The backend id PostgreSQL gave the connection (pg keeps it from BackendKeyData).
     const pid = (client as unknown as { processID?: number }).processID ?? -1;
     client.on('notification', (message) => {
@@ -154,9 +156,10 @@ export class LogListener {
     });
     this.client = client;
     try {
-      await client.query(`LISTEN "${this.channel}"`);
+      // One round trip (the simple protocol runs both statements).
+      await client.query(`${LABEL}; LISTEN "${this.channel}"`);
     } catch (error) {
-      lost(error);
+      this.lost(client, error);
       return;
     }
     this.listening = this.client === client;
@@ -183,8 +186,13 @@ export class LogListener {
         try {
           await (client ?? this.pool).query(WAKE_UP, [this.channel, sessions]);
         } catch (error) {
-          // A LISTEN connection that broke is reported once, by `lost`.
           if (this.closed || (client !== undefined && this.client !== client)) continue;
+          // A wake-up that fails on the LISTEN connection finds it broken (killed mid-statement, the
+          // client may never say so otherwise): it is lost, reported once, and made again.
+          if (client !== undefined) {
+            this.lost(client, error);
+            continue;
+          }
           const failure = new SharedLogError('waking the other processes failed (the append is committed; their polling finds it)', error);
           for (const id of sessions) for (const member of this.members.get(id) ?? []) member.report(failure);
         }
@@ -201,6 +209,16 @@ export class LogListener {
     this.client = undefined;
     this.listening = false;
     client?.release(true);
+  }
+
+  /** `client`, the LISTEN connection, failed: released, reported once to every member, and made again later (unless closed or replaced already). */
+  private lost(client: pg.PoolClient, error: unknown): void {
+    if (this.client !== client) return;
+    this.client = undefined;
+    this.listening = false;
+    client.release(true);
+    this.reportAll(new SharedLogError('the LISTEN connection was lost (polling goes on; reconnecting, then catching up)', error));
+    this.retry();
   }
 
   private retry(): void {

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { crc32 } from 'node:zlib';
 import { SharedLogError } from './errors';
+import { clip } from '../internal/quote';
 
 /** Names of the tables a shared session uses (see {@link sharedTables}). */
 export interface SharedTables {
@@ -42,7 +43,7 @@ export function sharedTables(tablePrefix = 'rxslice', schema = 'public'): Shared
     ['schema', schema],
   ] as const) {
     if (typeof value !== 'string' || !IDENTIFIER.test(value)) {
-      throw new SharedLogError(`${what} must be a lower-case identifier such as "rxslice" (letters, digits and _, at most 40 characters); got ${JSON.stringify(value)}`);
+      throw new SharedLogError(`${what} must be a lower-case identifier such as "rxslice" (letters, digits and _, at most 40 characters); got ${clip(JSON.stringify(value))}`);
     }
   }
   const q = (name: string): string => `"${schema}"."${tablePrefix}_${name}"`;

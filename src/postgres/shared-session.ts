@@ -21,7 +21,7 @@ import { LogListener, type ListenerMembership } from './log-listener';
 import { SharedLogError, SharedLogGapError } from './errors';
 import type { LoggedEvent, PendingAppend, PostgresEventLog } from './event-log';
 import type { SharedCommit, SharedDispatchOptions, SharedSession, SharedSessionOptions, SharedStartup } from './shared-session-types';
-import { quote } from '../internal/quote';
+import { clip, quote } from '../internal/quote';
 
 interface Outgoing {
   readonly pending: PendingAppend;
@@ -182,7 +182,7 @@ export class SharedSessionImpl implements SharedSession {
       const registered = this.registeredDefs();
       snapshot = snapshotFromJSON(row.data, registered, { maxBytes: this.options.snapshotMaxBytes ?? 512 * 1024 * 1024 });
       const missing = registered.map((def) => def.name).filter((name) => !(name in snapshot.slices));
-      if (missing.length > 0) throw new SharedLogError(`the snapshot at seq ${row.seq} does not hold slice(s) ${missing.join(', ')}; replaying the whole log instead`);
+      if (missing.length > 0) throw new SharedLogError(`the snapshot at seq ${row.seq} does not hold slice(s) ${clip(missing.join(', '))}; replaying the whole log instead`);
     } catch (error) {
       this.startup = { ...this.startup, snapshotError: error instanceof RxSliceError ? error : new SharedLogError('reading the snapshot failed', error) };
       return;
@@ -227,7 +227,7 @@ export class SharedSessionImpl implements SharedSession {
   dispatch<TEvent extends Event>(event: TEvent, options?: SharedDispatchOptions): Promise<SharedCommit<TEvent>> {
     if (this.disposed) return Promise.reject(new SessionDisposedError(`dispatch ${quote(String((event as { type?: unknown } | null)?.type))}`));
     if (options?.expectedSeq !== undefined && !(Number.isSafeInteger(options.expectedSeq) && options.expectedSeq >= 0)) {
-      return Promise.reject(new SharedLogError(`expectedSeq must be a non-negative integer; got ${String(options.expectedSeq)}`));
+      return Promise.reject(new SharedLogError(`expectedSeq must be a non-negative integer; got ${clip(options.expectedSeq)}`));
     }
     if (options?.idempotencyKey !== undefined && (typeof options.idempotencyKey !== 'string' || options.idempotencyKey.length === 0)) {
       return Promise.reject(new SharedLogError('idempotencyKey must be a non-empty string'));

@@ -5,7 +5,7 @@ import type { RetryPolicy } from '../effects/retry-policy';
 import { InvalidSagaDefinitionError } from './errors';
 import { quote } from '../internal/quote';
 import { linkLayer, SAGA_LAYER } from '../session/feature-layers';
-import { sagaLayer } from './saga-layer';
+import { sagaLayer } from './run-saga';
 
 /**
  * What a step's `run` and `compensate` receive besides their data: the saga's dependencies,

@@ -165,7 +165,7 @@ export class SagaNotRecordedError extends RxSliceError {
   ) {
     super(
       'SAGA_NOT_RECORDED',
-      `Saga "${saga}" (${sagaId}) stopped: the session did not record its transition "${transition}"` +
+      `Saga ${quote(saga)} (${quote(sagaId)}) stopped: the session did not record its transition ${quote(transition)}` +
         (cause === undefined ? ' (the event was rejected; see errors$)' : `: ${messageOf(cause)}`) +
         '. What was recorded before stays unfinished; resume it with resumeSagas() (after a storage failure, in a new session opened on the same storage).',
       { cause },

@@ -1,4 +1,5 @@
 import type { Observable } from 'rxjs';
+import { linkLayer, SAGA_LAYER, type SagaLayer } from '../session/feature-layers';
 import type { Session } from '../session/session-types';
 import type { AnySagaDef, InferSagaInput, InferSagaResult } from './define-saga';
 import type { SagaHistoryOptions, SagaRecord } from './saga-history';
@@ -88,7 +89,7 @@ export function resumeSagas(session: Session, options?: ResumeSagasOptions): Res
 
 /**
  * Attaches the saga layer to a session (what `createSession({ sagas, dependencies, sagaHistory })`
- * does): adds the `rxslice/sagas` and `rxslice/sagaHistory` state slices (the latter under the
+ * does; in a program that defines no saga, it also links the saga runtime as `defineSaga` would): adds the `rxslice/sagas` and `rxslice/sagaHistory` state slices (the latter under the
  * retention `history`, read when the saga layer is first attached), registers the definitions for `resumeSagas`, and starts a run of
  * each saga with `startOn` whenever its event is committed (payload = input, validated; the run's
  * `started` event has `meta.causationId` = that event's `seq`). Runs started by events have no
@@ -103,6 +104,8 @@ export function installSagas(
   session: Session,
   options: { readonly sagas?: readonly AnySagaDef[]; readonly deps?: unknown; readonly history?: SagaHistoryOptions } = {},
 ): void {
+  // Links the layer as defineSaga does: the session's saga methods then reach this runtime.
+  linkLayer(SAGA_LAYER, sagaLayer);
   const runtime = sagaRuntime(session, options.history);
   if (options.deps !== undefined) runtime.deps = options.deps;
   runtime.register(options.sagas ?? []);
@@ -131,3 +134,6 @@ export function installSagas(
 export function sagaHistory(session: Session): readonly SagaRecord[] {
   return sagaRuntime(session).history();
 }
+
+/** @internal What `defineSaga` and `installSagas` link for `createSession({ sagas })` and the session's saga methods (see `SAGA_LAYER`). */
+export const sagaLayer: SagaLayer = { install: installSagas, run: runSaga, resume: resumeSagas, history: sagaHistory };

@@ -6,6 +6,7 @@ import type { EvictionDecision, SliceWindowPolicy } from '../slices/window-contr
 import { InvalidSagaHistoryError } from './errors';
 import { SagaCompleted, SagaFailed } from './saga-events';
 import { SagaProgressSlice, type SagaProgress } from './saga-progress';
+import { clip } from '../internal/quote';
 
 /** What became of one step of a finished saga (see {@link SagaRecord.steps}). */
 export interface SagaStepRecord {
@@ -69,8 +70,8 @@ const SLICE_NAME = 'rxslice/sagaHistory' as const;
 export function checkSagaHistoryOptions(options: SagaHistoryOptions): { readonly keepLast: number; readonly maxAgeMs: number } {
   const keepLast = options.keepLast ?? DEFAULT_SAGA_HISTORY.keepLast;
   const maxAgeMs = options.maxAgeMs ?? Number.POSITIVE_INFINITY;
-  if (!Number.isSafeInteger(keepLast) || keepLast < 0) throw new InvalidSagaHistoryError('keepLast', `must be an integer >= 0, got ${String(keepLast)}`);
-  if (typeof maxAgeMs !== 'number' || Number.isNaN(maxAgeMs) || maxAgeMs < 0) throw new InvalidSagaHistoryError('maxAgeMs', `must be a number of milliseconds >= 0, got ${String(maxAgeMs)}`);
+  if (!Number.isSafeInteger(keepLast) || keepLast < 0) throw new InvalidSagaHistoryError('keepLast', `must be an integer >= 0, got ${clip(keepLast)}`);
+  if (typeof maxAgeMs !== 'number' || Number.isNaN(maxAgeMs) || maxAgeMs < 0) throw new InvalidSagaHistoryError('maxAgeMs', `must be a number of milliseconds >= 0, got ${clip(maxAgeMs)}`);
   return { keepLast, maxAgeMs };
 }
 

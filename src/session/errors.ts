@@ -205,7 +205,7 @@ export class StorageAheadError extends RxSliceError {
   ) {
     super(
       'STORAGE_AHEAD',
-      `The storage of slice "${sliceName}" holds events up to seq ${storedSeq}, but this session has numbered events up to seq ${sessionSeq} since it opened: numbering on would give seqs the storage already holds to other events. Nothing was added. Give createSession a storage that opens its journal with the session (jsonl() does), or add the slice (install the statechart, run the saga) before the first dispatch.`,
+      `The storage of slice ${quote(sliceName)} holds events up to seq ${storedSeq}, but this session has numbered events up to seq ${sessionSeq} since it opened: numbering on would give seqs the storage already holds to other events. Nothing was added. Give createSession a storage that opens its journal with the session (jsonl() does), or add the slice (install the statechart, run the saga) before the first dispatch.`,
     );
   }
 }
@@ -276,7 +276,7 @@ export class SnapshotSaveError extends RxSliceError {
   ) {
     super(
       'SNAPSHOT_SAVE_FAILED',
-      `The snapshot store did not save snapshot "${snapshotId}"${tag === undefined ? '' : ` (tag "${tag}")`}: ${cause instanceof Error ? cause.message : String(cause)}. ` +
+      `The snapshot store did not save snapshot ${quote(snapshotId)}${tag === undefined ? '' : ` (tag ${quote(tag)})`}: ${messageOf(cause)}. ` +
         'The snapshot is still usable; save it again with store.save(snapshot) once the store works.',
       { cause },
     );
@@ -335,5 +335,39 @@ export class InvalidListenerError extends RxSliceError {
   override readonly name = 'InvalidListenerError';
   constructor(readonly received: string) {
     super('INVALID_LISTENER', `subscribe() needs a listener function () => void, got ${received}: pass a function, e.g. session.subscribe(() => render(session.getSnapshot())).`);
+  }
+}
+
+/**
+ * Thrown when a session needs the saga runtime and this program has not loaded it: it defines no
+ * saga (`defineSaga` links the runtime the first time it is called; docs/SIZE.md). By
+ * `createSession({ sagas: [] })` or `createSession({ sagaHistory })` (nothing was created), and by
+ * `session.resumeSagas()` when the session's storage holds unfinished sagas (`unfinished`), which
+ * only their definitions can resume (nothing was resumed). `session.sagaHistory()` needs no
+ * runtime: it reads the stored completion records.
+ * @example
+ * ```ts
+ * const session = createSession({ slices: [], storage: jsonl({ dir }) }); // dir holds an unfinished "deploy"
+ * session.resumeSagas();
+ * // throws SagaRuntimeMissingError: session.resumeSagas() needs the saga runtime: this program defines no saga and
+ * // the storage holds unfinished sagas ("deploy", id "d2", of 1); none was resumed. Pass sagas made by defineSaga
+ * // to createSession({ sagas }) or call installSagas(session, { sagas }).
+ * ```
+ */
+export class SagaRuntimeMissingError extends RxSliceError {
+  override readonly name = 'SagaRuntimeMissingError';
+  constructor(
+    /** What needed the runtime: `'createSession({ sagas: [] })'`, `'createSession({ sagaHistory })'` or `'session.resumeSagas()'`. */
+    readonly needed: string,
+    /** The unfinished sagas the storage holds, by name and id (`session.resumeSagas()` only). */
+    readonly unfinished: readonly { readonly saga: string; readonly sagaId: string }[] = [],
+  ) {
+    const [first] = unfinished;
+    super(
+      'SAGA_RUNTIME_MISSING',
+      `${needed} needs the saga runtime: this program defines no saga${
+        first === undefined ? '' : ` and the storage holds unfinished sagas (${quote(first.saga)}, id ${quote(first.sagaId)}, of ${unfinished.length}); none was resumed`
+      }. Pass sagas made by defineSaga to createSession({ sagas }) or call installSagas(session, { sagas }).`,
+    );
   }
 }

@@ -6,6 +6,7 @@ import type { ReducerEntry, SliceDef } from '../slices/reducer';
 import type { Snapshot } from '../snapshots/snapshot';
 import type { CommittedEnvelope } from './committed-envelope';
 import type { SnapshotOptions } from './session-types';
+import type { StoredSliceDef } from '../storage/slice-storage';
 
 /** @internal Key of the hooks that other layers (computed, effects, machines) use. */
 export const SESSION_INTERNALS: unique symbol = Symbol.for('rxslice.session.internals');
@@ -178,6 +179,12 @@ export interface SessionInternals {
    */
   onStorageFailure(listener: (error: RxSliceError) => void): () => void;
   onDispose(teardown: TeardownLogic): void;
+  /**
+   * The items a journal of the session holds for the slice `def.name` when no storage opened it
+   * from there (see `StorageJournal.peek`), or `undefined` when none holds it (memory storage).
+   * How the session reads stored library slices whose layer this program did not load.
+   */
+  storedItems<TItem>(def: StoredSliceDef<TItem>): readonly TItem[] | undefined;
   /** Registers a slice after creation (machines install theirs this way). @throws DuplicateSliceError */
   addSlice(def: SliceDef<string, any>): void;
   /**

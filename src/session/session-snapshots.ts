@@ -7,7 +7,7 @@ import { MemoryStorage } from '../storage/memory-storage';
 import { applyWindow, importItem } from './apply-op';
 import { SliceNotRegisteredError } from './errors';
 import type { SliceRecord } from './slice-handle';
-import { messageOf, quote } from '../internal/quote';
+import { clip, messageOf, quote } from '../internal/quote';
 
 /**
  * The slices a session's `snapshot()` captures, in registration order, with their last entries.
@@ -340,7 +340,7 @@ export function sliceNames(list: unknown, what: string): readonly string[] | und
   const names = [...(list as unknown[])].map((entry) => {
     if (typeof entry === 'string') return entry;
     const name: unknown = entry !== null && typeof entry === 'object' ? (entry as { name?: unknown }).name : undefined;
-    if (typeof name !== 'string') throw new InvalidSnapshotError(`${what} holds ${typeof entry === 'object' ? 'an object without a name' : String(entry)}, not a slice definition or name`);
+    if (typeof name !== 'string') throw new InvalidSnapshotError(`${what} holds ${typeof entry === 'object' ? 'an object without a name' : clip(entry)}, not a slice definition or name`);
     return name;
   });
   return names;

@@ -4,6 +4,7 @@ import type { SnapshotStore } from '../snapshot-store/snapshot-store';
 import type { SnapshotInfo } from '../snapshot-store/store-contract';
 import type { Snapshot } from '../snapshots/snapshot';
 import { InvalidSnapshotCatalogueOptionError, InvalidSnapshotStoreOptionError, NoSnapshotStoreError, SnapshotSaveError } from './errors';
+import { clip } from '../internal/quote';
 
 // Type-only imports from snapshot-store/snapshot-store.ts: the session never loads the store's
 // code (nor its optional picomatch peer); it only calls the store it was given. The catalogue it
@@ -54,8 +55,8 @@ export function snapshotKeeper(store: unknown, catalogue: unknown, now: () => nu
     throw new InvalidSnapshotCatalogueOptionError(`expected { keepLast?, maxAgeMs? } or false (got ${catalogue === null ? 'null' : Array.isArray(catalogue) ? 'an array' : typeof catalogue})`);
   }
   const { keepLast = DEFAULT_CATALOGUED_SNAPSHOTS, maxAgeMs } = (catalogue ?? {}) as SnapshotCatalogueOptions;
-  if (!(Number.isSafeInteger(keepLast) && keepLast >= 1)) throw new InvalidSnapshotCatalogueOptionError(`keepLast must be an integer ≥ 1 (got ${String(keepLast)}); pass snapshotCatalogue: false to keep none`);
-  if (maxAgeMs !== undefined && !(typeof maxAgeMs === 'number' && maxAgeMs > 0)) throw new InvalidSnapshotCatalogueOptionError(`maxAgeMs must be a number of ms > 0 (got ${String(maxAgeMs)})`);
+  if (!(Number.isSafeInteger(keepLast) && keepLast >= 1)) throw new InvalidSnapshotCatalogueOptionError(`keepLast must be an integer ≥ 1 (got ${clip(keepLast)}); pass snapshotCatalogue: false to keep none`);
+  if (maxAgeMs !== undefined && !(typeof maxAgeMs === 'number' && maxAgeMs > 0)) throw new InvalidSnapshotCatalogueOptionError(`maxAgeMs must be a number of ms > 0 (got ${clip(maxAgeMs)})`);
   const kept = new SnapshotCatalogue(keepLast, maxAgeMs, now);
   return { queries: kept, keep: (snapshot) => kept.add(snapshot) };
 }

@@ -8,7 +8,7 @@ import { migrationConfigProblem } from './migrations';
 import { onLatest, produceLatest } from './latest-reducers';
 import type { ReducerBuilder } from './reducer-builder';
 import type { EvictionPolicy, SliceWindowPolicy } from './window-contract';
-import { quote } from '../internal/quote';
+import { clip, quote } from '../internal/quote';
 
 /** Options of {@link defineSlice}. */
 export interface SliceConfig<TItem, TReducers extends readonly ReducerEntry<TItem, Event>[] = readonly ReducerEntry<TItem, Event>[]> {
@@ -119,7 +119,7 @@ export function defineSlice<TItem>(name: string, config: SliceConfig<TItem>): Sl
   const problem = sliceNameProblem(name);
   if (problem !== undefined) throw new InvalidSliceDefinitionError(String(name), problem);
   if (config.policy !== 'state' && config.policy !== 'log') {
-    throw new InvalidSliceDefinitionError(name, `policy must be 'state' or 'log', got ${JSON.stringify(config.policy)}.`);
+    throw new InvalidSliceDefinitionError(name, `policy must be 'state' or 'log', got ${clip(JSON.stringify(config.policy))}.`);
   }
   const version = config.version ?? 1;
   const migrationProblem = migrationConfigProblem(version, config.migrations);

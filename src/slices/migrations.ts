@@ -64,7 +64,7 @@ const describe = messageOf;
  */
 export function migrationConfigProblem(version: unknown, migrations: unknown): string | undefined {
   if (typeof version !== 'number' || !Number.isInteger(version) || version < 1) {
-    return `version must be an integer ≥ 1, got ${JSON.stringify(version) ?? String(version)}.`;
+    return `version must be an integer ≥ 1, got ${clip(JSON.stringify(version) ?? String(version))}.`;
   }
   if (migrations === undefined) {
     return version === 1 ? undefined : `version ${version} needs migrations for steps 1 to ${version - 1} ({ migrations: { 1: (item) => ..., ... } }).`;

@@ -1,6 +1,7 @@
 import { newestFirst, readQuery, type SnapshotQuery } from './read-query';
 import { SnapshotStoreError, type SnapshotInfo } from './store-contract';
 import { compileTagGlob } from './tag-glob';
+import { quote } from '../internal/quote';
 
 // The query side of a session's snapshot catalogue (snapshot-catalogue.ts), which loads this module
 // with `import()` on its first query: a program that takes snapshots but never queries them does
@@ -21,7 +22,7 @@ export function findIn(entries: SnapshotInfo[], query: SnapshotQuery): SnapshotI
 export function lineageIn(entries: readonly SnapshotInfo[], id: string, keepLast: number): SnapshotInfo[] {
   const byId = new Map(entries.map((info) => [info.id, info]));
   const first = byId.get(id);
-  if (first === undefined) throw new SnapshotStoreError('SNAPSHOT_NOT_FOUND', `No snapshot "${id}" in the session's catalogue (it keeps the last ${keepLast})`);
+  if (first === undefined) throw new SnapshotStoreError('SNAPSHOT_NOT_FOUND', `No snapshot ${quote(id)} in the session's catalogue (it keeps the last ${keepLast})`);
   const chain = [first];
   const seen = new Set([id]);
   for (let parent = first.parents[0]; parent !== undefined && !seen.has(parent); ) {

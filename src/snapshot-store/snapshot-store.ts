@@ -2,7 +2,7 @@ import picomatch from 'picomatch';
 import type { Snapshot } from '../snapshots/snapshot';
 import { newestFirst, readQuery, type SnapshotQuery } from './read-query';
 import { isStorableId, SnapshotStoreError, type SnapshotInfo, type SnapshotStoreBackend } from './store-contract';
-import { quote } from '../internal/quote';
+import { clip, quote } from '../internal/quote';
 
 export type { SnapshotQuery };
 
@@ -87,7 +87,7 @@ export function createSnapshotStore(options: { readonly storage?: SnapshotStoreB
       serial(async () => {
         const id: unknown = snapshot?.id;
         if (!isStorableId(id)) {
-          throw new SnapshotStoreError('INVALID_SNAPSHOT_ID', `A snapshot id must be 1-200 letters, digits or _ . - (not starting with a dot); got ${JSON.stringify(id)}`);
+          throw new SnapshotStoreError('INVALID_SNAPSHOT_ID', `A snapshot id must be 1-200 letters, digits or _ . - (not starting with a dot); got ${clip(JSON.stringify(id))}`);
         }
         const existing = (await storage.list()).reduce((max, i) => Math.max(max, i.saved), 0);
         saved = Math.max(saved, existing) + 1;

@@ -5,6 +5,7 @@
 // picomatch's path rules do not apply (a `*` never matching a "." or ".." segment, `*.*` not
 // matching "a.", a leading "./" or a trailing "/" ignored): tags are labels, not paths.
 import { SnapshotStoreError } from './store-contract';
+import { clip } from '../internal/quote';
 
 /**
  * Compiles a tag glob: `*` (any run of characters but `/`), `?` (one character but `/`), `**` (as
@@ -26,7 +27,7 @@ export function compileTagGlob(glob: unknown, what: string): (tag: string) => bo
   const negated = bangs % 2 === 1;
   const body = glob.slice(bangs);
   const refuse = (why: string): never => {
-    throw new SnapshotStoreError('INVALID_SNAPSHOT_QUERY', `${what} ${JSON.stringify(glob)}: ${why}. The session's own catalogue takes *, ?, **, [a-z], [^a], {a,b}, a leading ! and \\ escapes (createSnapshotStore from rxslice/snapshot-store takes all of picomatch).`);
+    throw new SnapshotStoreError('INVALID_SNAPSHOT_QUERY', `${what} ${clip(JSON.stringify(glob))}: ${why}. The session's own catalogue takes *, ?, **, [a-z], [^a], {a,b}, a leading ! and \\ escapes (createSnapshotStore from rxslice/snapshot-store takes all of picomatch).`);
   };
   if (body.length === 0) refuse('nothing follows the "!"');
   const source = translate(body, 0, body.length, refuse);

@@ -179,7 +179,7 @@ export function snapshotFromJSON(
     if (def === undefined) throw new UnknownSliceError(name, [...byName.keys()]);
     const entry = body.slices[name] as { policy: 'state' | 'log'; schemaVersion?: unknown; items: readonly unknown[]; appended?: number };
     if (entry.appended !== undefined && entry.appended < entry.items.length) {
-      throw new InvalidSnapshotError(`slice "${name}" says it appended ${entry.appended} items but holds ${entry.items.length}`);
+      throw new InvalidSnapshotError(`slice ${quote(name)} says it appended ${entry.appended} items but holds ${entry.items.length}`);
     }
     const schemaVersion = entry.schemaVersion ?? 1;
     // Without a schema the parsed array itself is kept (it is this call's own: parsed, or a structured clone).

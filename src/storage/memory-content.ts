@@ -2,6 +2,7 @@ import { arrayView } from '../internal/array-view';
 import type { SliceView } from '../slices/slice-view';
 import type { WindowMemo } from '../slices/window-contract';
 import type { TimeColumn } from './time-column';
+import { clip } from '../internal/quote';
 
 // @internal The immutable per-version content of a memory slice and the views over it
 // (`MemoryStorage` commits contents, `MemoryStage` makes the next one).
@@ -60,7 +61,7 @@ export function ascendingWithin(indices: readonly number[], size: number): boole
 export function checkUpdateIndex(index: number, size: number): void {
   if (Number.isInteger(index) && index >= 0 && index < size) return;
   const valid = size === 0 ? 'the slice is empty' : `the slice holds ${size} item${size === 1 ? '' : 's'}, so the index must be an integer from 0 to ${size - 1}`;
-  throw new RangeError(`updateAt(${String(index)}, ...) names no item: ${valid}. Use append(...) to add an item.`);
+  throw new RangeError(`updateAt(${clip(index)}, ...) names no item: ${valid}. Use append(...) to add an item.`);
 }
 
 /**

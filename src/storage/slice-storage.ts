@@ -175,7 +175,18 @@ export interface StorageJournal {
    * policy) and writes each record at once again. @throws as {@link commit}: fatal.
    */
   writeDeferred?(): void;
+  /**
+   * Optional: the items this journal holds for the slice `def.name` when no slice of that name
+   * was opened from it (migrated to `def.version`), without opening it; `undefined` when it holds
+   * none of that name or the slice is open. How a session reads stored library slices whose layer
+   * it has not loaded (a program without `defineSaga` reading the sagas' completion records).
+   * @throws as opening the slice would (`SliceVersionError` for items of a newer version).
+   */
+  peek?<TItem>(def: StoredSliceDef<TItem>): readonly TItem[] | undefined;
 }
+
+/** What {@link StorageJournal.peek} needs of a slice definition: its name, version, migrations and initial items. */
+export type StoredSliceDef<TItem> = Pick<SliceDef<string, TItem>, 'name' | 'version' | 'migrations' | 'initial'>;
 
 /** A journal opened by {@link StorageFactory.openJournal}, held open until {@link HeldJournal.release}. */
 export interface HeldJournal {

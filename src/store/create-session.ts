@@ -13,13 +13,14 @@ import type { ResumedSaga, ResumeSagasOptions, RunSagaOptions } from '../sagas/s
 import type { Event } from '../events/event';
 import type { CommittedEnvelope } from '../session/committed-envelope';
 import { createCoreSession } from '../session/create-core-session';
-import { SessionDisposedError } from '../session/errors';
+import { SagaRuntimeMissingError, SessionDisposedError } from '../session/errors';
 import { EFFECTS_LAYER, layerOf, linkedLayer, MACHINE_LAYER, SAGA_LAYER, type EffectsLayer, type MachineLayer, type SagaLayer } from '../session/feature-layers';
 import { SESSION_INTERNALS } from '../session/internals';
 import type { Session as CoreSession, SessionEvent, SessionOptions as CoreSessionOptions } from '../session/session-types';
 import { installSlice, type InstallSliceOptions } from '../session/install-slice';
 import type { SliceHandle } from '../session/slice-handle';
 import type { SliceDef } from '../slices/reducer';
+import { quote } from '../internal/quote';
 
 /** Options of {@link createSession}: the core options plus epics and their dependencies. */
 export interface SessionOptions<TDeps = unknown> extends CoreSessionOptions {
@@ -56,9 +57,16 @@ export interface Session<TDeps = unknown, TEvent extends Event = Event> extends 
   readonly effects$: Observable<Effect>;
   /** Runs a saga: a cold observable of its results by step name, or `SagaFailedError`. See `runSaga`. */
   runSaga<TDef extends AnySagaDef>(def: TDef, input: InferSagaInput<TDef>, options?: RunSagaOptions<TDeps>): Observable<InferSagaResult<TDef>>;
-  /** Resumes the unfinished sagas recorded in the session (after a restore or reopening storage). See `resumeSagas`. */
+  /**
+   * Resumes the unfinished sagas recorded in the session (after a restore or reopening storage). See `resumeSagas`.
+   * @throws `SagaRuntimeMissingError` in a program that defines no saga when the session's storage
+   * holds unfinished sagas (only their definitions can resume them); `[]` when it holds none.
+   */
   resumeSagas(options?: ResumeSagasOptions<TDeps>): ResumedSaga[];
-  /** The completion records of the finished sagas, oldest first, under the retention `sagaHistory`. See `sagaHistory`. */
+  /**
+   * The completion records of the finished sagas, oldest first, under the retention `sagaHistory`. See `sagaHistory`.
+   * In a program that defines no saga, the records the session's storage holds (read without the saga runtime), or `[]`.
+   */
   sagaHistory(): readonly SagaRecord[];
   /** Installs a statechart: its snapshot becomes the slice `machine/<name>`. See `installMachine`. */
   install<TContext, TEventType extends string, TStateId extends string>(
@@ -141,7 +149,7 @@ export function createSession<TDeps = unknown>(options: SessionOptions<TDeps>): 
     effects();
     for (const epic of epics ?? []) runEpic(session, epic, withDeps());
     if (sagas !== undefined || history !== undefined) {
-      sagaLayer(sagas !== undefined && sagas.length === 0 && history === undefined ? 'sagas: []' : 'sagaHistory').install(session, {
+      sagaLayer(sagas !== undefined && sagas.length === 0 && history === undefined ? 'createSession({ sagas: [] })' : 'createSession({ sagaHistory })').install(session, {
         sagas: sagas ?? [],
         deps: dependencies,
         ...(history === undefined ? {} : { history }),
@@ -164,9 +172,10 @@ export function createSession<TDeps = unknown>(options: SessionOptions<TDeps>): 
       if (layer === undefined) throw new TypeError(`session.runSaga takes a saga made by defineSaga (got ${def === null ? 'null' : typeof def}).`);
       return layer.run(session, def, input, opts);
     },
-    // No saga was defined in this program: none can have been run here, so there is none to resume or report.
-    resumeSagas: (opts?: ResumeSagasOptions<TDeps>) => sagas$()?.resume(session, opts) ?? noSagas(session),
-    sagaHistory: () => sagas$()?.history(session) ?? noSagas(session),
+    // No saga was defined in this program: none can have run here, but the session's storage may
+    // hold what sagas recorded in another program.
+    resumeSagas: (opts?: ResumeSagasOptions<TDeps>) => sagas$()?.resume(session, opts) ?? (withoutSagaRuntime(session, true) as never[]),
+    sagaHistory: () => sagas$()?.history(session) ?? withoutSagaRuntime<SagaRecord>(session, false),
     run: (epic: Epic<TDeps>, epicOptions?: EpicOptions<TDeps>) => runEpic(session, epic, withDeps(epicOptions)),
     handle: (def: AnyEffectDef, handler: EffectHandler<any, any, TDeps>) => {
       const layer = effects();
@@ -179,7 +188,7 @@ export function createSession<TDeps = unknown>(options: SessionOptions<TDeps>): 
         effects();
         return layer.runEffect(session, effect);
       }
-      if (internals.disposed) throw new SessionDisposedError(`run effect "${String(effect?.type)}"`);
+      if (internals.disposed) throw new SessionDisposedError(`run effect ${quote(effect?.type)}`);
       return runUnhandled(session, effect);
     },
     effects$: session.committed$.pipe(mergeMap((committed) => committed.effects)),
@@ -193,24 +202,31 @@ export function createSession<TDeps = unknown>(options: SessionOptions<TDeps>): 
 
 /**
  * The saga layer for `createSession`'s saga options.
- * @throws TypeError when no saga was defined in this program (nothing linked the layer): the option
- * needs the saga runtime, and the error says how to attach it.
+ * @throws {@link SagaRuntimeMissingError} when no saga was defined in this program (nothing linked
+ * the layer): the option needs the saga runtime, and the error says how to attach it.
  */
 function sagaLayer(option: string): SagaLayer {
   const layer = linkedLayer<SagaLayer>(SAGA_LAYER);
-  if (layer === undefined) {
-    throw new TypeError(
-      `createSession({ ${option} }) needs the saga runtime, which this program has not loaded: it defines no saga (defineSaga links the runtime). ` +
-        `Pass the sagas it records (sagas: [Deployment]), or call installSagas(session, { history }) from 'rxslice' after createSession.`,
-    );
-  }
+  if (layer === undefined) throw new SagaRuntimeMissingError(option);
   return layer;
 }
 
-/** `resumeSagas()` / `sagaHistory()` in a program without sagas: nothing, as the saga runtime would answer. */
-function noSagas(session: Session<any>): never[] {
-  if (session[SESSION_INTERNALS].disposed) throw new SessionDisposedError('use sagas');
-  return [];
+/**
+ * `sagaHistory()` / `resumeSagas()` in a program without the saga runtime (no `defineSaga`): the
+ * session's storage may still hold what sagas recorded in another program. The runtime's slices
+ * (`rxslice/sagaHistory`, `rxslice/sagas`: version 1, no migrations) are data, read through the
+ * session's journals (see `SessionInternals.storedItems`): the completion records are returned
+ * as stored (only the runtime writes them); unfinished sagas can only be resumed with their
+ * definitions, so finding one is a refusal. `[]` when nothing is stored.
+ * @throws `SessionDisposedError` after `dispose()`; {@link SagaRuntimeMissingError} from
+ * `resumeSagas()` when the storage holds unfinished sagas.
+ */
+function withoutSagaRuntime<TItem>(session: Session<any>, resume: boolean): readonly TItem[] {
+  const internals = session[SESSION_INTERNALS];
+  if (internals.disposed) throw new SessionDisposedError('use sagas');
+  const stored = internals.storedItems<TItem>({ name: resume ? 'rxslice/sagas' : 'rxslice/sagaHistory', version: 1, migrations: {}, initial: [] }) ?? [];
+  if (resume && stored.length > 0) throw new SagaRuntimeMissingError('session.resumeSagas()', stored as never);
+  return stored;
 }
 
 /**

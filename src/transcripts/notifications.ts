@@ -14,6 +14,7 @@
 import { defer, of } from 'rxjs';
 import { z } from 'zod';
 import { defineEffect, defineEvent, defineSlice, append, RetryPolicy, type EffectHandler, type InferEffect } from '../index';
+import { clip } from '../internal/quote';
 
 /** What a notification says: which call failed, with the first line of its error. */
 export const Notification = z.object({
@@ -59,8 +60,8 @@ export class NotificationRejectedError extends Error {
   ) {
     super(
       permanent
-        ? `the channel refuses notifications about ${toolUseId} (hash bucket ${String(DEAD_BUCKET)})`
-        : `the channel was busy for ${toolUseId} (attempt ${String(attempt)})`,
+        ? `the channel refuses notifications about ${clip(toolUseId)} (hash bucket ${String(DEAD_BUCKET)})`
+        : `the channel was busy for ${clip(toolUseId)} (attempt ${String(attempt)})`,
     );
   }
 }

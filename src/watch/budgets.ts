@@ -11,6 +11,7 @@ import { TokenSummary } from '../transcripts/computed';
 import { AgentPhases } from '../transcripts/phases';
 import { ToolCalls, type ToolCall } from '../transcripts/slices';
 import type { WatchSession } from './watch-session';
+import { clip } from '../internal/quote';
 
 /** The thresholds (all optional; a missing one is not checked). */
 export const Budgets = z
@@ -59,7 +60,7 @@ export const WatchAlerts = /* @__PURE__ */ defineSlice('watchAlerts', {
 export class InvalidBudgetsError extends RxSliceError {
   override readonly name = 'InvalidBudgetsError';
   constructor(readonly source: string, readonly issues: readonly { readonly path: readonly PropertyKey[]; readonly message: string }[]) {
-    super('INVALID_BUDGETS', `Invalid budgets in ${source}: ${issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}. Fields: maxTokens, errorRate { max, windowMs, minCalls }, maxPhaseMs, command, url.`);
+    super('INVALID_BUDGETS', `Invalid budgets in ${clip(source)}: ${clip(issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; '), 1000)}. Fields: maxTokens, errorRate { max, windowMs, minCalls }, maxPhaseMs, command, url.`);
   }
 }
 

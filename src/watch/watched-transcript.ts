@@ -11,6 +11,7 @@ import { INVALID_JSON, parseLine } from '../transcripts/parse';
 import { FileTail, statFile, type TailLine } from './file-tail';
 import { createWatchSession, type WatchSession } from './watch-session';
 import { EventSkipped, LineRead, WatchCursor, WatchRun, type WatchCursorItem } from './watch-cursor';
+import { clip } from '../internal/quote';
 
 const NO_LINES: readonly TailLine[] = [];
 
@@ -181,7 +182,7 @@ export class WatchedTranscript {
    * @throws `RangeError` when `maxLines` is not a positive integer or `Infinity`.
    */
   pump(maxLines = Infinity): PumpResult {
-    if (!(maxLines === Infinity || (Number.isInteger(maxLines) && maxLines > 0))) throw new RangeError(`pump(maxLines): expected a positive integer or Infinity, got ${String(maxLines)}`);
+    if (!(maxLines === Infinity || (Number.isInteger(maxLines) && maxLines > 0))) throw new RangeError(`pump(maxLines): expected a positive integer or Infinity, got ${clip(maxLines)}`);
     if (this.closed) return { lines: 0, events: 0, refused: 0 };
     let restarted: 'truncated' | 'replaced' | undefined;
     if (this.next >= this.backlog.length) {

@@ -1,4 +1,5 @@
 import { RxSliceError } from '../internal/errors';
+import { clip } from '../internal/quote';
 
 /**
  * Thrown when a window or eviction policy is declared with impossible parameters
@@ -13,7 +14,7 @@ import { RxSliceError } from '../internal/errors';
 export class InvalidWindowError extends RxSliceError {
   override readonly name = 'InvalidWindowError';
   constructor(readonly window: string, reason: string) {
-    super('INVALID_WINDOW', `Window ${window} is invalid: ${reason}`);
+    super('INVALID_WINDOW', `Window ${clip(window)} is invalid: ${clip(reason, 1000)}`);
   }
 }
 

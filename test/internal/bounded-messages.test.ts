@@ -8,6 +8,20 @@ import { clip, quote } from '../../src/internal/quote';
 import { SliceNotRegisteredError } from '../../src/session/errors';
 import { InvalidSagaInputError } from '../../src/sagas/errors';
 import { CorruptStorageError } from '../../src/jsonl/journal-format';
+import { RetryPolicy } from '../../src/effects/retry-policy';
+import { MissingEffectHandlerError } from '../../src/effects/errors';
+import { SagaNotRecordedError } from '../../src/sagas/errors';
+import { SnapshotSaveError, StorageAheadError } from '../../src/session/errors';
+import { SignalClaimLostError, SignalDirectoryError, SignalFileRejectedError, SignalHandlerError } from '../../src/jsonl/signal-errors';
+import { InvalidSignalError } from '../../src/jsonl/signal-channel';
+import { InvalidBudgetsError } from '../../src/watch/budgets';
+import { NotificationRejectedError } from '../../src/transcripts/notifications';
+import { InvalidWindowError } from '../../src/windows/invalid-window-error';
+import { refusal } from '../../src/cli/input-kind';
+import { refuse } from '../../src/machines/actions';
+import { checkUpdateIndex } from '../../src/storage/memory-content';
+import { migrationConfigProblem } from '../../src/slices/migrations';
+import { createSharedSession } from '../../src/postgres/index';
 
 const TEN_MB = 10 * 1024 * 1024;
 const huge = 'x'.repeat(TEN_MB);
@@ -94,5 +108,69 @@ describe('bounded error messages', () => {
       expect(e.message.length, e.name).toBeLessThan(MAX_MESSAGE);
       expect(e.message, e.name).toMatch(/…"? \(\d{8} characters\)/);
     }
+  });
+});
+
+/** What `f` threw or rejected with (an error of any class: plain `Error`s are not cut at 8000 characters). */
+async function failure(f: () => unknown): Promise<Error> {
+  try {
+    await f();
+  } catch (e) {
+    return e as Error;
+  }
+  throw new Error('expected a failure');
+}
+
+/**
+ * Issue 37, "an error message carries untrusted input whole": each row builds the error from a 10 MB
+ * user-supplied string (an event type, a slice or saga name, an id, a path, a reason, an option
+ * value) by the path a user or a file takes, and the message quotes at most a bounded prefix of it.
+ */
+const ROWS: readonly (readonly [string, () => unknown])[] = [
+  ['runEffect after dispose: the effect type', () => {
+    const session = createSession({ slices: [Notes] });
+    session.dispose();
+    return session.runEffect({ type: huge, payload: null });
+  }],
+  ['MissingEffectHandlerError: the effect type (twice in its advice)', () => { throw new MissingEffectHandlerError(huge); }],
+  ['SagaNotRecordedError: saga, id and transition', () => { throw new SagaNotRecordedError(huge, huge, huge, new Error(huge)); }],
+  ['StorageAheadError: the slice name', () => { throw new StorageAheadError(huge, 3, 1); }],
+  ['SnapshotSaveError: id, tag and cause', () => { throw new SnapshotSaveError(huge, huge, new Error(huge)); }],
+  ['restore({ slices }) holding a value that is no name', () => {
+    const session = createSession({ slices: [Notes] });
+    return session.restore(session.snapshot(), { slices: [10n ** 250_000n] as never });
+  }],
+  ['RetryPolicy.exponential: a jitter that is not one', () => RetryPolicy.exponential({ jitter: huge as never })],
+  ['RetryPolicy.exponential: a maxAttempts that is a string', () => RetryPolicy.exponential({ maxAttempts: huge as never })],
+  ['RetryPolicy.fixed: a delay that is a string', () => RetryPolicy.fixed(huge as never, 1)],
+  ['refuse(): a reason that is not a string', () => refuse({ why: huge } as never)],
+  ['defineSlice: a policy that is neither', () => defineSlice('s', { policy: huge as never, reducers: () => [] })],
+  ['a slice version that is a string', () => { throw new Error(migrationConfigProblem(huge, undefined)); }],
+  ['updateAt: an index that is a string', () => checkUpdateIndex(huge as never, 3)],
+  ['snapshotCatalogue: keepLast', () => createSession({ slices: [Notes], snapshotCatalogue: { keepLast: huge as never } })],
+  ['channel replay({ fromSeq })', async () => {
+    const { defineChannel } = await import('../../src/index');
+    const session = createSession({ slices: [Notes] });
+    const channel = session.channel(defineChannel('notes', [Noted]));
+    return new Promise((resolve, reject) => channel.replay({ fromSeq: huge as never }).subscribe({ complete: () => resolve(undefined), error: reject }));
+  }],
+  ['createSharedSession: a sessionId over 200 characters', () => createSharedSession({ slices: [Notes], sessionId: huge, postgres: { connectionString: 'postgres://nobody@127.0.0.1:1/none' } })],
+  ['signal files: path, reason detail, moved-to path', () => { throw new SignalFileRejectedError(huge, 'schema', huge, huge); }],
+  ['signal claim lost: the path', () => { throw new SignalClaimLostError(huge, 'archive'); }],
+  ['signal directory: path and cause', () => { throw new SignalDirectoryError(huge, 'read', new Error(huge)); }],
+  ['signal handler: the signal id and cause', () => { throw new SignalHandlerError(huge, new Error(huge)); }],
+  ['signal channel: its name and reason', () => { throw new InvalidSignalError(huge, huge); }],
+  ['budgets file: its path and the issues', () => { throw new InvalidBudgetsError(huge, [{ path: [huge], message: huge }]); }],
+  ['notification refused: the tool use id', () => { throw new NotificationRejectedError(huge, 1, true); }],
+  ['window: its description and reason', () => { throw new InvalidWindowError(huge, huge); }],
+  ['the command line refusing a path', () => { throw new Error(refusal('stats', huge, { kind: 'missing' } as never, 'a flight recording')); }],
+];
+
+describe('bounded error messages, every place that quotes user input (table)', () => {
+  it.each(ROWS)('%s', async (_what, make) => {
+    const e = await failure(make);
+    expect(e).toBeInstanceOf(Error);
+    expect(e.message.length).toBeLessThan(MAX_MESSAGE);
+    expect(e.message).toMatch(/…"? \(\d+ characters\)/);
   });
 });

@@ -14,7 +14,7 @@ let admin: pg.Pool;
 const open: SharedSession[] = [];
 
 beforeAll(() => {
-  admin = new pg.Pool({ connectionString: url, max: 4 });
+  admin = new pg.Pool({ connectionString: url, max: 1 }); // the file's own queries run one at a time
 });
 
 // A test's sessions are disposed when it ends (see shared-session.test.ts: connections must not pile up).
@@ -28,7 +28,7 @@ afterAll(async () => {
 });
 
 const share = async (sessionId: string, extra: Partial<SharedSessionOptions> = {}): Promise<SharedSession> => {
-  const session = await createSharedSession({ slices: [Notes, Counter], sessionId, postgres: { connectionString: url, max: 4 }, tablePrefix: prefix, pollIntervalMs: 100, leaseRetryMs: 50, snapshotEvery: 0, ...extra });
+  const session = await createSharedSession({ slices: [Notes, Counter], sessionId, postgres: { connectionString: url, max: 3 }, tablePrefix: prefix, pollIntervalMs: 100, leaseRetryMs: 50, snapshotEvery: 0, ...extra });
   open.push(session);
   return session;
 };
@@ -51,7 +51,7 @@ const logIds = async (sessionId: string): Promise<{ seq: number; id: number }[]>
 describe('shared sessions at scale (issue 35)', () => {
   it('the write transaction sends no NOTIFY: the wake-up is a statement of its own, after the commit, and reaches other processes', async () => {
     const id = randomUUID();
-    const pool = new pg.Pool({ connectionString: url, max: 4 });
+    const pool = new pg.Pool({ connectionString: url, max: 3 });
     const statements: string[] = [];
     const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
     (pool as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
@@ -120,7 +120,7 @@ describe('shared sessions at scale (issue 35)', () => {
   it("a writer's connection terminated at random points of 1,000 appends: each failure is a SharedLogError, and retried with its idempotencyKey every event lands exactly once", async () => {
     const id = randomUUID();
     const app = `rxt-fault-${randomUUID().slice(0, 8)}`;
-    const writer = await share(id, { postgres: { connectionString: `${url}${url.includes('?') ? '&' : '?'}application_name=${app}`, max: 4 } });
+    const writer = await share(id, { postgres: { connectionString: `${url}${url.includes('?') ? '&' : '?'}application_name=${app}`, max: 3 } });
     const reader = await share(id);
     let running = true;
     let kills = 0;

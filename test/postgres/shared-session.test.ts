@@ -13,14 +13,16 @@ const prefix = `rxt_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
 let admin: pg.Pool;
 const open: SharedSession[] = [];
 
+// The file's own queries: one at a time, beside the open transaction of the slow-writer test.
 beforeAll(() => {
-  admin = new pg.Pool({ connectionString: url, max: 4 });
+  admin = new pg.Pool({ connectionString: url, max: 2 });
 });
 
-// Each test's sessions are disposed when it ends, so their pools (up to 4 connections each, plus
-// the LISTEN and lease connections) do not pile up over the file: with ~25 tests the file held up
-// to ~90 of PostgreSQL's default 100 connections, and a second suite on the same server got
-// "too many clients already".
+// Each test's sessions are disposed when it ends, so their pools do not pile up over the file:
+// with ~25 tests the file held up to ~90 of PostgreSQL's default 100 connections, and a second
+// suite on the same server got "too many clients already". Each session's pool is the smallest a
+// shared session runs with (3: LISTEN, the effect lease, one to append and read); no test here
+// measures concurrency.
 afterEach(async () => {
   await Promise.all(open.splice(0).map((s) => s.dispose()));
 });
@@ -34,7 +36,7 @@ const share = async (sessionId: string, extra: Partial<SharedSessionOptions> = {
   const session = await createSharedSession({
     slices: [Notes, Counter],
     sessionId,
-    postgres: { connectionString: url, max: 4 },
+    postgres: { connectionString: url, max: 3 },
     tablePrefix: prefix,
     pollIntervalMs: 100,
     leaseRetryMs: 50,
@@ -355,12 +357,26 @@ describe('createSharedSession', () => {
   it('reads on after its LISTEN connection is killed (polling, then reconnect and catch-up)', async () => {
     const id = randomUUID();
     const a = await share(id, { pollIntervalMs: 5_000 });
-    const b = await share(id, { pollIntervalMs: 5_000 });
+    // b's pool has a name of its own: its LISTEN connection is "<name> (rxslice listen)", found by
+    // name whatever it last ran (a wake-up, sent on it after a's first dispatch below).
+    const app = `rxt-listen-${randomUUID().slice(0, 8)}`;
+    const b = await share(id, { pollIntervalMs: 5_000, postgres: { connectionString: `${url}${url.includes('?') ? '&' : '?'}application_name=${app}`, max: 3 } });
+    await a.dispatch(NoteAdded({ id: -1, text: 'before' }));
+    await b.dispatch(NoteAdded({ id: -2, text: 'before' })); // b's wake-up runs on its LISTEN connection
+    const listen = [`${app} (rxslice listen)`];
+    // Its last statement is now the wake-up, not LISTEN (what a search by query text missed).
+    for (let i = 0; ; i++) {
+      const { rows } = await admin.query<{ query: string }>("SELECT query FROM pg_stat_activity WHERE application_name = $1 AND state = 'idle'", listen);
+      if (rows[0]?.query.includes('pg_notify') === true) break;
+      if (i > 200) throw new Error(`b's LISTEN connection did not go idle after its wake-up: ${JSON.stringify(rows)}`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
     const lost = firstValueFrom(b.errors$.pipe(filter((e) => e.code === 'SHARED_LOG_FAILED'), take(1)));
-    await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'LISTEN "public_${prefix}_events"%' AND pid <> pg_backend_pid()`);
+    const { rows } = await admin.query<{ killed: number }>('SELECT count(pg_terminate_backend(pid))::int AS killed FROM pg_stat_activity WHERE application_name = $1', listen);
+    expect(rows[0]?.killed).toBe(1);
     expect((await lost).message).toMatch(/LISTEN connection was lost/);
-    const values = firstValueFrom(b.slice(Notes).all$.pipe(filter((n) => n.length === 3), take(1), toArray()));
+    const values = firstValueFrom(b.slice(Notes).all$.pipe(filter((n) => n.length === 5), take(1), toArray()));
     for (let i = 0; i < 3; i++) await a.dispatch(NoteAdded({ id: i, text: 'after' }));
-    expect((await values)[0]?.map((n) => n.id)).toEqual([0, 1, 2]);
+    expect((await values)[0]?.map((n) => n.id)).toEqual([-1, -2, 0, 1, 2]);
   });
 });

@@ -55,7 +55,7 @@ async function main(): Promise<void> {
   const session = await createSharedSession({
     slices: [Entries, Totals],
     sessionId,
-    postgres: { connectionString: url, max: 4 },
+    postgres: { connectionString: url, max: 3 }, // the least a shared session runs with: 4 workers hold 12
     tablePrefix: prefix,
     pollIntervalMs: 200,
     leaseRetryMs: 200,

@@ -10,6 +10,7 @@ import {
   MissingEffectHandlerError,
   none,
   race,
+  SagaRuntimeMissingError,
   sequence,
   withEffects,
   type Event,
@@ -61,7 +62,8 @@ describe('a session in a program without effect or saga definitions', () => {
     expect(session.sagaHistory()).toEqual([]);
     session.dispose();
     expect(() => session.resumeSagas()).toThrow(/disposed/i);
-    expect(() => createSession({ slices: [], sagaHistory: { keepLast: 5 } })).toThrow(/installSagas\(session, \{ history \}\)/);
+    expect(() => createSession({ slices: [], sagaHistory: { keepLast: 5 } })).toThrow(/installSagas\(session, \{ sagas \}\)/);
+    expect(() => createSession({ slices: [], sagas: [] })).toThrow(SagaRuntimeMissingError);
     expect(() => createSession({ slices: [], sagas: [] })).toThrow(/createSession\(\{ sagas: \[\] \}\) needs the saga runtime/);
   });
 
