@@ -32,13 +32,13 @@ const until = async (check: () => boolean, what: string, ms = 20_000): Promise<v
   }
 };
 
-/** The app's backends: all of them, the LISTEN ones (their last statement: LISTEN, or a wake-up sent on them), and the advisory locks they hold (by backend). */
+/** The app's backends: all of them, the LISTEN ones (named `<app> (rxslice listen)` by the listener), and the advisory locks they hold (by backend). */
 const footprint = async (app: string): Promise<{ connections: number; listening: number; lockHolders: number; locks: number }> => {
   const { rows } = await admin.query<{ connections: number; listening: number; holders: number; locks: number }>(
-    `SELECT (SELECT count(*)::int FROM pg_stat_activity WHERE application_name = $1) AS connections,
-            (SELECT count(*)::int FROM pg_stat_activity WHERE application_name = $1 AND (query LIKE 'LISTEN %' OR query LIKE 'SELECT set_config(''synchronous_commit''%')) AS listening,
-            (SELECT count(DISTINCT l.pid)::int FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid WHERE a.application_name = $1 AND l.locktype = 'advisory' AND l.granted) AS holders,
-            (SELECT count(*)::int FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid WHERE a.application_name = $1 AND l.locktype = 'advisory' AND l.granted) AS locks`,
+    `SELECT (SELECT count(*)::int FROM pg_stat_activity WHERE application_name IN ($1, $1 || ' (rxslice listen)')) AS connections,
+            (SELECT count(*)::int FROM pg_stat_activity WHERE application_name = $1 || ' (rxslice listen)') AS listening,
+            (SELECT count(DISTINCT l.pid)::int FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid WHERE a.application_name IN ($1, $1 || ' (rxslice listen)') AND l.locktype = 'advisory' AND l.granted) AS holders,
+            (SELECT count(*)::int FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid WHERE a.application_name IN ($1, $1 || ' (rxslice listen)') AND l.locktype = 'advisory' AND l.granted) AS locks`,
     [app],
   );
   const row = rows[0] as { connections: number; listening: number; holders: number; locks: number };
