@@ -24,6 +24,8 @@ interface CapturePlan extends RestoredSlices {
   entry(index: number, stored: StoredSlice<unknown>, version: number): SnapshotSlice;
   /** The captures of the plan's last snapshot taken, or restored whole (shared by the next snapshot when no slice changed since). */
   lastStored: readonly StoredSlice<unknown>[] | undefined;
+  /** The version differences (`version - version of the first slice`) of the plan's last snapshot taken (shared by the next snapshot when they did not change). */
+  lastDeltas: readonly number[] | undefined;
   /** The definition of slice `name` (a `SnapshotProvenance`: another session with the same definitions trusts the items). */
   defOf(name: string): SliceDef<string, unknown> | undefined;
 }
@@ -77,28 +79,40 @@ export class SessionSnapshots {
     const plan = selection === undefined ? this.plan(includeLogs) : this.selectedPlan(includeLogs, selection);
     const list = plan.records;
     // The storages' captures and versions only: entries are made when the snapshot is read.
-    const versions = new Array<number>(list.length);
     // The captures are those of the plan's last snapshot (taken or restored) when no slice changed
-    // since but by that restore: that array is shared (never written after it was made), so a
-    // snapshot after a restore allocates no capture list (fewer young objects per
-    // snapshot + restore, so fewer scavenges fall into a new session's first calls).
+    // since but by that restore, and the versions differ from the first slice's as they did in the
+    // plan's last snapshot when the slices changed alike since (a whole restore changes each
+    // once): both arrays are shared then (never written after they were made), so a snapshot
+    // after a restore allocates no array (fewer young objects per snapshot + restore, so fewer
+    // scavenges fall into a new session's first calls).
     const last = plan.lastStored;
+    const lastDeltas = plan.lastDeltas;
+    const base = list.length === 0 ? 0 : (list[0] as SliceRecord<any>).storage.version;
     let made: StoredSlice<unknown>[] | undefined;
+    let deltas: number[] | undefined;
     for (let i = 0; i < list.length; i++) {
       const storage = (list[i] as SliceRecord<any>).storage;
       const capture = storage.snapshot();
-      versions[i] = storage.version;
+      const delta = storage.version - base;
       if (made !== undefined) made[i] = capture;
       else if (last === undefined || last[i] !== capture) {
         made = new Array<StoredSlice<unknown>>(list.length);
         for (let j = 0; j < i; j++) made[j] = (last as readonly StoredSlice<unknown>[])[j] as StoredSlice<unknown>;
         made[i] = capture;
       }
+      if (deltas !== undefined) deltas[i] = delta;
+      else if (lastDeltas === undefined || lastDeltas[i] !== delta) {
+        deltas = new Array<number>(list.length);
+        for (let j = 0; j < i; j++) deltas[j] = (lastDeltas as readonly number[])[j] as number;
+        deltas[i] = delta;
+      }
     }
-    // (A plan of no slices makes its empty list once.)
+    // (A plan of no slices makes its empty lists once.)
     if (made === undefined && last === undefined) made = [];
     if (made !== undefined) plan.lastStored = made;
-    return makeDeferredSnapshot(seq, at, tag, plan.names, made ?? (last as readonly StoredSlice<unknown>[]), versions, plan, this.parents);
+    if (deltas === undefined && lastDeltas === undefined) deltas = [];
+    if (deltas !== undefined) plan.lastDeltas = deltas;
+    return makeDeferredSnapshot(seq, at, tag, plan.names, made ?? (last as readonly StoredSlice<unknown>[]), base, deltas ?? (lastDeltas as readonly number[]), plan, this.parents);
   }
 
   /**
@@ -159,6 +173,7 @@ export class SessionSnapshots {
       names,
       records: list,
       lastStored: undefined,
+      lastDeltas: undefined,
       entry(index, stored, version) {
         const last = captured.get(stored);
         if (last !== undefined && last.version === version) return last;

@@ -2,6 +2,7 @@ import type { SliceDef, SlicePolicy } from '../slices/reducer';
 import type { StoredSlice } from '../storage/slice-storage';
 import type { Snapshot } from './snapshot-ops';
 import { isArrayView } from '../internal/array-view';
+import { deepFreeze } from '../internal/freeze';
 
 /** One slice inside a {@link Snapshot}: its policy, version and immutable items. */
 export interface SnapshotSlice<TItem = unknown> {
@@ -106,6 +107,17 @@ export function newSnapshotId(): string {
 
 const NO_PARENTS: readonly string[] = Object.freeze([]);
 
+/** The parts of a {@link SnapshotBody} made on first use. */
+class SnapshotMade {
+  slices: Readonly<Record<string, SnapshotSlice>> | undefined = undefined;
+  /** `[id]`, frozen: the parents of snapshots taken after restoring this one (made once). */
+  asParent: readonly string[] | undefined = undefined;
+  /** The entries' captures, for a snapshot made with entries (see `snapshotCaptures`). */
+  captures: readonly (StoredSlice<unknown> | undefined)[] | undefined = undefined;
+  /** The event of the last restore of it (see {@link restoreEventOf}). */
+  restoreEvent: RestoreEvent | undefined = undefined;
+}
+
 /**
  * The private half of a snapshot: what its maker keeps and what is made on first read. A plain
  * object beside the frozen snapshot, so the snapshot itself is never written after it was frozen
@@ -113,18 +125,16 @@ const NO_PARENTS: readonly string[] = Object.freeze([]);
  * and every snapshot after it another one: see `keepSnapshotClassAlive`).
  */
 class SnapshotBody {
-  slices: Readonly<Record<string, SnapshotSlice>> | undefined = undefined;
-  /** `[id]`, frozen: the parents of snapshots taken after restoring this one (made once). */
-  asParent: readonly string[] | undefined = undefined;
-  /** The entries' captures, for a snapshot made with entries (see `snapshotCaptures`). */
-  captures: readonly (StoredSlice<unknown> | undefined)[] | undefined = undefined;
+  /** What is made on first read or first restore (one object, made only for a snapshot read or restored). */
+  made: SnapshotMade | undefined = undefined;
   constructor(
     readonly names: readonly string[],
     /** The entries; made on first read when the snapshot was taken with a deferred capture (see {@link DeferredCapture}). */
     public entries: readonly SnapshotSlice[] | undefined,
-    /** The deferred capture's `stored` and `versions` (kept here, not in an object of their own: one allocation fewer per snapshot). */
+    /** The deferred capture's `stored`, `versionBase` and `versionDeltas` (kept here, not in an object of their own: one allocation fewer per snapshot). */
     readonly stored: readonly StoredSlice<unknown>[] | undefined,
-    readonly versions: readonly number[] | undefined,
+    readonly versionBase: number,
+    readonly versionDeltas: readonly number[] | undefined,
     /** The deferred capture's `maker`, which is also the `source` (see {@link snapshotSource}). */
     readonly source: unknown,
     public id: string | undefined,
@@ -133,10 +143,11 @@ class SnapshotBody {
   entryList(): readonly SnapshotSlice[] {
     if (this.entries !== undefined) return this.entries;
     const stored = this.stored as readonly StoredSlice<unknown>[];
-    const versions = this.versions as readonly number[];
+    const base = this.versionBase;
+    const deltas = this.versionDeltas as readonly number[];
     const maker = this.source as DeferredCapture['maker'];
     const entries = new Array<SnapshotSlice>(stored.length);
-    for (let i = 0; i < stored.length; i++) entries[i] = maker.entry(i, stored[i] as StoredSlice<unknown>, versions[i] as number);
+    for (let i = 0; i < stored.length; i++) entries[i] = maker.entry(i, stored[i] as StoredSlice<unknown>, base + (deltas[i] as number));
     this.entries = Object.freeze(entries);
     return this.entries;
   }
@@ -170,13 +181,14 @@ class FrozenSnapshot implements Snapshot {
   }
   get slices(): Readonly<Record<string, SnapshotSlice>> {
     const body = this.#body;
-    if (body.slices === undefined) {
+    const made = (body.made ??= new SnapshotMade());
+    if (made.slices === undefined) {
       const slices: Record<string, SnapshotSlice> = {};
       const entries = body.entryList();
       for (let i = 0; i < body.names.length; i++) slices[body.names[i] as string] = entries[i] as SnapshotSlice;
-      body.slices = Object.freeze(slices);
+      made.slices = Object.freeze(slices);
     }
-    return body.slices;
+    return made.slices;
   }
   toJSON(): SnapshotJSON {
     const body = this.#body;
@@ -241,26 +253,30 @@ export function makeSnapshot(
   parents: readonly string[] = NO_PARENTS,
   id?: string,
 ): Snapshot {
-  return Object.freeze(new FrozenSnapshot(seq, at, tag, parents, new SnapshotBody(names, entries, undefined, undefined, source, id)));
+  return Object.freeze(new FrozenSnapshot(seq, at, tag, parents, new SnapshotBody(names, entries, undefined, 0, undefined, source, id)));
 }
 
 
 /**
  * @internal What a session's `snapshot()` keeps per slice instead of an entry object: the
- * storage's capture and the slice version, `stored[i]` and `versions[i]` for `names[i]`. The
- * entries are made on first read of `slices` (or `toJSON`) by `maker.entry`, which may hand
- * out one entry for every snapshot of the same capture and version. Taking a snapshot then
- * costs two arrays, whatever the number of slices.
+ * storage's capture and the slice version, `stored[i]` and `versionBase + versionDeltas[i]` for
+ * `names[i]`. The entries are made on first read of `slices` (or `toJSON`) by `maker.entry`,
+ * which may hand out one entry for every snapshot of the same capture and version. Both arrays
+ * may be shared with other snapshots of the same session (the captures while no slice changed,
+ * the deltas while the slices changed alike, as a whole restore changes them), so taking a
+ * snapshot may allocate no array at all.
  */
 export interface DeferredCapture {
   readonly stored: readonly StoredSlice<unknown>[];
-  readonly versions: readonly number[];
+  /** The version of every slice is `versionBase + versionDeltas[i]` (a number, and an array shared while the differences between the slices' versions stay the same). */
+  readonly versionBase: number;
+  readonly versionDeltas: readonly number[];
   readonly maker: { entry(index: number, stored: StoredSlice<unknown>, version: number): SnapshotSlice };
 }
 
 /**
  * @internal Like {@link makeSnapshot}, with the entries deferred (see {@link DeferredCapture}):
- * `stored`, `versions` and `maker` are the capture's, and `maker` is also the snapshot's `source`.
+ * `stored`, `versionBase`, `versionDeltas` and `maker` are the capture's, and `maker` is also the snapshot's `source`.
  * `names` and the capture's arrays are kept, never copied: the caller must not change them.
  */
 export function makeDeferredSnapshot(
@@ -269,11 +285,12 @@ export function makeDeferredSnapshot(
   tag: string | undefined,
   names: readonly string[],
   stored: DeferredCapture['stored'],
-  versions: DeferredCapture['versions'],
+  versionBase: DeferredCapture['versionBase'],
+  versionDeltas: DeferredCapture['versionDeltas'],
   maker: DeferredCapture['maker'],
   parents: readonly string[],
 ): Snapshot {
-  return Object.freeze(new FrozenSnapshot(seq, at, tag, parents, new SnapshotBody(names, undefined, stored, versions, maker, undefined)));
+  return Object.freeze(new FrozenSnapshot(seq, at, tag, parents, new SnapshotBody(names, undefined, stored, versionBase, versionDeltas, maker, undefined)));
 }
 
 /** @internal The `source` a snapshot was made with (`undefined` for any other value). */
@@ -306,7 +323,7 @@ export function checkedDefOf(snapshot: Snapshot, name: string): SliceDef<string,
  * small integer, a frozen `parents` array): another type would give it another hidden class.
  */
 function keepSnapshotClassAlive(): void {
-  FrozenSnapshot.keptAlive = makeDeferredSnapshot(0, 0.5, undefined, NO_PARENTS, [], [], { entry: () => undefined as never }, Object.freeze(['']));
+  FrozenSnapshot.keptAlive = makeDeferredSnapshot(0, 0.5, undefined, NO_PARENTS, [], 0, [], { entry: () => undefined as never }, Object.freeze(['']));
 }
 keepSnapshotClassAlive();
 
@@ -317,7 +334,37 @@ keepSnapshotClassAlive();
 export function parentsAfterRestoring(snapshot: Snapshot, id: string): readonly string[] {
   const body = FrozenSnapshot.bodyOf(snapshot);
   if (body === undefined || body.id !== id) return Object.freeze([id]);
-  return (body.asParent ??= Object.freeze([id]));
+  return ((body.made ??= new SnapshotMade()).asParent ??= Object.freeze([id]));
+}
+
+/** What {@link restoreEventOf} keeps: the event, and the names and id it was made for. */
+interface RestoreEvent {
+  readonly names: readonly string[];
+  readonly id: string | undefined;
+  readonly event: object;
+}
+
+/**
+ * @internal The event of a restore of `names` of `snapshot` under `id` (its `rxslice.session.restored`
+ * event): `make()` the first time, then the same (frozen) event while the snapshot is restored with
+ * the same names list and id, as restoring one snapshot again and again does (undo/redo, a
+ * transaction's rollback point): no event or payload object per restore. `make()` every time for
+ * a snapshot not made by this module.
+ */
+export function restoreEventOf<T extends object>(
+  snapshot: Snapshot,
+  names: readonly string[],
+  id: string | undefined,
+  make: (snapshot: Snapshot, names: readonly string[], id: string | undefined) => T,
+): T {
+  const body = FrozenSnapshot.bodyOf(snapshot);
+  if (body === undefined) return make(snapshot, names, id);
+  const made = (body.made ??= new SnapshotMade());
+  const last = made.restoreEvent;
+  if (last !== undefined && last.names === names && last.id === id) return last.event as T;
+  const event = make(snapshot, names, id);
+  made.restoreEvent = { names, id, event: deepFreeze(event) };
+  return event;
 }
 
 /**
@@ -328,7 +375,9 @@ export function parentsAfterRestoring(snapshot: Snapshot, id: string): readonly 
 export function snapshotCaptures(snapshot: Snapshot): readonly (StoredSlice<unknown> | undefined)[] | undefined {
   const body = FrozenSnapshot.bodyOf(snapshot);
   if (body === undefined) return undefined;
-  return body.stored !== undefined ? body.stored : (body.captures ??= body.entryList().map((entry) => entry.stored));
+  if (body.stored !== undefined) return body.stored;
+  const made = (body.made ??= new SnapshotMade());
+  return (made.captures ??= body.entryList().map((entry) => entry.stored));
 }
 
 
