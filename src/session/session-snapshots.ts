@@ -20,7 +20,7 @@ interface CapturePlan extends RestoredSlices {
   readonly recordCount: number;
   readonly names: readonly string[];
   readonly records: readonly SliceRecord<any>[];
-  /** The entry of slice `index` for `stored` at `version`: one per capture and version, shared by every snapshot. */
+  /** The entry of slice `index` for `stored` at `version`: shared by the snapshots of the slice's current capture and version. */
   entry(index: number, stored: StoredSlice<unknown>, version: number): SnapshotSlice;
   /** The captures of the plan's last snapshot taken, or restored whole (shared by the next snapshot when no slice changed since). */
   lastStored: readonly StoredSlice<unknown>[] | undefined;
@@ -161,9 +161,13 @@ export class SessionSnapshots {
 
   private makePlan(list: SliceRecord<any>[]): CapturePlan {
     const names = Object.freeze(list.map((r) => r.def.name));
-    // The last entry made for each capture (a capture is one slice's content at one version, or
-    // restored later at another: the version is checked). Weak: captures die with their snapshots.
-    const captured = new WeakMap<StoredSlice<unknown>, SnapshotSlice>();
+    // The entry of each slice's current capture, handed out again while the slice holds it at the
+    // same version (a capture is one slice's content at one version, or restored later at
+    // another); an earlier capture's entry is made for the snapshot that reads it, not kept. Not
+    // a WeakMap keyed by captures: its entries hold the items, and every collection then traces
+    // the ephemerons of each capture a snapshot was read at (a quarter of a 10 × 1,000-item JSON
+    // round trip, issue 36).
+    const lastEntries = new Array<SnapshotSlice | undefined>(list.length).fill(undefined);
     const freeze = this.freeze;
     let nameSet: ReadonlySet<string> | undefined;
     return {
@@ -175,11 +179,11 @@ export class SessionSnapshots {
       lastStored: undefined,
       lastDeltas: undefined,
       entry(index, stored, version) {
-        const last = captured.get(stored);
-        if (last !== undefined && last.version === version) return last;
+        const last = lastEntries[index];
+        if (last !== undefined && last.stored === stored && last.version === version) return last;
         const made: SnapshotSlice = { policy: (list[index] as SliceRecord<any>).def.policy, version, items: stored.items, stored };
         const entry = freeze ? Object.freeze(made) : made;
-        captured.set(stored, entry);
+        if ((list[index] as SliceRecord<any>).storage.snapshot() === stored) lastEntries[index] = entry;
         return entry;
       },
       defOf: (name) => list[names.indexOf(name)]?.def,

@@ -109,93 +109,99 @@ const NO_PARENTS: readonly string[] = Object.freeze([]);
 
 /** The parts of a {@link SnapshotBody} made on first use. */
 class SnapshotMade {
-  slices: Readonly<Record<string, SnapshotSlice>> | undefined = undefined;
   /** `[id]`, frozen: the parents of snapshots taken after restoring this one (made once). */
   asParent: readonly string[] | undefined = undefined;
-  /** The entries' captures, for a snapshot made with entries (see `snapshotCaptures`). */
-  captures: readonly (StoredSlice<unknown> | undefined)[] | undefined = undefined;
   /** The event of the last restore of it (see {@link restoreEventOf}). */
   restoreEvent: RestoreEvent | undefined = undefined;
 }
 
 /**
- * The private half of a snapshot: what its maker keeps and what is made on first read. A plain
- * object beside the frozen snapshot, so the snapshot itself is never written after it was frozen
- * (writing a field of a frozen object whose value changes type gives it a new hidden class in V8,
- * and every snapshot after it another one: see `keepSnapshotClassAlive`).
+ * What a snapshot is besides its content: its slice names, its maker's `source`, its id (made on
+ * first read) and what its restores make. A session's catalogue keeps this, not the snapshot
+ * (see {@link snapshotIdentity}): a catalogue of 100 snapshots holds no slice content alive.
  */
 class SnapshotBody {
-  /** What is made on first read or first restore (one object, made only for a snapshot read or restored). */
+  /** What is made on first restore (one object, made only for a snapshot restored). */
   made: SnapshotMade | undefined = undefined;
   constructor(
     readonly names: readonly string[],
-    /** The entries; made on first read when the snapshot was taken with a deferred capture (see {@link DeferredCapture}). */
-    public entries: readonly SnapshotSlice[] | undefined,
-    /** The deferred capture's `stored`, `versionBase` and `versionDeltas` (kept here, not in an object of their own: one allocation fewer per snapshot). */
-    readonly stored: readonly StoredSlice<unknown>[] | undefined,
-    readonly versionBase: number,
-    readonly versionDeltas: readonly number[] | undefined,
     /** The deferred capture's `maker`, which is also the `source` (see {@link snapshotSource}). */
     readonly source: unknown,
     public id: string | undefined,
   ) {}
-  /** The entries (made once from the deferred capture, through its maker's cache). */
-  entryList(): readonly SnapshotSlice[] {
-    if (this.entries !== undefined) return this.entries;
-    const stored = this.stored as readonly StoredSlice<unknown>[];
-    const base = this.versionBase;
-    const deltas = this.versionDeltas as readonly number[];
-    const maker = this.source as DeferredCapture['maker'];
-    const entries = new Array<SnapshotSlice>(stored.length);
-    for (let i = 0; i < stored.length; i++) entries[i] = maker.entry(i, stored[i] as StoredSlice<unknown>, base + (deltas[i] as number));
-    this.entries = Object.freeze(entries);
-    return this.entries;
+  idOf(): string {
+    return (this.id ??= newSnapshotId());
   }
 }
 
 /**
  * The snapshot value. Kept as parallel arrays of names and entries (or the storages' captures,
  * see {@link DeferredCapture}): entries and `slices` are built (and frozen) on first read, and
- * `toJSON` lives on the prototype, so taking a snapshot costs two small arrays. Whoever made it
+ * `toJSON` lives on the prototype, so taking a snapshot costs two small objects. Whoever made it
  * may keep a private `source` in it (a session keeps its restore plan), invisible to
- * `Object.keys`, `JSON.stringify` and equality.
+ * `Object.keys`, `JSON.stringify` and equality. Its private fields may be written after it was
+ * frozen (they are no properties): V8 keeps its hidden class.
  */
 class FrozenSnapshot implements Snapshot {
   /** See {@link keepSnapshotClassAlive}. */
   static keptAlive: Snapshot | undefined = undefined;
   readonly formatVersion = SNAPSHOT_FORMAT_VERSION;
   readonly #body: SnapshotBody;
+  /** The entries; made on first read when the snapshot was taken with a deferred capture (see {@link DeferredCapture}). */
+  #entries: readonly SnapshotSlice[] | undefined;
+  /** The deferred capture (kept here, not in an object of their own: one allocation fewer per snapshot). */
+  readonly #stored: readonly StoredSlice<unknown>[] | undefined;
+  readonly #versionBase: number;
+  readonly #versionDeltas: readonly number[] | undefined;
+  #slices: Readonly<Record<string, SnapshotSlice>> | undefined = undefined;
   constructor(
     readonly seq: number,
     readonly at: number,
     readonly tag: string | undefined,
     readonly parents: readonly string[],
     body: SnapshotBody,
+    entries: readonly SnapshotSlice[] | undefined,
+    stored: readonly StoredSlice<unknown>[] | undefined,
+    versionBase: number,
+    versionDeltas: readonly number[] | undefined,
   ) {
     this.#body = body;
+    this.#entries = entries;
+    this.#stored = stored;
+    this.#versionBase = versionBase;
+    this.#versionDeltas = versionDeltas;
   }
   get id(): string {
-    const body = this.#body;
-    if (body.id === undefined) body.id = newSnapshotId();
-    return body.id;
+    return this.#body.idOf();
   }
   get slices(): Readonly<Record<string, SnapshotSlice>> {
-    const body = this.#body;
-    const made = (body.made ??= new SnapshotMade());
-    if (made.slices === undefined) {
+    if (this.#slices === undefined) {
+      const names = this.#body.names;
       const slices: Record<string, SnapshotSlice> = {};
-      const entries = body.entryList();
-      for (let i = 0; i < body.names.length; i++) slices[body.names[i] as string] = entries[i] as SnapshotSlice;
-      made.slices = Object.freeze(slices);
+      const entries = this.#entryList();
+      for (let i = 0; i < names.length; i++) slices[names[i] as string] = entries[i] as SnapshotSlice;
+      this.#slices = Object.freeze(slices);
     }
-    return made.slices;
+    return this.#slices;
+  }
+  /** The entries (made once from the deferred capture, through its maker's cache). */
+  #entryList(): readonly SnapshotSlice[] {
+    if (this.#entries !== undefined) return this.#entries;
+    const stored = this.#stored as readonly StoredSlice<unknown>[];
+    const base = this.#versionBase;
+    const deltas = this.#versionDeltas as readonly number[];
+    const maker = this.#body.source as DeferredCapture['maker'];
+    const entries = new Array<SnapshotSlice>(stored.length);
+    for (let i = 0; i < stored.length; i++) entries[i] = maker.entry(i, stored[i] as StoredSlice<unknown>, base + (deltas[i] as number));
+    this.#entries = Object.freeze(entries);
+    return this.#entries;
   }
   toJSON(): SnapshotJSON {
     const body = this.#body;
     const out: Record<string, { policy: SlicePolicy; schemaVersion?: number; items: readonly unknown[]; appended?: number }> = {};
     const source = body.source as Partial<SnapshotProvenance> | undefined;
     const defOf = source !== undefined && source !== null && typeof source.defOf === 'function' ? source.defOf : undefined;
-    const entries = body.entryList();
+    const entries = this.#entryList();
     for (let i = 0; i < body.names.length; i++) {
       const s = entries[i] as SnapshotSlice;
       const name = body.names[i] as string;
@@ -221,6 +227,11 @@ class FrozenSnapshot implements Snapshot {
       ...(this.tag === undefined ? {} : { tag: this.tag }),
       slices: out,
     };
+  }
+  /** @internal The storage captures of its slices (see {@link snapshotCaptures}). */
+  static capturesOf(snapshot: Snapshot): readonly (StoredSlice<unknown> | undefined)[] | undefined {
+    if (!(#body in snapshot)) return undefined;
+    return snapshot.#stored !== undefined ? snapshot.#stored : snapshot.#entryList().map((entry) => entry.stored);
   }
   /** @internal The private half of a snapshot made by this module, or `undefined` for any other value. */
   static bodyOf(snapshot: Snapshot): SnapshotBody | undefined {
@@ -253,7 +264,7 @@ export function makeSnapshot(
   parents: readonly string[] = NO_PARENTS,
   id?: string,
 ): Snapshot {
-  return Object.freeze(new FrozenSnapshot(seq, at, tag, parents, new SnapshotBody(names, entries, undefined, 0, undefined, source, id)));
+  return Object.freeze(new FrozenSnapshot(seq, at, tag, parents, new SnapshotBody(names, source, id), entries, undefined, 0, undefined));
 }
 
 
@@ -290,11 +301,21 @@ export function makeDeferredSnapshot(
   maker: DeferredCapture['maker'],
   parents: readonly string[],
 ): Snapshot {
-  return Object.freeze(new FrozenSnapshot(seq, at, tag, parents, new SnapshotBody(names, undefined, stored, versionBase, versionDeltas, maker, undefined)));
+  return Object.freeze(new FrozenSnapshot(seq, at, tag, parents, new SnapshotBody(names, maker, undefined), undefined, stored, versionBase, versionDeltas));
 }
 
 /** @internal The `source` a snapshot was made with (`undefined` for any other value). */
 export const snapshotSource = (snapshot: Snapshot): unknown => FrozenSnapshot.bodyOf(snapshot)?.source;
+
+/**
+ * @internal What a catalogue keeps of a snapshot made by this module (its id, made on first read
+ * by either, and its slice names), holding none of its content; `undefined` for any other value.
+ */
+export interface SnapshotIdentity {
+  readonly names: readonly string[];
+  idOf(): string;
+}
+export const snapshotIdentity = (snapshot: Snapshot): SnapshotIdentity | undefined => FrozenSnapshot.bodyOf(snapshot);
 
 /**
  * @internal What a snapshot's maker vouches for: the slice definition whose schema (and, in a
@@ -373,11 +394,7 @@ export function restoreEventOf<T extends object>(
  * none), without making its entries.
  */
 export function snapshotCaptures(snapshot: Snapshot): readonly (StoredSlice<unknown> | undefined)[] | undefined {
-  const body = FrozenSnapshot.bodyOf(snapshot);
-  if (body === undefined) return undefined;
-  if (body.stored !== undefined) return body.stored;
-  const made = (body.made ??= new SnapshotMade());
-  return (made.captures ??= body.entryList().map((entry) => entry.stored));
+  return FrozenSnapshot.capturesOf(snapshot);
 }
 
 
