@@ -350,5 +350,5 @@ export abstract class SessionQueue {
 
 /** The `rxslice.session.restored` event of restoring `names` of `snapshot` (see `restoreEventOf`). */
 function restoredEvent(snapshot: Snapshot, names: readonly string[], snapshotId: string | undefined): ReturnType<typeof SessionRestored> {
-  return SessionRestored(snapshotId === undefined ? { slices: names, fromSeq: snapshot.seq, tag: snapshot.tag } : { slices: names, fromSeq: snapshot.seq, tag: snapshot.tag, snapshotId });
+  return SessionRestored({ slices: names, fromSeq: snapshot.seq, tag: snapshot.tag, ...(snapshotId === undefined ? {} : { snapshotId }) });
 }

@@ -25,7 +25,7 @@ interface CapturePlan extends RestoredSlices {
   /** The captures of the plan's last snapshot taken, or restored whole (shared by the next snapshot when no slice changed since). */
   lastStored: readonly StoredSlice<unknown>[] | undefined;
   /** The version differences (`version - version of the first slice`) of the plan's last snapshot taken (shared by the next snapshot when they did not change). */
-  lastDeltas: readonly number[] | undefined;
+  deltas: readonly number[] | undefined;
   /** The definition of slice `name` (a `SnapshotProvenance`: another session with the same definitions trusts the items). */
   defOf(name: string): SliceDef<string, unknown> | undefined;
 }
@@ -86,32 +86,18 @@ export class SessionSnapshots {
     // after a restore allocates no array (fewer young objects per snapshot + restore, so fewer
     // scavenges fall into a new session's first calls).
     const last = plan.lastStored;
-    const lastDeltas = plan.lastDeltas;
-    const base = list.length === 0 ? 0 : (list[0] as SliceRecord<any>).storage.version;
+    const lastDeltas = plan.deltas;
+    const base = list[0]?.storage.version ?? 0;
     let made: StoredSlice<unknown>[] | undefined;
     let deltas: number[] | undefined;
     for (let i = 0; i < list.length; i++) {
       const storage = (list[i] as SliceRecord<any>).storage;
-      const capture = storage.snapshot();
-      const delta = storage.version - base;
-      if (made !== undefined) made[i] = capture;
-      else if (last === undefined || last[i] !== capture) {
-        made = new Array<StoredSlice<unknown>>(list.length);
-        for (let j = 0; j < i; j++) made[j] = (last as readonly StoredSlice<unknown>[])[j] as StoredSlice<unknown>;
-        made[i] = capture;
-      }
-      if (deltas !== undefined) deltas[i] = delta;
-      else if (lastDeltas === undefined || lastDeltas[i] !== delta) {
-        deltas = new Array<number>(list.length);
-        for (let j = 0; j < i; j++) deltas[j] = (lastDeltas as readonly number[])[j] as number;
-        deltas[i] = delta;
-      }
+      made = kept(made, last, i, storage.snapshot());
+      deltas = kept(deltas, lastDeltas, i, storage.version - base);
     }
     // (A plan of no slices makes its empty lists once.)
-    if (made === undefined && last === undefined) made = [];
-    if (made !== undefined) plan.lastStored = made;
-    if (deltas === undefined && lastDeltas === undefined) deltas = [];
-    if (deltas !== undefined) plan.lastDeltas = deltas;
+    if (made !== undefined || last === undefined) plan.lastStored = made ??= [];
+    if (deltas !== undefined || lastDeltas === undefined) plan.deltas = deltas ??= [];
     return makeDeferredSnapshot(seq, at, tag, plan.names, made ?? (last as readonly StoredSlice<unknown>[]), base, deltas ?? (lastDeltas as readonly number[]), plan, this.parents);
   }
 
@@ -167,7 +153,7 @@ export class SessionSnapshots {
     // a WeakMap keyed by captures: its entries hold the items, and every collection then traces
     // the ephemerons of each capture a snapshot was read at (a quarter of a 10 × 1,000-item JSON
     // round trip, issue 36).
-    const lastEntries = new Array<SnapshotSlice | undefined>(list.length).fill(undefined);
+    const lastEntries: (SnapshotSlice | undefined)[] = [];
     const freeze = this.freeze;
     let nameSet: ReadonlySet<string> | undefined;
     return {
@@ -177,7 +163,7 @@ export class SessionSnapshots {
       names,
       records: list,
       lastStored: undefined,
-      lastDeltas: undefined,
+      deltas: undefined,
       entry(index, stored, version) {
         const last = lastEntries[index];
         if (last !== undefined && last.stored === stored && last.version === version) return last;
@@ -330,6 +316,20 @@ export interface SliceSelection {
 }
 
 const NO_PARENTS: readonly string[] = Object.freeze([]);
+
+/**
+ * `made` with `value` at `i`; or, while `made` is `undefined` (every value so far equal to
+ * `last`'s), `undefined` when `value` is `last[i]` too, else a new list of `last`'s first `i`
+ * values and `value`.
+ */
+function kept<T>(made: T[] | undefined, last: readonly T[] | undefined, i: number, value: T): T[] | undefined {
+  if (made === undefined) {
+    if (last !== undefined && last[i] === value) return undefined;
+    made = last === undefined ? [] : last.slice(0, i);
+  }
+  made[i] = value;
+  return made;
+}
 
 /**
  * Restores a whole snapshot of memory slices without windows by swapping each slice's captured

@@ -1,5 +1,5 @@
 import type { Snapshot } from '../snapshots/snapshot';
-import { snapshotIdentity, snapshotSliceNames, type SnapshotIdentity } from '../snapshots/snapshot';
+import { snapshotIdentity, type SnapshotIdentity } from '../snapshots/snapshot';
 import type { SnapshotQuery } from './read-query';
 import type { SnapshotInfo } from './store-contract';
 
@@ -26,22 +26,18 @@ export const DEFAULT_CATALOGUED_SNAPSHOTS = 100;
 /**
  * @internal The catalogue a session keeps of the snapshots it takes, when it was given no
  * snapshot store: what `find` and `lineage` read of its last `keepLast` snapshots (their
- * identity, which makes the id on first read, `seq`, `at`, `tag` and parents), in parallel rings.
+ * identity, which makes the id on first read, `seq`, `at`, `tag` and parents), in a ring.
  * Not the snapshots themselves: a catalogued snapshot's content (slices restored from JSON, say,
- * a new copy each time) is not kept alive by the catalogue. Adding one costs five slot writes;
+ * a new copy each time) is not kept alive by the catalogue. Adding one costs a slot write;
  * what `find` and `lineage` read (ids, slice names) is made at query time, once per snapshot.
  */
 export class SnapshotCatalogue {
-  /** The snapshots' identities (or a snapshot not made by rxslice itself), oldest first from `head` once the rings are full. */
-  private readonly ring: (SnapshotIdentity | Snapshot)[] = [];
-  private readonly seqs: number[] = [];
-  private readonly ats: number[] = [];
-  private readonly tags: (string | undefined)[] = [];
-  private readonly parents: (readonly string[])[] = [];
+  /** The snapshots' identities (a session's snapshots are made by rxslice), oldest first from `head` once the ring is full. */
+  private readonly ring: SnapshotIdentity[] = [];
   private head = 0;
   /** How many snapshots were ever added (the `saved` order of the newest one). */
   private added = 0;
-  private readonly infos = new WeakMap<object, SnapshotInfo>();
+  private readonly infos = new WeakMap<SnapshotIdentity, SnapshotInfo>();
 
   /** Options checked by the caller: `keepLast` an integer ≥ 1, `maxAgeMs` a number > 0 or `undefined`. */
   constructor(
@@ -55,13 +51,14 @@ export class SnapshotCatalogue {
   add(snapshot: Snapshot): void {
     this.added++;
     const ring = this.ring;
-    const i = ring.length < this.keepLast ? ring.length : this.head;
-    ring[i] = snapshotIdentity(snapshot) ?? snapshot;
-    this.seqs[i] = snapshot.seq;
-    this.ats[i] = snapshot.at;
-    this.tags[i] = snapshot.tag;
-    this.parents[i] = snapshot.parents;
-    if (ring.length === this.keepLast && i === this.head) this.head = i + 1 === ring.length ? 0 : i + 1;
+    const kept = snapshotIdentity(snapshot) as SnapshotIdentity;
+    if (ring.length < this.keepLast) {
+      ring.push(kept);
+      return;
+    }
+    const i = this.head;
+    ring[i] = kept;
+    this.head = i + 1 === ring.length ? 0 : i + 1;
   }
 
   /**
@@ -88,22 +85,11 @@ export class SnapshotCatalogue {
     const oldest = this.maxAgeMs === undefined ? -Infinity : this.now() - this.maxAgeMs;
     const out: SnapshotInfo[] = [];
     for (let k = 0; k < n; k++) {
-      const i = (this.head + k) % n;
-      const at = this.ats[i] as number;
-      if (at < oldest) continue;
-      const kept = ring[i] as SnapshotIdentity | Snapshot;
+      const kept = ring[(this.head + k) % n] as SnapshotIdentity;
+      if (kept.at < oldest) continue;
       let info = this.infos.get(kept);
       if (info === undefined) {
-        const own = 'idOf' in kept ? kept : undefined;
-        info = Object.freeze({
-          id: own !== undefined ? own.idOf() : (kept as Snapshot).id,
-          tag: this.tags[i],
-          seq: this.seqs[i] as number,
-          at,
-          parents: this.parents[i] as readonly string[],
-          slices: own !== undefined ? own.names : snapshotSliceNames(kept as Snapshot),
-          saved: this.added - n + k + 1,
-        });
+        info = Object.freeze({ id: kept.idOf(), tag: kept.tag, seq: kept.seq, at: kept.at, parents: kept.parents, slices: kept.names, saved: this.added - n + k + 1 });
         this.infos.set(kept, info);
       }
       out.push(info);

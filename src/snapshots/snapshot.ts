@@ -107,23 +107,21 @@ export function newSnapshotId(): string {
 
 const NO_PARENTS: readonly string[] = Object.freeze([]);
 
-/** The parts of a {@link SnapshotBody} made on first use. */
-class SnapshotMade {
-  /** `[id]`, frozen: the parents of snapshots taken after restoring this one (made once). */
-  asParent: readonly string[] | undefined = undefined;
-  /** The event of the last restore of it (see {@link restoreEventOf}). */
-  restoreEvent: RestoreEvent | undefined = undefined;
-}
-
 /**
  * What a snapshot is besides its content: its slice names, its maker's `source`, its id (made on
  * first read) and what its restores make. A session's catalogue keeps this, not the snapshot
  * (see {@link snapshotIdentity}): a catalogue of 100 snapshots holds no slice content alive.
  */
-class SnapshotBody {
-  /** What is made on first restore (one object, made only for a snapshot restored). */
-  made: SnapshotMade | undefined = undefined;
+class SnapshotBody implements SnapshotIdentity {
+  /** `[id]`, frozen: the parents of snapshots taken after restoring this one (made once). */
+  asParent: readonly string[] | undefined = undefined;
+  /** The event of the last restore of it (see {@link restoreEventOf}). */
+  event: RestoreEvent | undefined = undefined;
   constructor(
+    readonly seq: number,
+    readonly at: number,
+    readonly tag: string | undefined,
+    readonly parents: readonly string[],
     readonly names: readonly string[],
     /** The deferred capture's `maker`, which is also the `source` (see {@link snapshotSource}). */
     readonly source: unknown,
@@ -153,7 +151,7 @@ class FrozenSnapshot implements Snapshot {
   readonly #stored: readonly StoredSlice<unknown>[] | undefined;
   readonly #versionBase: number;
   readonly #versionDeltas: readonly number[] | undefined;
-  #slices: Readonly<Record<string, SnapshotSlice>> | undefined = undefined;
+  #slices: Readonly<Record<string, SnapshotSlice>> | undefined;
   constructor(
     readonly seq: number,
     readonly at: number,
@@ -229,7 +227,7 @@ class FrozenSnapshot implements Snapshot {
     };
   }
   /** @internal The storage captures of its slices (see {@link snapshotCaptures}). */
-  static capturesOf(snapshot: Snapshot): readonly (StoredSlice<unknown> | undefined)[] | undefined {
+  static captures(snapshot: Snapshot): readonly (StoredSlice<unknown> | undefined)[] | undefined {
     if (!(#body in snapshot)) return undefined;
     return snapshot.#stored !== undefined ? snapshot.#stored : snapshot.#entryList().map((entry) => entry.stored);
   }
@@ -264,7 +262,7 @@ export function makeSnapshot(
   parents: readonly string[] = NO_PARENTS,
   id?: string,
 ): Snapshot {
-  return Object.freeze(new FrozenSnapshot(seq, at, tag, parents, new SnapshotBody(names, source, id), entries, undefined, 0, undefined));
+  return Object.freeze(new FrozenSnapshot(seq, at, tag, parents, new SnapshotBody(seq, at, tag, parents, names, source, id), entries, undefined, 0, undefined));
 }
 
 
@@ -301,7 +299,7 @@ export function makeDeferredSnapshot(
   maker: DeferredCapture['maker'],
   parents: readonly string[],
 ): Snapshot {
-  return Object.freeze(new FrozenSnapshot(seq, at, tag, parents, new SnapshotBody(names, maker, undefined), undefined, stored, versionBase, versionDeltas));
+  return Object.freeze(new FrozenSnapshot(seq, at, tag, parents, new SnapshotBody(seq, at, tag, parents, names, maker, undefined), undefined, stored, versionBase, versionDeltas));
 }
 
 /** @internal The `source` a snapshot was made with (`undefined` for any other value). */
@@ -309,9 +307,10 @@ export const snapshotSource = (snapshot: Snapshot): unknown => FrozenSnapshot.bo
 
 /**
  * @internal What a catalogue keeps of a snapshot made by this module (its id, made on first read
- * by either, and its slice names), holding none of its content; `undefined` for any other value.
+ * by either, `seq`, `at`, tag, parents and slice names), holding none of its content;
+ * `undefined` for any other value.
  */
-export interface SnapshotIdentity {
+export interface SnapshotIdentity extends Pick<Snapshot, 'seq' | 'at' | 'tag' | 'parents'> {
   readonly names: readonly string[];
   idOf(): string;
 }
@@ -355,14 +354,12 @@ keepSnapshotClassAlive();
 export function parentsAfterRestoring(snapshot: Snapshot, id: string): readonly string[] {
   const body = FrozenSnapshot.bodyOf(snapshot);
   if (body === undefined || body.id !== id) return Object.freeze([id]);
-  return ((body.made ??= new SnapshotMade()).asParent ??= Object.freeze([id]));
+  return (body.asParent ??= Object.freeze([id]));
 }
 
-/** What {@link restoreEventOf} keeps: the event, and the names and id it was made for. */
+/** The shape of a restored event that {@link restoreEventOf} reads: its payload's names and snapshot id. */
 interface RestoreEvent {
-  readonly names: readonly string[];
-  readonly id: string | undefined;
-  readonly event: object;
+  readonly payload: { readonly slices: readonly string[]; readonly snapshotId?: string | undefined };
 }
 
 /**
@@ -372,7 +369,7 @@ interface RestoreEvent {
  * transaction's rollback point): no event or payload object per restore. `make()` every time for
  * a snapshot not made by this module.
  */
-export function restoreEventOf<T extends object>(
+export function restoreEventOf<T extends RestoreEvent>(
   snapshot: Snapshot,
   names: readonly string[],
   id: string | undefined,
@@ -380,12 +377,9 @@ export function restoreEventOf<T extends object>(
 ): T {
   const body = FrozenSnapshot.bodyOf(snapshot);
   if (body === undefined) return make(snapshot, names, id);
-  const made = (body.made ??= new SnapshotMade());
-  const last = made.restoreEvent;
-  if (last !== undefined && last.names === names && last.id === id) return last.event as T;
-  const event = make(snapshot, names, id);
-  made.restoreEvent = { names, id, event: deepFreeze(event) };
-  return event;
+  const last = body.event as T | undefined;
+  if (last !== undefined && last.payload.slices === names && last.payload.snapshotId === id) return last;
+  return (body.event = deepFreeze(make(snapshot, names, id)));
 }
 
 /**
@@ -393,9 +387,7 @@ export function restoreEventOf<T extends object>(
  * {@link makeSnapshot} or {@link makeDeferredSnapshot} (`undefined` for a slice whose entry has
  * none), without making its entries.
  */
-export function snapshotCaptures(snapshot: Snapshot): readonly (StoredSlice<unknown> | undefined)[] | undefined {
-  return FrozenSnapshot.capturesOf(snapshot);
-}
+export const snapshotCaptures: (snapshot: Snapshot) => readonly (StoredSlice<unknown> | undefined)[] | undefined = FrozenSnapshot.captures;
 
 
 /**
