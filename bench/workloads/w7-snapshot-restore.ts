@@ -314,6 +314,7 @@ export const snapshotJsonWorkload: Workload = {
   columns: [{ key: 'jsonBytes', label: 'JSON chars', digits: 0 }],
   notes: [
     'rxslice reads JSON with `snapshotFromJSON(text, slices)`: size/depth limits, zod validation of every item with the slice schema, deep freeze. Peers `JSON.parse` and restore unchecked. `rxslice (no schema)` uses slices without a schema.',
+    'What the checks cost per 10 × 1,000-item round trip (bench/hand/json-round-trip.ts, see bench/README.md): deep freeze ~0.7 ms, depth limit ~0.2 ms, envelope validation ~0.2 ms, a zod schema on every item ~0.5 ms more; without any of them rxslice reads 1.13× the plain loop.',
   ],
   contenders: {
     plain: json(plain),

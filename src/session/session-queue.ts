@@ -3,7 +3,7 @@ import { RESERVED_PREFIX, ReservedEventTypeError } from '../events/define-event'
 import type { Event } from '../events/event';
 import type { Envelope, EnvelopeMeta } from '../events/envelope';
 import { isRxSliceError, type RxSliceError } from '../internal/errors';
-import type { Snapshot } from '../snapshots/snapshot';
+import { restoreEventOf, type Snapshot } from '../snapshots/snapshot';
 import type { StorageJournal } from '../storage/slice-storage';
 import type { CommittedEnvelope } from './committed-envelope';
 import type { EvictedItems } from './session-types';
@@ -310,8 +310,9 @@ export abstract class SessionQueue {
 
   /** Dispatches the restored event of `snapshot` for `names` (checked by the caller). */
   restore(snapshot: Snapshot, names: readonly string[], snapshotId?: string): void {
-    const payload = snapshotId === undefined ? { slices: names, fromSeq: snapshot.seq, tag: snapshot.tag } : { slices: names, fromSeq: snapshot.seq, tag: snapshot.tag, snapshotId };
-    const env = this.accept(SessionRestored(payload), LIBRARY_META, true);
+    // One (frozen) event per snapshot restored again with the same names: no allocation but the envelope.
+    const event = restoreEventOf(snapshot, names, snapshotId, restoredEvent);
+    const env = this.accept(event, LIBRARY_META, true);
     if (!this.busy && this.forward === undefined) {
       // Reduced now, before this returns (library events bypass the operator middleware).
       this.restoringNow = snapshot;
@@ -387,4 +388,9 @@ export abstract class SessionQueue {
     for (let i = 0; i < queue.length; i++) if ((queue[i] as Envelope).seq > seq) n++;
     return n;
   }
+}
+
+/** The `rxslice.session.restored` event of restoring `names` of `snapshot` (see `restoreEventOf`). */
+function restoredEvent(snapshot: Snapshot, names: readonly string[], snapshotId: string | undefined): ReturnType<typeof SessionRestored> {
+  return SessionRestored({ slices: names, fromSeq: snapshot.seq, tag: snapshot.tag, ...(snapshotId === undefined ? {} : { snapshotId }) });
 }

@@ -20,10 +20,12 @@ interface CapturePlan extends RestoredSlices {
   readonly recordCount: number;
   readonly names: readonly string[];
   readonly records: readonly SliceRecord<any>[];
-  /** The entry of slice `index` for `stored` at `version`: one per capture and version, shared by every snapshot. */
+  /** The entry of slice `index` for `stored` at `version`: shared by the snapshots of the slice's current capture and version. */
   entry(index: number, stored: StoredSlice<unknown>, version: number): SnapshotSlice;
   /** The captures of the plan's last snapshot taken, or restored whole (shared by the next snapshot when no slice changed since). */
   lastStored: readonly StoredSlice<unknown>[] | undefined;
+  /** The version differences (`version - version of the first slice`) of the plan's last snapshot taken (shared by the next snapshot when they did not change). */
+  deltas: readonly number[] | undefined;
   /** The definition of slice `name` (a `SnapshotProvenance`: another session with the same definitions trusts the items). */
   defOf(name: string): SliceDef<string, unknown> | undefined;
 }
@@ -77,28 +79,26 @@ export class SessionSnapshots {
     const plan = selection === undefined ? this.plan(includeLogs) : this.selectedPlan(includeLogs, selection);
     const list = plan.records;
     // The storages' captures and versions only: entries are made when the snapshot is read.
-    const versions = new Array<number>(list.length);
     // The captures are those of the plan's last snapshot (taken or restored) when no slice changed
-    // since but by that restore: that array is shared (never written after it was made), so a
-    // snapshot after a restore allocates no capture list (fewer young objects per
-    // snapshot + restore, so fewer scavenges fall into a new session's first calls).
+    // since but by that restore, and the versions differ from the first slice's as they did in the
+    // plan's last snapshot when the slices changed alike since (a whole restore changes each
+    // once): both arrays are shared then (never written after they were made), so a snapshot
+    // after a restore allocates no array (fewer young objects per snapshot + restore, so fewer
+    // scavenges fall into a new session's first calls).
     const last = plan.lastStored;
+    const lastDeltas = plan.deltas;
+    const base = list[0]?.storage.version ?? 0;
     let made: StoredSlice<unknown>[] | undefined;
+    let deltas: number[] | undefined;
     for (let i = 0; i < list.length; i++) {
       const storage = (list[i] as SliceRecord<any>).storage;
-      const capture = storage.snapshot();
-      versions[i] = storage.version;
-      if (made !== undefined) made[i] = capture;
-      else if (last === undefined || last[i] !== capture) {
-        made = new Array<StoredSlice<unknown>>(list.length);
-        for (let j = 0; j < i; j++) made[j] = (last as readonly StoredSlice<unknown>[])[j] as StoredSlice<unknown>;
-        made[i] = capture;
-      }
+      made = kept(made, last, i, storage.snapshot());
+      deltas = kept(deltas, lastDeltas, i, storage.version - base);
     }
-    // (A plan of no slices makes its empty list once.)
-    if (made === undefined && last === undefined) made = [];
-    if (made !== undefined) plan.lastStored = made;
-    return makeDeferredSnapshot(seq, at, tag, plan.names, made ?? (last as readonly StoredSlice<unknown>[]), versions, plan, this.parents);
+    // (A plan of no slices makes its empty lists once.)
+    if (made !== undefined || last === undefined) plan.lastStored = made ??= [];
+    if (deltas !== undefined || lastDeltas === undefined) plan.deltas = deltas ??= [];
+    return makeDeferredSnapshot(seq, at, tag, plan.names, made ?? (last as readonly StoredSlice<unknown>[]), base, deltas ?? (lastDeltas as readonly number[]), plan, this.parents);
   }
 
   /**
@@ -147,9 +147,13 @@ export class SessionSnapshots {
 
   private makePlan(list: SliceRecord<any>[]): CapturePlan {
     const names = Object.freeze(list.map((r) => r.def.name));
-    // The last entry made for each capture (a capture is one slice's content at one version, or
-    // restored later at another: the version is checked). Weak: captures die with their snapshots.
-    const captured = new WeakMap<StoredSlice<unknown>, SnapshotSlice>();
+    // The entry of each slice's current capture, handed out again while the slice holds it at the
+    // same version (a capture is one slice's content at one version, or restored later at
+    // another); an earlier capture's entry is made for the snapshot that reads it, not kept. Not
+    // a WeakMap keyed by captures: its entries hold the items, and every collection then traces
+    // the ephemerons of each capture a snapshot was read at (a quarter of a 10 × 1,000-item JSON
+    // round trip, issue 36).
+    const lastEntries: (SnapshotSlice | undefined)[] = [];
     const freeze = this.freeze;
     let nameSet: ReadonlySet<string> | undefined;
     return {
@@ -159,12 +163,13 @@ export class SessionSnapshots {
       names,
       records: list,
       lastStored: undefined,
+      deltas: undefined,
       entry(index, stored, version) {
-        const last = captured.get(stored);
-        if (last !== undefined && last.version === version) return last;
+        const last = lastEntries[index];
+        if (last !== undefined && last.stored === stored && last.version === version) return last;
         const made: SnapshotSlice = { policy: (list[index] as SliceRecord<any>).def.policy, version, items: stored.items, stored };
         const entry = freeze ? Object.freeze(made) : made;
-        captured.set(stored, entry);
+        if ((list[index] as SliceRecord<any>).storage.snapshot() === stored) lastEntries[index] = entry;
         return entry;
       },
       defOf: (name) => list[names.indexOf(name)]?.def,
@@ -311,6 +316,20 @@ export interface SliceSelection {
 }
 
 const NO_PARENTS: readonly string[] = Object.freeze([]);
+
+/**
+ * `made` with `value` at `i`; or, while `made` is `undefined` (every value so far equal to
+ * `last`'s), `undefined` when `value` is `last[i]` too, else a new list of `last`'s first `i`
+ * values and `value`.
+ */
+function kept<T>(made: T[] | undefined, last: readonly T[] | undefined, i: number, value: T): T[] | undefined {
+  if (made === undefined) {
+    if (last !== undefined && last[i] === value) return undefined;
+    made = last === undefined ? [] : last.slice(0, i);
+  }
+  made[i] = value;
+  return made;
+}
 
 /**
  * Restores a whole snapshot of memory slices without windows by swapping each slice's captured

@@ -1,5 +1,5 @@
 import type { Snapshot } from '../snapshots/snapshot';
-import { snapshotSliceNames } from '../snapshots/snapshot';
+import { snapshotIdentity, type SnapshotIdentity } from '../snapshots/snapshot';
 import type { SnapshotQuery } from './read-query';
 import type { SnapshotInfo } from './store-contract';
 
@@ -25,17 +25,19 @@ export const DEFAULT_CATALOGUED_SNAPSHOTS = 100;
 
 /**
  * @internal The catalogue a session keeps of the snapshots it takes, when it was given no
- * snapshot store: the last `keepLast` snapshots themselves (no copy: a snapshot is immutable and
- * shares the slices' contents), in a ring. Adding one costs a slot write; what `find` and
- * `lineage` read (ids, slice names) is made at query time, once per snapshot.
+ * snapshot store: what `find` and `lineage` read of its last `keepLast` snapshots (their
+ * identity, which makes the id on first read, `seq`, `at`, `tag` and parents), in a ring.
+ * Not the snapshots themselves: a catalogued snapshot's content (slices restored from JSON, say,
+ * a new copy each time) is not kept alive by the catalogue. Adding one costs a slot write;
+ * what `find` and `lineage` read (ids, slice names) is made at query time, once per snapshot.
  */
 export class SnapshotCatalogue {
-  /** The snapshots, oldest first from `head` once the ring is full. */
-  private readonly ring: Snapshot[] = [];
+  /** The snapshots' identities (a session's snapshots are made by rxslice), oldest first from `head` once the ring is full. */
+  private readonly ring: SnapshotIdentity[] = [];
   private head = 0;
   /** How many snapshots were ever added (the `saved` order of the newest one). */
   private added = 0;
-  private readonly infos = new WeakMap<Snapshot, SnapshotInfo>();
+  private readonly infos = new WeakMap<SnapshotIdentity, SnapshotInfo>();
 
   /** Options checked by the caller: `keepLast` an integer ≥ 1, `maxAgeMs` a number > 0 or `undefined`. */
   constructor(
@@ -49,12 +51,13 @@ export class SnapshotCatalogue {
   add(snapshot: Snapshot): void {
     this.added++;
     const ring = this.ring;
+    const kept = snapshotIdentity(snapshot) as SnapshotIdentity;
     if (ring.length < this.keepLast) {
-      ring.push(snapshot);
+      ring.push(kept);
       return;
     }
     const i = this.head;
-    ring[i] = snapshot;
+    ring[i] = kept;
     this.head = i + 1 === ring.length ? 0 : i + 1;
   }
 
@@ -82,20 +85,12 @@ export class SnapshotCatalogue {
     const oldest = this.maxAgeMs === undefined ? -Infinity : this.now() - this.maxAgeMs;
     const out: SnapshotInfo[] = [];
     for (let k = 0; k < n; k++) {
-      const snapshot = ring[(this.head + k) % n] as Snapshot;
-      if (snapshot.at < oldest) continue;
-      let info = this.infos.get(snapshot);
+      const kept = ring[(this.head + k) % n] as SnapshotIdentity;
+      if (kept.at < oldest) continue;
+      let info = this.infos.get(kept);
       if (info === undefined) {
-        info = Object.freeze({
-          id: snapshot.id,
-          tag: snapshot.tag,
-          seq: snapshot.seq,
-          at: snapshot.at,
-          parents: snapshot.parents,
-          slices: snapshotSliceNames(snapshot),
-          saved: this.added - n + k + 1,
-        });
-        this.infos.set(snapshot, info);
+        info = Object.freeze({ id: kept.idOf(), tag: kept.tag, seq: kept.seq, at: kept.at, parents: kept.parents, slices: kept.names, saved: this.added - n + k + 1 });
+        this.infos.set(kept, info);
       }
       out.push(info);
     }

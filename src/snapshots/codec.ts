@@ -76,22 +76,32 @@ const Envelope = z.object({
 /**
  * Throws when an object or array sits at depth `maxDepth` or deeper (the root is at depth 0).
  * Iterative (no recursion limit) and allocation-free apart from its two stacks: only objects
- * are pushed, with their depth on a parallel stack.
+ * are pushed, with their depth on a parallel stack. Freezes, on the way, every object at or below
+ * one of the arrays of `freeze` (their depth is pushed negated): the items of slices kept as read
+ * are deep-frozen by this walk, not by a second one.
  */
-function checkDepth(root: unknown, maxDepth: number): void {
+function checkDepth(root: unknown, maxDepth: number, freeze: ReadonlySet<object>): void {
   if (root === null || typeof root !== 'object') return;
   const values: object[] = [root];
   const depths: number[] = [0];
   while (values.length > 0) {
     const value = values.pop() as Record<string, unknown>;
-    const depth = depths.pop() as number;
+    const pushed = depths.pop() as number;
+    const depth = pushed < 0 ? -pushed - 1 : pushed;
+    // (A slice's items array sits at depth 3: root, slices, entry, items.)
+    let frozen = pushed < 0 || (depth === 3 && freeze.has(value));
     if (depth >= maxDepth) throw new InvalidSnapshotError(`it nests deeper than ${maxDepth} levels`);
+    if (frozen) {
+      if (Object.isFrozen(value)) frozen = false;
+      else Object.freeze(value);
+    }
+    const next = frozen ? -depth - 2 : depth + 1;
     if (Array.isArray(value)) {
       for (let i = 0; i < value.length; i++) {
         const child: unknown = value[i];
         if (child !== null && typeof child === 'object') {
           values.push(child);
-          depths.push(depth + 1);
+          depths.push(next);
         }
       }
     } else {
@@ -101,11 +111,30 @@ function checkDepth(root: unknown, maxDepth: number): void {
         const child = value[key];
         if (child !== null && typeof child === 'object') {
           values.push(child);
-          depths.push(depth + 1);
+          depths.push(next);
         }
       }
     }
   }
+}
+
+/**
+ * The items arrays of the slices of `data` (parsed JSON, not validated yet) that are kept as read,
+ * so may be frozen while their depth is checked: a known slice without a schema, at the
+ * definition's schema version. Anything else (missing, malformed) is left to the validation.
+ */
+function keptAsRead(data: unknown, byName: ReadonlyMap<string, SliceDef<string, any>>): ReadonlySet<object> {
+  const kept = new Set<object>();
+  const raw = data !== null && typeof data === 'object' ? (data as { slices?: unknown }).slices : undefined;
+  if (raw === null || typeof raw !== 'object') return kept;
+  for (const name of Object.keys(raw)) {
+    const def = byName.get(name);
+    const entry = (raw as Record<string, unknown>)[name];
+    if (def === undefined || def.schema !== undefined || entry === null || typeof entry !== 'object') continue;
+    const { items, schemaVersion } = entry as { items?: unknown; schemaVersion?: unknown };
+    if (Array.isArray(items) && (schemaVersion ?? 1) === def.version) kept.add(items);
+  }
+  return kept;
 }
 
 /**
@@ -155,7 +184,8 @@ export function snapshotFromJSON(
     const problem = jsonProblem(data, limits.maxDepth ?? DEFAULT_SNAPSHOT_MAX_DEPTH);
     if (problem !== undefined) throw new InvalidSnapshotError(`it is not JSON data`, [jsonIssue(problem)]);
   }
-  checkDepth(data, limits.maxDepth ?? DEFAULT_SNAPSHOT_MAX_DEPTH);
+  const byName = new Map(slices.map((s) => [s.name, s]));
+  checkDepth(data, limits.maxDepth ?? DEFAULT_SNAPSHOT_MAX_DEPTH, keptAsRead(data, byName));
   // Every slice key must name a known slice, checked on the raw data: a "__proto__" key would
   // not survive as an own key of a parsed record (and slice names never are "__proto__").
   const rawSlices = data !== null && typeof data === 'object' ? (data as { slices?: unknown }).slices : undefined;
@@ -171,7 +201,6 @@ export function snapshotFromJSON(
       `it has format version ${body.formatVersion}, newer than this rxslice reads (${SNAPSHOT_FORMAT_VERSION}); upgrade rxslice`,
     );
   }
-  const byName = new Map(slices.map((s) => [s.name, s]));
   const names = Object.keys(body.slices);
   const entries: SnapshotSlice[] = [];
   for (const name of names) {

@@ -2,6 +2,7 @@ import type { SliceDef, SlicePolicy } from '../slices/reducer';
 import type { StoredSlice } from '../storage/slice-storage';
 import type { Snapshot } from './snapshot-ops';
 import { isArrayView } from '../internal/array-view';
+import { deepFreeze } from '../internal/freeze';
 
 /** One slice inside a {@link Snapshot}: its policy, version and immutable items. */
 export interface SnapshotSlice<TItem = unknown> {
@@ -107,83 +108,98 @@ export function newSnapshotId(): string {
 const NO_PARENTS: readonly string[] = Object.freeze([]);
 
 /**
- * The private half of a snapshot: what its maker keeps and what is made on first read. A plain
- * object beside the frozen snapshot, so the snapshot itself is never written after it was frozen
- * (writing a field of a frozen object whose value changes type gives it a new hidden class in V8,
- * and every snapshot after it another one: see `keepSnapshotClassAlive`).
+ * What a snapshot is besides its content: its slice names, its maker's `source`, its id (made on
+ * first read) and what its restores make. A session's catalogue keeps this, not the snapshot
+ * (see {@link snapshotIdentity}): a catalogue of 100 snapshots holds no slice content alive.
  */
-class SnapshotBody {
-  slices: Readonly<Record<string, SnapshotSlice>> | undefined = undefined;
+class SnapshotBody implements SnapshotIdentity {
   /** `[id]`, frozen: the parents of snapshots taken after restoring this one (made once). */
   asParent: readonly string[] | undefined = undefined;
-  /** The entries' captures, for a snapshot made with entries (see `snapshotCaptures`). */
-  captures: readonly (StoredSlice<unknown> | undefined)[] | undefined = undefined;
+  /** The event of the last restore of it (see {@link restoreEventOf}). */
+  event: RestoreEvent | undefined = undefined;
   constructor(
+    readonly seq: number,
+    readonly at: number,
+    readonly tag: string | undefined,
+    readonly parents: readonly string[],
     readonly names: readonly string[],
-    /** The entries; made on first read when the snapshot was taken with a deferred capture (see {@link DeferredCapture}). */
-    public entries: readonly SnapshotSlice[] | undefined,
-    /** The deferred capture's `stored` and `versions` (kept here, not in an object of their own: one allocation fewer per snapshot). */
-    readonly stored: readonly StoredSlice<unknown>[] | undefined,
-    readonly versions: readonly number[] | undefined,
     /** The deferred capture's `maker`, which is also the `source` (see {@link snapshotSource}). */
     readonly source: unknown,
     public id: string | undefined,
   ) {}
-  /** The entries (made once from the deferred capture, through its maker's cache). */
-  entryList(): readonly SnapshotSlice[] {
-    if (this.entries !== undefined) return this.entries;
-    const stored = this.stored as readonly StoredSlice<unknown>[];
-    const versions = this.versions as readonly number[];
-    const maker = this.source as DeferredCapture['maker'];
-    const entries = new Array<SnapshotSlice>(stored.length);
-    for (let i = 0; i < stored.length; i++) entries[i] = maker.entry(i, stored[i] as StoredSlice<unknown>, versions[i] as number);
-    this.entries = Object.freeze(entries);
-    return this.entries;
+  idOf(): string {
+    return (this.id ??= newSnapshotId());
   }
 }
 
 /**
  * The snapshot value. Kept as parallel arrays of names and entries (or the storages' captures,
  * see {@link DeferredCapture}): entries and `slices` are built (and frozen) on first read, and
- * `toJSON` lives on the prototype, so taking a snapshot costs two small arrays. Whoever made it
+ * `toJSON` lives on the prototype, so taking a snapshot costs two small objects. Whoever made it
  * may keep a private `source` in it (a session keeps its restore plan), invisible to
- * `Object.keys`, `JSON.stringify` and equality.
+ * `Object.keys`, `JSON.stringify` and equality. Its private fields may be written after it was
+ * frozen (they are no properties): V8 keeps its hidden class.
  */
 class FrozenSnapshot implements Snapshot {
   /** See {@link keepSnapshotClassAlive}. */
   static keptAlive: Snapshot | undefined = undefined;
   readonly formatVersion = SNAPSHOT_FORMAT_VERSION;
   readonly #body: SnapshotBody;
+  /** The entries; made on first read when the snapshot was taken with a deferred capture (see {@link DeferredCapture}). */
+  #entries: readonly SnapshotSlice[] | undefined;
+  /** The deferred capture (kept here, not in an object of their own: one allocation fewer per snapshot). */
+  readonly #stored: readonly StoredSlice<unknown>[] | undefined;
+  readonly #versionBase: number;
+  readonly #versionDeltas: readonly number[] | undefined;
+  #slices: Readonly<Record<string, SnapshotSlice>> | undefined;
   constructor(
     readonly seq: number,
     readonly at: number,
     readonly tag: string | undefined,
     readonly parents: readonly string[],
     body: SnapshotBody,
+    entries: readonly SnapshotSlice[] | undefined,
+    stored: readonly StoredSlice<unknown>[] | undefined,
+    versionBase: number,
+    versionDeltas: readonly number[] | undefined,
   ) {
     this.#body = body;
+    this.#entries = entries;
+    this.#stored = stored;
+    this.#versionBase = versionBase;
+    this.#versionDeltas = versionDeltas;
   }
   get id(): string {
-    const body = this.#body;
-    if (body.id === undefined) body.id = newSnapshotId();
-    return body.id;
+    return this.#body.idOf();
   }
   get slices(): Readonly<Record<string, SnapshotSlice>> {
-    const body = this.#body;
-    if (body.slices === undefined) {
+    if (this.#slices === undefined) {
+      const names = this.#body.names;
       const slices: Record<string, SnapshotSlice> = {};
-      const entries = body.entryList();
-      for (let i = 0; i < body.names.length; i++) slices[body.names[i] as string] = entries[i] as SnapshotSlice;
-      body.slices = Object.freeze(slices);
+      const entries = this.#entryList();
+      for (let i = 0; i < names.length; i++) slices[names[i] as string] = entries[i] as SnapshotSlice;
+      this.#slices = Object.freeze(slices);
     }
-    return body.slices;
+    return this.#slices;
+  }
+  /** The entries (made once from the deferred capture, through its maker's cache). */
+  #entryList(): readonly SnapshotSlice[] {
+    if (this.#entries !== undefined) return this.#entries;
+    const stored = this.#stored as readonly StoredSlice<unknown>[];
+    const base = this.#versionBase;
+    const deltas = this.#versionDeltas as readonly number[];
+    const maker = this.#body.source as DeferredCapture['maker'];
+    const entries = new Array<SnapshotSlice>(stored.length);
+    for (let i = 0; i < stored.length; i++) entries[i] = maker.entry(i, stored[i] as StoredSlice<unknown>, base + (deltas[i] as number));
+    this.#entries = Object.freeze(entries);
+    return this.#entries;
   }
   toJSON(): SnapshotJSON {
     const body = this.#body;
     const out: Record<string, { policy: SlicePolicy; schemaVersion?: number; items: readonly unknown[]; appended?: number }> = {};
     const source = body.source as Partial<SnapshotProvenance> | undefined;
     const defOf = source !== undefined && source !== null && typeof source.defOf === 'function' ? source.defOf : undefined;
-    const entries = body.entryList();
+    const entries = this.#entryList();
     for (let i = 0; i < body.names.length; i++) {
       const s = entries[i] as SnapshotSlice;
       const name = body.names[i] as string;
@@ -209,6 +225,11 @@ class FrozenSnapshot implements Snapshot {
       ...(this.tag === undefined ? {} : { tag: this.tag }),
       slices: out,
     };
+  }
+  /** @internal The storage captures of its slices (see {@link snapshotCaptures}). */
+  static captures(snapshot: Snapshot): readonly (StoredSlice<unknown> | undefined)[] | undefined {
+    if (!(#body in snapshot)) return undefined;
+    return snapshot.#stored !== undefined ? snapshot.#stored : snapshot.#entryList().map((entry) => entry.stored);
   }
   /** @internal The private half of a snapshot made by this module, or `undefined` for any other value. */
   static bodyOf(snapshot: Snapshot): SnapshotBody | undefined {
@@ -241,26 +262,30 @@ export function makeSnapshot(
   parents: readonly string[] = NO_PARENTS,
   id?: string,
 ): Snapshot {
-  return Object.freeze(new FrozenSnapshot(seq, at, tag, parents, new SnapshotBody(names, entries, undefined, undefined, source, id)));
+  return Object.freeze(new FrozenSnapshot(seq, at, tag, parents, new SnapshotBody(seq, at, tag, parents, names, source, id), entries, undefined, 0, undefined));
 }
 
 
 /**
  * @internal What a session's `snapshot()` keeps per slice instead of an entry object: the
- * storage's capture and the slice version, `stored[i]` and `versions[i]` for `names[i]`. The
- * entries are made on first read of `slices` (or `toJSON`) by `maker.entry`, which may hand
- * out one entry for every snapshot of the same capture and version. Taking a snapshot then
- * costs two arrays, whatever the number of slices.
+ * storage's capture and the slice version, `stored[i]` and `versionBase + versionDeltas[i]` for
+ * `names[i]`. The entries are made on first read of `slices` (or `toJSON`) by `maker.entry`,
+ * which may hand out one entry for every snapshot of the same capture and version. Both arrays
+ * may be shared with other snapshots of the same session (the captures while no slice changed,
+ * the deltas while the slices changed alike, as a whole restore changes them), so taking a
+ * snapshot may allocate no array at all.
  */
 export interface DeferredCapture {
   readonly stored: readonly StoredSlice<unknown>[];
-  readonly versions: readonly number[];
+  /** The version of every slice is `versionBase + versionDeltas[i]` (a number, and an array shared while the differences between the slices' versions stay the same). */
+  readonly versionBase: number;
+  readonly versionDeltas: readonly number[];
   readonly maker: { entry(index: number, stored: StoredSlice<unknown>, version: number): SnapshotSlice };
 }
 
 /**
  * @internal Like {@link makeSnapshot}, with the entries deferred (see {@link DeferredCapture}):
- * `stored`, `versions` and `maker` are the capture's, and `maker` is also the snapshot's `source`.
+ * `stored`, `versionBase`, `versionDeltas` and `maker` are the capture's, and `maker` is also the snapshot's `source`.
  * `names` and the capture's arrays are kept, never copied: the caller must not change them.
  */
 export function makeDeferredSnapshot(
@@ -269,15 +294,27 @@ export function makeDeferredSnapshot(
   tag: string | undefined,
   names: readonly string[],
   stored: DeferredCapture['stored'],
-  versions: DeferredCapture['versions'],
+  versionBase: DeferredCapture['versionBase'],
+  versionDeltas: DeferredCapture['versionDeltas'],
   maker: DeferredCapture['maker'],
   parents: readonly string[],
 ): Snapshot {
-  return Object.freeze(new FrozenSnapshot(seq, at, tag, parents, new SnapshotBody(names, undefined, stored, versions, maker, undefined)));
+  return Object.freeze(new FrozenSnapshot(seq, at, tag, parents, new SnapshotBody(seq, at, tag, parents, names, maker, undefined), undefined, stored, versionBase, versionDeltas));
 }
 
 /** @internal The `source` a snapshot was made with (`undefined` for any other value). */
 export const snapshotSource = (snapshot: Snapshot): unknown => FrozenSnapshot.bodyOf(snapshot)?.source;
+
+/**
+ * @internal What a catalogue keeps of a snapshot made by this module (its id, made on first read
+ * by either, `seq`, `at`, tag, parents and slice names), holding none of its content;
+ * `undefined` for any other value.
+ */
+export interface SnapshotIdentity extends Pick<Snapshot, 'seq' | 'at' | 'tag' | 'parents'> {
+  readonly names: readonly string[];
+  idOf(): string;
+}
+export const snapshotIdentity = (snapshot: Snapshot): SnapshotIdentity | undefined => FrozenSnapshot.bodyOf(snapshot);
 
 /**
  * @internal What a snapshot's maker vouches for: the slice definition whose schema (and, in a
@@ -306,7 +343,7 @@ export function checkedDefOf(snapshot: Snapshot, name: string): SliceDef<string,
  * small integer, a frozen `parents` array): another type would give it another hidden class.
  */
 function keepSnapshotClassAlive(): void {
-  FrozenSnapshot.keptAlive = makeDeferredSnapshot(0, 0.5, undefined, NO_PARENTS, [], [], { entry: () => undefined as never }, Object.freeze(['']));
+  FrozenSnapshot.keptAlive = makeDeferredSnapshot(0, 0.5, undefined, NO_PARENTS, [], 0, [], { entry: () => undefined as never }, Object.freeze(['']));
 }
 keepSnapshotClassAlive();
 
@@ -320,16 +357,37 @@ export function parentsAfterRestoring(snapshot: Snapshot, id: string): readonly 
   return (body.asParent ??= Object.freeze([id]));
 }
 
+/** The shape of a restored event that {@link restoreEventOf} reads: its payload's names and snapshot id. */
+interface RestoreEvent {
+  readonly payload: { readonly slices: readonly string[]; readonly snapshotId?: string | undefined };
+}
+
+/**
+ * @internal The event of a restore of `names` of `snapshot` under `id` (its `rxslice.session.restored`
+ * event): `make()` the first time, then the same (frozen) event while the snapshot is restored with
+ * the same names list and id, as restoring one snapshot again and again does (undo/redo, a
+ * transaction's rollback point): no event or payload object per restore. `make()` every time for
+ * a snapshot not made by this module.
+ */
+export function restoreEventOf<T extends RestoreEvent>(
+  snapshot: Snapshot,
+  names: readonly string[],
+  id: string | undefined,
+  make: (snapshot: Snapshot, names: readonly string[], id: string | undefined) => T,
+): T {
+  const body = FrozenSnapshot.bodyOf(snapshot);
+  if (body === undefined) return make(snapshot, names, id);
+  const last = body.event as T | undefined;
+  if (last !== undefined && last.payload.slices === names && last.payload.snapshotId === id) return last;
+  return (body.event = deepFreeze(make(snapshot, names, id)));
+}
+
 /**
  * @internal The storage captures of the slices (in the order of its names) of a snapshot made by
  * {@link makeSnapshot} or {@link makeDeferredSnapshot} (`undefined` for a slice whose entry has
  * none), without making its entries.
  */
-export function snapshotCaptures(snapshot: Snapshot): readonly (StoredSlice<unknown> | undefined)[] | undefined {
-  const body = FrozenSnapshot.bodyOf(snapshot);
-  if (body === undefined) return undefined;
-  return body.stored !== undefined ? body.stored : (body.captures ??= body.entryList().map((entry) => entry.stored));
-}
+export const snapshotCaptures: (snapshot: Snapshot) => readonly (StoredSlice<unknown> | undefined)[] | undefined = FrozenSnapshot.captures;
 
 
 /**

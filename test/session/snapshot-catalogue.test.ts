@@ -1,6 +1,8 @@
 // Issue 33, item 8: session.findSnapshots / session.snapshotLineage work out of the box. A session
 // without a snapshot store keeps a bounded catalogue of the snapshots it takes; a store, when
 // given, takes every one of them instead.
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { VirtualTimeScheduler } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -12,6 +14,7 @@ import {
   InvalidSnapshotCatalogueOptionError,
   NoSnapshotStoreError,
   SnapshotSaveError,
+  snapshotFromJSON,
   type RxSliceError,
   type SnapshotCatalogueOptions,
 } from '../../src/index';
@@ -143,16 +146,40 @@ describe('what is not catalogued', () => {
     expect(await session.findSnapshots()).toEqual([]);
   });
 
-  it('a snapshot is catalogued as it is: the same object, nothing copied', async () => {
+  it('a snapshot is catalogued without a copy: its id (made once, by whichever reads it first), parents and names', async () => {
     const { session } = setup();
     session.dispatch(NoteTaken({ text: 'n' }));
     const s = session.snapshot({ includeLogs: true, tag: 'all' });
     const [info] = await session.findSnapshots({ tag: 'all' });
+    // The catalogue read the id first; the snapshot has the same one.
     expect(info?.id).toBe(s.id);
     expect(info?.parents).toBe(s.parents);
     expect(info?.slices).toEqual(['plan', 'notes']);
     // Asked again, the same entry (made once per snapshot).
     expect((await session.findSnapshots({ tag: 'all' }))[0]).toBe(info);
+  });
+
+  it("keeps no snapshot's content alive: states restored from JSON and snapshotted leave memory when nothing else holds them", async () => {
+    // V8's collector, reached without the --expose-gc flag (vitest's workers do not have it).
+    setFlagsFromString('--expose-gc');
+    const collect = runInNewContext('gc') as () => void;
+    const { session } = setup();
+    const refs: WeakRef<object>[] = [];
+    for (let k = 0; k < 3; k++) {
+      const json = JSON.stringify({ format: 'rxslice.snapshot', formatVersion: 3, seq: 0, at: 0, slices: { plan: { policy: 'state', items: [`step ${k}`, `step ${k}b`] } } });
+      const restored = snapshotFromJSON(json, [Plan]);
+      refs.push(new WeakRef(restored.slices['plan']?.items as object));
+      session.restore(restored);
+      session.snapshot({ tag: `after ${k}` });
+    }
+    session.dispatch(StepAdded({ step: 'later' }));
+    // A WeakRef's target stays alive until the current job ends.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    collect();
+    // The catalogue holds all three snapshots; the first two states are gone (the last one's
+    // capture may still be the session's own cache of its last snapshot).
+    expect(refs.slice(0, 2).map((r) => r.deref() === undefined)).toEqual([true, true]);
+    expect((await session.findSnapshots()).map((i) => i.tag)).toEqual(['after 2', 'after 1', 'after 0']);
   });
 
   it('refuses picomatch-only glob syntax with the query error, saying what it takes', async () => {

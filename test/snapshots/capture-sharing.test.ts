@@ -73,4 +73,52 @@ describe('capture lists shared between snapshots', () => {
     session.restore(s1);
     expect(session.snapshot().slices).toEqual({});
   });
+
+  it('guard: versions read back right when snapshots share their version differences (slices at different versions, restores and changes between)', () => {
+    const session = createSession({ slices: [A, B] });
+    session.dispatch(Added({ n: 2 }));
+    session.dispatch(Added({ n: 3 }));
+    session.dispatch(Other());
+    const versions = () => ({ a: session.slice(A).version, b: session.slice(B).version });
+    const taken: { snapshot: ReturnType<typeof session.snapshot>; expected: { a: number; b: number } }[] = [];
+    const take = () => taken.push({ snapshot: session.snapshot(), expected: versions() });
+    take();
+    session.dispatch(Other());
+    take();
+    for (let k = 0; k < 4; k++) {
+      session.restore((taken[k % 2] as (typeof taken)[number]).snapshot);
+      take();
+    }
+    session.dispatch(Added({ n: 4 }));
+    take();
+    session.restore((taken[0] as (typeof taken)[number]).snapshot);
+    take();
+    expect(new Set(taken.map((t) => `${t.expected.a}-${t.expected.b}`)).size).toBeGreaterThan(5);
+    for (const { snapshot, expected } of taken) expect({ a: snapshot.slices['a']?.version, b: snapshot.slices['b']?.version }).toEqual(expected);
+  });
+
+  it('restoring one snapshot again publishes the same frozen restored event (no event per restore); other names or snapshots get their own', () => {
+    const session = createSession({ slices: [A, B] });
+    const first = session.snapshot();
+    session.dispatch(Added({ n: 2 }));
+    const second = session.snapshot();
+    const seen: { seq: number; event: unknown }[] = [];
+    session.committed$.subscribe((env) => {
+      if (env.event.type === 'rxslice.session.restored') seen.push({ seq: env.seq, event: env.event });
+    });
+    session.restore(first);
+    session.restore(second);
+    session.restore(first);
+    session.restore(first, { slices: ['a'] });
+    const [r1, r2, r3, r4] = seen;
+    expect(r3?.event).toBe(r1?.event);
+    expect(r2?.event).not.toBe(r1?.event);
+    expect(r4?.event).not.toBe(r1?.event);
+    expect(Object.isFrozen(r1?.event)).toBe(true);
+    expect(Object.isFrozen((r1?.event as { payload: object }).payload)).toBe(true);
+    expect(new Set(seen.map((r) => r.seq)).size).toBe(4);
+    expect(r1?.event).toEqual({ type: 'rxslice.session.restored', payload: { slices: ['a', 'b'], fromSeq: first.seq, tag: undefined, snapshotId: first.id } });
+    expect((r4?.event as { payload: { slices: string[] } }).payload.slices).toEqual(['a']);
+    expect(session.slice(A).all()).toEqual([1]);
+  });
 });

@@ -54,4 +54,21 @@ describe('snapshot JSON item arrays', () => {
     session.restore(read);
     expect(session.slice(Plan).all()).toEqual([{ step: 'a' }, { step: 'b' }]);
   });
+
+  it('guard: the items of a schema-less slice read from JSON are frozen at every level (frozen while their depth is checked)', () => {
+    const Deep = defineSlice('deep', { policy: 'state' });
+    const item = { step: 'a', sub: { list: [1, { y: [2, { z: 3 }] }] } };
+    const text = JSON.stringify({ format: 'rxslice.snapshot', formatVersion: 3, seq: 0, at: 0, slices: { deep: { policy: 'state', items: [item, [item]] } } });
+    const read = snapshotFromJSON(text, [Deep]);
+    const unfrozen: string[] = [];
+    const walk = (value: unknown, path: string): void => {
+      if (value === null || typeof value !== 'object') return;
+      if (!Object.isFrozen(value)) unfrozen.push(path);
+      for (const [key, child] of Object.entries(value)) walk(child, `${path}.${key}`);
+    };
+    walk(read.slices['deep']?.items, 'items');
+    expect(unfrozen).toEqual([]);
+    expect(read.slices['deep']?.items).toEqual([item, [item]]);
+    expect(() => snapshotFromJSON(text, [Deep], { maxDepth: 8 })).toThrow(/nests deeper than 8 levels/);
+  });
 });
