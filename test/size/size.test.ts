@@ -10,14 +10,15 @@ import { bundleCost, kb, packageEntries } from './bundle';
 const fixture = (name: string) => ({ file: `test/size/fixtures/${name}.ts` });
 
 /**
- * The budget of the quick start's initial load (lazy chunks aside), gzip bytes: 32,942 measured
- * (32,750 before a session without the saga runtime learned to read the completion records its
- * storage holds and to refuse to resume stored sagas: `SagaRuntimeMissingError`, the journals'
- * `peek`), plus a little headroom. The goal of issue 34 is 20 KB; the core session (dispatch
- * pipeline, memory storage, snapshots, errors) is above it, and docs/SIZE.md ("What 20 KB would
- * take") measures why.
+ * The budget of the quick start's initial load (lazy chunks aside), gzip bytes: 33,259 measured,
+ * plus 0.14 KB. It was 32,750 at 30e894a; since then a session without the saga runtime reads
+ * the completion records its storage holds and refuses to resume stored sagas
+ * (`SagaRuntimeMissingError`, the journals' `peek`: +192), the catalogue keeps snapshot
+ * identities and a repeat restore reuses its event (+155), and the queue has the watch's durable
+ * batch (~+160). The goal of issue 34 is 20 KB; the core session (dispatch pipeline, memory
+ * storage, snapshots, errors) is above it, and docs/SIZE.md ("What 20 KB would take") measures why.
  */
-const QUICK_START_GZIP_BUDGET = 33_000;
+const QUICK_START_GZIP_BUDGET = 33_400;
 
 /** The modules of a feature the quick start must not hold, and what importing that feature may add. */
 const FEATURES: Record<string, { readonly fixture: string; readonly owns: readonly string[] }> = {
