@@ -48,7 +48,7 @@ export type { EvictionPolicy as EvictionPolicyContract } from './slices/window-c
 
 export { MemoryStorage, memory } from './storage/memory-storage';
 export type { MemoryStorageOptions } from './storage/memory-storage';
-export type { SliceStorage, StorageTransaction, StorageFactory, StoredSlice, StorageJournal, HeldJournal } from './storage/slice-storage';
+export type { SliceStorage, StorageTransaction, StorageFactory, StoredSlice, StorageJournal, HeldJournal, StoredSliceDef } from './storage/slice-storage';
 
 export { SNAPSHOT_FORMAT_VERSION } from './snapshots/snapshot';
 export type { SnapshotSlice, SnapshotJSON } from './snapshots/snapshot';
