@@ -116,6 +116,14 @@ const run =
   async (): Promise<Measurement> => {
     const admin = new pg.Pool({ connectionString: url, max: 2 });
     try {
+      if ((shape.sessions ?? 1) > 1) {
+        // Each writer process holds up to 10 clients (its pool); a server with fewer slots refuses
+        // them mid-run ("too many clients already"): say so before starting instead.
+        const { rows } = await admin.query<{ max_connections: string }>('SHOW max_connections');
+        const needed = shape.processes * 10 + 10;
+        const allowed = Number(rows[0]?.max_connections);
+        if (allowed < needed) throw new Error(`needs a server with max_connections >= ${needed} (${shape.processes} processes × a pool of 10, plus the audit's); ${url.replace(/\/\/[^@]*@/, '//')} allows ${allowed}: point DATABASE_URL at a server started with more (docs/SCALING.md)`);
+      }
       const base = `bench-${randomUUID()}`;
       const streams = Array.from({ length: shape.processes }, (_, i) => (shape.shared ? base : `${base}-${i}`));
       // The first writer alone sets up the tables (rxslice) or schema (Emmett), then the rest start.

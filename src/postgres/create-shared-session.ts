@@ -69,14 +69,13 @@ export async function createSharedSession(options: SharedSessionOptions): Promis
   const ownPool = !('pool' in conn);
   const pool = 'pool' in conn ? conn.pool : new pg.Pool({ connectionString: conn.connectionString, max: conn.max ?? 6, keepAlive: true });
   // An idle client's error (the server restarted) must not crash the process: the pool drops it.
-  const onPoolError = (): void => undefined;
-  pool.on('error', onPoolError);
+  const releasePool = guardPool(pool);
   try {
     const started = Date.now();
     await ensureSchema(pool, tables);
     const log = new PostgresEventLog(pool, tables, options.sessionId);
     await log.open();
-    const shared = new SharedSessionImpl(options, pool, ownPool, onPoolError, log, tables.channel, [tables.lockKey, lockKeyOf(options.sessionId)]);
+    const shared = new SharedSessionImpl(options, pool, ownPool, releasePool, log, tables.channel, [tables.lockKey, lockKeyOf(options.sessionId)]);
     try {
       await shared.start(started);
     } catch (error) {
@@ -86,8 +85,36 @@ export async function createSharedSession(options: SharedSessionOptions): Promis
     return shared;
   } catch (error) {
     if (ownPool) await pool.end().catch(() => undefined);
-    else pool.off('error', onPoolError);
+    else releasePool();
     // (Driver errors carry a string `code` too: only rxslice's own errors pass as they are.)
     throw error instanceof RxSliceError ? error : new SharedLogError('opening the session failed', error);
   }
+}
+
+/** The sessions open on each pool, sharing one no-op `error` listener on it. */
+const guardedPools = new WeakMap<pg.Pool, { readonly listener: () => void; sessions: number }>();
+
+/**
+ * Keeps an idle client's error (the server restarted) from crashing the process while a session
+ * is open on `pool`: one listener per pool, however many sessions share it (one per session passed
+ * node's 10-listener warning at 11 sessions on a pool). Answers the release, idempotent; the last
+ * session's release removes the listener.
+ */
+function guardPool(pool: pg.Pool): () => void {
+  let guard = guardedPools.get(pool);
+  if (guard === undefined) {
+    guard = { listener: () => undefined, sessions: 0 };
+    guardedPools.set(pool, guard);
+    pool.on('error', guard.listener);
+  }
+  guard.sessions++;
+  let released = false;
+  const held = guard;
+  return () => {
+    if (released) return;
+    released = true;
+    if (--held.sessions > 0) return;
+    pool.off('error', held.listener);
+    guardedPools.delete(pool);
+  };
 }

@@ -85,7 +85,8 @@ export class SharedSessionImpl implements SharedSession {
     private readonly options: SharedSessionOptions,
     private readonly pool: pg.Pool,
     private readonly ownPool: boolean,
-    private readonly onPoolError: () => void,
+    /** Releases this session's hold on the pool's shared `error` listener (see `guardPool`). */
+    private readonly releasePool: () => void,
     private readonly log: PostgresEventLog,
     private readonly notifyChannel: string,
     private readonly leaseKey: readonly [number, number],
@@ -514,6 +515,6 @@ export class SharedSessionImpl implements SharedSession {
     this.local.dispose();
     await unlocked;
     if (this.ownPool) await this.pool.end().catch(() => undefined);
-    else this.pool.off('error', this.onPoolError);
+    else this.releasePool();
   }
 }

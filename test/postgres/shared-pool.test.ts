@@ -125,4 +125,27 @@ describe('sessions of one process on one pool (issue 35)', () => {
       await pool.end();
     }
   });
+
+  it("12 sessions on one pool add one 'error' listener to it, not one each, and the last dispose removes it", async () => {
+    const pool = new pg.Pool({ connectionString: url, max: 4 });
+    const warnings: string[] = [];
+    const onWarning = (w: Error): void => void warnings.push(w.name);
+    process.on('warning', onWarning);
+    const sessions: SharedSession[] = [];
+    try {
+      const options = { slices: [Notes], tablePrefix: prefix, leaseRetryMs: 50, snapshotEvery: 0, postgres: { pool } };
+      for (let i = 0; i < 12; i++) sessions.push(await createSharedSession({ ...options, sessionId: randomUUID() }));
+      expect(pool.listenerCount('error')).toBe(1);
+      for (const session of sessions.splice(0, 11)) await session.dispose();
+      expect(pool.listenerCount('error')).toBe(1);
+      await sessions.pop()!.dispose();
+      expect(pool.listenerCount('error')).toBe(0);
+      await new Promise((r) => setImmediate(r)); // (node emits 'warning' on a later tick)
+      expect(warnings).not.toContain('MaxListenersExceededWarning');
+    } finally {
+      process.off('warning', onWarning);
+      await Promise.all(sessions.map((s) => s.dispose()));
+      await pool.end();
+    }
+  });
 });
