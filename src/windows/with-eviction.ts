@@ -7,6 +7,10 @@ import { InvalidWindowError } from './invalid-window-error';
  * own so that `session.slice(def).configure({ eviction })` needs no window kinds (a bundle holds
  * `SliceWindow.count`, `time` and the rest only when the app uses them).
  * @throws {@link InvalidWindowError} for a window without an eviction choice, or a time window given another policy.
+ * @example
+ * ```ts
+ * withEviction(SliceWindow.count(100), EvictionPolicy.lifo()).description; // 'count(100, lifo)'
+ * ```
  */
 export function withEviction<TItem>(window: SliceWindowPolicy<TItem>, eviction: EvictionPolicy<TItem>): SliceWindowPolicy<TItem> {
   if (window.withEviction === undefined) {
