@@ -90,7 +90,7 @@ export {
   InvalidListenerError,
 } from './session/errors';
 export { SliceSeeded, SliceCleared, SliceAppended, SliceLatestReplaced, SliceInstalled, SessionReset, SessionRestored, InitializeSlice, ClearSlice } from './session/system-events';
-export type { SliceCommand } from './session/system-events';
+export type { SliceCommand, AnySliceCommand } from './session/system-events';
 export { installSlice } from './session/install-slice';
 export type { InstallSliceOptions } from './session/install-slice';
 export type { Attachable } from './session/session-types';

@@ -17,7 +17,7 @@ import type { ATTACH, SESSION_INTERNALS, SessionInternals } from './internals';
 import type { MiddlewareSet } from './middleware-set';
 import type { SessionItems } from './session-read';
 import type { SliceHandle } from './slice-handle';
-import type { SliceCommand } from './system-events';
+import type { AnySliceCommand } from './system-events';
 
 // The core session's public types: its options, the Session interface, and the values it hands
 // out (evicted items, snapshot options). Declared apart from createCoreSession
@@ -186,7 +186,7 @@ export interface Session<TEvent extends Event = Event> extends SessionReader {
    * `InitializeSlice(def, items)` and `ClearSlice(def)` (exactly `seed` and `clear`); any other
    * `rxslice.*` event is refused with `ReservedEventTypeError` (it would forge a library event).
    */
-  dispatch<TDispatched extends TEvent | SliceCommand>(event: TDispatched, meta?: EnvelopeMeta): Envelope<TDispatched>;
+  dispatch<TDispatched extends TEvent | AnySliceCommand>(event: TDispatched, meta?: EnvelopeMeta): Envelope<TDispatched>;
   /** The live accessor of a slice. @throws {@link SliceNotRegisteredError} */
   slice<TItem>(def: SliceDef<string, TItem>): SliceHandle<TItem>;
   /** The live handle of a computed slice (`defineComputed`) or accessor of a computed family (`defineComputedFamily`). */

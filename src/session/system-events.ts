@@ -107,6 +107,14 @@ export const SLICE_COMMAND: unique symbol = Symbol('rxslice.sliceCommand');
 export type SliceCommand<TType extends string = string, TPayload = unknown> = Event<TType, TPayload> & { readonly [SLICE_COMMAND]: true };
 
 /**
+ * The slice commands `session.dispatch` takes beside the session's own events: every type starts
+ * with `rxslice.slice.`. A template literal rather than `string`, so that `dispatch` keeps the
+ * literal type of what it is given and a misspelled event type is named in the compile error
+ * (`Type '"todo/addd"' is not assignable to type '"todo/added" | ...'. Did you mean '"todo/added"'?`).
+ */
+export type AnySliceCommand = SliceCommand<`rxslice.slice.${string}`>;
+
+/**
  * The seed's `InitializeSlice(Plan, (initial_plan,))`: an event that, dispatched, does exactly
  * what `session.slice(def).seed(items)` does — validates `items` with the slice's schema (copied,
  * checked to be JSON data, frozen) and dispatches `rxslice.slice.seeded` with the library's

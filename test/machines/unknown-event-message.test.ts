@@ -1,14 +1,11 @@
-import { join, resolve } from 'node:path';
-import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { compileFixture } from '../types/compile-fixture';
 
 /**
  * Pins the text of the compile error of an `on` key outside a machine's declared events: it names
  * the key and the declared events (it used to be `Type 'string' is not assignable to type 'never'`).
  * The fixture is type-checked with the TypeScript compiler API under the repository's tsconfig.
  */
-const root = resolve(__dirname, '../..');
-const fixturePath = join(root, 'test/machines/unknown-event-fixture.ts'); // in memory only
 const fixture = `
 import { z } from 'zod';
 import { defineEvent } from '../../src/events/define-event';
@@ -43,23 +40,7 @@ export const Correct = setupMachine({ events: [Started, Stopped] }).defineMachin
 });
 `;
 
-function diagnostics(): { line: number; text: string }[] {
-  const config = ts.getParsedCommandLineOfConfigFile(join(root, 'tsconfig.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: (d) => { throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n')); } });
-  if (config === undefined) throw new Error('tsconfig.json could not be read');
-  const host = ts.createCompilerHost(config.options);
-  const getSourceFile = host.getSourceFile.bind(host);
-  host.getSourceFile = (file, language, onError, create) =>
-    resolve(file) === fixturePath ? ts.createSourceFile(file, fixture, language) : getSourceFile(file, language, onError, create);
-  const fileExists = host.fileExists.bind(host);
-  host.fileExists = (file) => resolve(file) === fixturePath || fileExists(file);
-  const program = ts.createProgram({ rootNames: [fixturePath], options: { ...config.options, noEmit: true }, host });
-  const source = program.getSourceFile(fixturePath);
-  if (source === undefined) throw new Error('the fixture was not compiled');
-  return ts.getPreEmitDiagnostics(program, source).map((d) => ({
-    line: d.start === undefined ? -1 : source.getLineAndCharacterOfPosition(d.start).line,
-    text: ts.flattenDiagnosticMessageText(d.messageText, '\n'),
-  }));
-}
+const diagnostics = () => compileFixture('test/machines/unknown-event-fixture.ts', fixture);
 
 const lineOf = (snippet: string): number => fixture.split('\n').findIndex((l) => l.includes(snippet));
 const message = (key: string, declared: string) =>

@@ -13,6 +13,9 @@
 //    finds the installed bin; no `--no` before the name: npx would then read `-v` as its own flag).
 // 4. With the optional peers installed (at the ranges of the repository's devDependencies) every
 //    entry loads under `import` and `require` and shares one copy of the core.
+// 5. A React app and a Vue app built there as a user builds them (check-apps.mjs): typed hooks, a
+//    misspelled event type that fails tsc, vite production builds with rxslice's share of each
+//    bundle printed, and both apps rendered and clicked in headless Chromium.
 //
 // npm runs with --prefer-offline, so packages in the npm cache (~/.npm) are not downloaded again;
 // with the repository's own dependencies cached it still takes about 2 minutes of CPU, nearly all
@@ -24,6 +27,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { checkApps } from './check-apps.mjs';
 import { TEST_RENDERERS, optionalPeers, packageEntries, readPackage, runEntryChecks } from './package-entries.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -38,6 +42,7 @@ const peers = optionalPeers(pkg);
 const failures = [];
 const fail = (message) => failures.push(message);
 const timings = [];
+const appLines = [];
 const timed = (label, fn) => {
   const started = Date.now();
   try {
@@ -99,7 +104,14 @@ try {
   const extras = [...peers, ...TEST_RENDERERS].map((name) => `${name}@${pkg.devDependencies[name]}`);
   const peersInstall = timed('npm install (optional peers)', () => npm(project, ['install', ...extras]));
   if (peersInstall.status !== 0) fail(`npm install of the optional peers failed (exit ${peersInstall.status}):\n${(peersInstall.stderr || peersInstall.stdout).trimEnd()}`);
-  else timed('entry checks (optional peers)', () => runEntryChecks(project, { withOptionalPeers: true, entries, optionalPeers: peers })).forEach(fail);
+  else {
+    timed('entry checks (optional peers)', () => runEntryChecks(project, { withOptionalPeers: true, entries, optionalPeers: peers })).forEach(fail);
+    // 5. A React app and a Vue app on the installed package: typed hooks, a typo that fails tsc,
+    //    production builds with rxslice's share measured, rendered in Chromium (check-apps.mjs).
+    const apps = await checkApps({ root, project, pkg, npm, timed });
+    apps.failures.forEach(fail);
+    appLines.push(...apps.summary);
+  }
 } catch (e) {
   fail(e instanceof Error ? e.message : String(e));
 }
@@ -110,3 +122,4 @@ if (failures.length > 0) {
 }
 rmSync(work, { recursive: true, force: true });
 console.log(`check:git-install: ${pkg.name}@${pkg.version} from git+file:// (${head.slice(0, 12)}): dist/ built by prepare, ${entries.length} entries load under import and require, npx rxslice -v prints ${pkg.version} (${timings.join(', ')})`);
+for (const line of appLines) console.log(`check:git-install: ${line}`);

@@ -14,7 +14,7 @@ import {
   type InferSliceEvent,
   type Session,
   type SessionEvent,
-  type SliceCommand,
+  type AnySliceCommand,
 } from '../../src/index';
 
 const Task = z.object({ title: z.string() });
@@ -65,16 +65,16 @@ describe('dispatch accepts only the declared events', () => {
 
   it('the union of slices, events and channels', () => {
     const session = createSession({ slices: [Tasks, Scratch], events: [TaskRemoved], channels: [defineChannel('tools', [ToolCalled])] });
-    expectTypeOf(session.dispatch).parameter(0).toEqualTypeOf<TaskAddedEvent | TasksClearedEvent | TaskRemovedEvent | Event<'tool/called', { tool: string }> | SliceCommand>();
+    expectTypeOf(session.dispatch).parameter(0).toEqualTypeOf<TaskAddedEvent | TasksClearedEvent | TaskRemovedEvent | Event<'tool/called', { tool: string }> | AnySliceCommand>();
     session.dispatch(TaskRemoved({ title: 'a' }));
     session.dispatch(ToolCalled({ tool: 'search' }));
   });
 
   it("any event where nothing is declared, with unknownEvents: 'accept', or with an untyped slice", () => {
-    expectTypeOf(createSession({ slices: [] }).dispatch).parameter(0).toEqualTypeOf<Event | SliceCommand>();
-    expectTypeOf(createSession({ slices: [Tasks], unknownEvents: 'accept' }).dispatch).parameter(0).toEqualTypeOf<Event | SliceCommand>();
+    expectTypeOf(createSession({ slices: [] }).dispatch).parameter(0).toEqualTypeOf<Event | AnySliceCommand>();
+    expectTypeOf(createSession({ slices: [Tasks], unknownEvents: 'accept' }).dispatch).parameter(0).toEqualTypeOf<Event | AnySliceCommand>();
     const Untyped = defineSlice<string>('untyped', { policy: 'log', reducers: ({ on }) => [on(TaskAdded, (_v, e) => append(e.payload.title))] });
-    expectTypeOf(createSession({ slices: [Tasks, Untyped] }).dispatch).parameter(0).toEqualTypeOf<Event | SliceCommand>();
+    expectTypeOf(createSession({ slices: [Tasks, Untyped] }).dispatch).parameter(0).toEqualTypeOf<Event | AnySliceCommand>();
     createSession({ slices: [], unknownEvents: 'accept' }).dispatch({ type: 'anything/goes', payload: 1 });
   });
 
