@@ -10,6 +10,7 @@ import { Counter, CounterBumped, Exploded, NoteAdded, Notes, NotesCleared } from
 const url = inject('databaseUrl');
 const prefix = `rxt_scale_${randomUUID().replace(/-/g, '').slice(0, 10)}`;
 const channel = `public_${prefix}_events`;
+const peersChannel = `public_${prefix}_peers`;
 let admin: pg.Pool;
 const open: SharedSession[] = [];
 
@@ -62,10 +63,14 @@ describe('shared sessions at scale (issue 35)', () => {
     const listener = new pg.Client({ connectionString: url });
     await listener.connect();
     const woken: string[] = [];
-    listener.on('notification', (m) => void woken.push(m.payload ?? ''));
-    await listener.query(`LISTEN "${channel}"`);
+    const heard: string[] = [];
+    listener.on('notification', (m) => void (m.channel === channel ? woken : heard).push(m.payload ?? ''));
+    await listener.query(`LISTEN "${channel}"; LISTEN "${peersChannel}"`);
     const writer = await createSharedSession({ slices: [Notes, Counter], sessionId: id, postgres: { pool }, tablePrefix: prefix, snapshotEvery: 0 });
     try {
+      // The listener plays another process that opens the session (a process alone on its session sends no wake-up).
+      await listener.query('SELECT pg_notify($1, $2)', [peersChannel, `J${id}`]);
+      await until(() => heard.includes(`H${id}`), "the writer's answer to the join");
       await writer.dispatch(NoteAdded({ id: 1, text: 'one' }));
       const appends = statements.filter((s) => s.includes(`INSERT INTO "public"."${prefix}_events"`));
       expect(appends).toHaveLength(1);
