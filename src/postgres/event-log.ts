@@ -107,7 +107,9 @@ export class PostgresEventLog {
       `WITH e AS (
          SELECT * FROM unnest($3::float8[], $4::text[], $5::json[], $6::json[], $7::text[]) WITH ORDINALITY AS e(at, type, payload, meta, key, ord)
        ), old AS (
-         SELECT e.ord, l.seq, l.at, l.type, l.payload, l.meta FROM e JOIN ${t.events} l ON l.session_id = $1 AND l.idempotency_key = e.key
+         -- (= ANY: an index lookup per key, whatever the statistics say; a join on the key alone may scan the session's keys)
+         SELECT e.ord, l.seq, l.at, l.type, l.payload, l.meta FROM ${t.events} l JOIN e ON l.idempotency_key = e.key
+         WHERE l.session_id = $1 AND l.idempotency_key = ANY($7::text[])
        ), fresh AS (
          SELECT e.*, row_number() OVER (ORDER BY e.ord) AS n FROM e WHERE e.ord NOT IN (SELECT ord FROM old)
        ), s AS (
