@@ -3,7 +3,8 @@
 // `count` events with `inFlight` appends in flight (each awaited before the next of its lane) or,
 // with `burst` > 1, in bursts of `burst` un-awaited dispatches (rxslice) / one
 // `appendToStream` of `burst` events (Emmett), and prints one JSON line: start and end
-// (performance.timeOrigin + now, ms), the latency of every append in ms, and retried conflicts.
+// (performance.timeOrigin + now, ms), the latency of every append in ms, retried conflicts, and
+// the process's CPU time (user + system, ms) over the timed part.
 // With `sessions` > 1 (workload 14p16x16) the process opens that many sessions (streams),
 // `<stream>-0` … on one pool of 10 clients (rxslice: `postgres: { pool }`, so they share one
 // LISTEN and one lease connection; Emmett: its event store's pool, pg's default of 10), and each
@@ -77,6 +78,7 @@ async function main(): Promise<void> {
   const latencies: number[] = [];
   const next = streams.map(() => 0);
   const start = now();
+  const cpuAtStart = process.cpuUsage();
   await Promise.all(
     streams.flatMap((_, s) =>
       Array.from({ length: inFlight }, async () => {
@@ -91,7 +93,8 @@ async function main(): Promise<void> {
     ),
   );
   const end = now();
-  process.stdout.write(`${JSON.stringify({ start, end, latencies, conflicts: appender.conflicts() })}\n`);
+  const cpu = process.cpuUsage(cpuAtStart);
+  process.stdout.write(`${JSON.stringify({ start, end, latencies, conflicts: appender.conflicts(), cpuMs: (cpu.user + cpu.system) / 1000 })}\n`);
   await appender.close();
 }
 

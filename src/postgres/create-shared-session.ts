@@ -75,7 +75,7 @@ export async function createSharedSession(options: SharedSessionOptions): Promis
     await ensureSchema(pool, tables);
     const log = new PostgresEventLog(pool, tables, options.sessionId);
     await log.open();
-    const shared = new SharedSessionImpl(options, pool, ownPool, releasePool, log, tables.channel, [tables.lockKey, lockKeyOf(options.sessionId)]);
+    const shared = new SharedSessionImpl(options, pool, ownPool, releasePool, log, { wake: tables.channel, peers: tables.peersChannel }, [tables.lockKey, lockKeyOf(options.sessionId)]);
     try {
       await shared.start(started);
     } catch (error) {

@@ -37,13 +37,13 @@ interface EventRow {
   type: string;
   payload: unknown;
   meta: EnvelopeMeta | null;
-  idempotency_key?: string | null;
 }
 
 const toLogged = (row: EventRow): LoggedEvent => ({ seq: Number(row.seq), at: row.at, type: row.type, payload: row.payload, meta: row.meta ?? {} });
 
 /**
- * The PostgreSQL log of one session: append (one statement per batch), read by position,
+ * The PostgreSQL log of one session: append (one statement, one round trip per batch, with or
+ * without idempotency keys), read by position,
  * snapshots beside it.
  *
  * @remarks Sequence numbers come from the session's row in `<prefix>_sessions`: the append
@@ -83,27 +83,68 @@ export class PostgresEventLog {
    * {@link SharedLogError} when PostgreSQL fails.
    */
   async append(batch: readonly PendingAppend[], expectedSeq?: number): Promise<AppendResult[]> {
+    if (batch.every((e) => e.idempotencyKey === null)) return (await this.insert(batch, expectedSeq)).map((event) => ({ event, duplicate: false }));
     for (let attempt = 0; ; attempt++) {
-      const keys = batch.map((e) => e.idempotencyKey).filter((k): k is string => k !== null);
-      const existing = keys.length === 0 ? new Map<string, LoggedEvent>() : await this.byKeys(keys);
-      const fresh = batch.filter((e) => e.idempotencyKey === null || !existing.has(e.idempotencyKey));
-      let appended: LoggedEvent[] = [];
-      if (fresh.length > 0) {
-        try {
-          appended = await this.insert(fresh, expectedSeq);
-        } catch (error) {
-          // Another process appended one of the keys since byKeys: look them up again.
-          if ((error as { cause?: { code?: string } }).cause?.code === UNIQUE_VIOLATION && attempt < 5) continue;
-          throw error;
-        }
+      try {
+        return await this.insertKeyed(batch, expectedSeq);
+      } catch (error) {
+        // Another process appended one of the keys after this statement's snapshot: again (it sees them now).
+        if ((error as { cause?: { code?: string } }).cause?.code === UNIQUE_VIOLATION && attempt < 5) continue;
+        throw error;
       }
-      let next = 0;
-      return batch.map((e) => {
-        const known = e.idempotencyKey === null ? undefined : existing.get(e.idempotencyKey);
-        if (known !== undefined) return { event: known, duplicate: true };
-        return { event: appended[next++] as LoggedEvent, duplicate: false };
-      });
     }
+  }
+
+  /**
+   * A batch with idempotency keys in one statement: the events whose key is in the log are
+   * returned as they are logged, the others appended as {@link PostgresEventLog.insert} does.
+   * (A key committed by another process after the statement's snapshot fails the insert with a
+   * unique violation: the caller runs it again.)
+   */
+  private async insertKeyed(batch: readonly PendingAppend[], expectedSeq: number | undefined): Promise<AppendResult[]> {
+    const t = this.tables;
+    const { rows } = await this.query<{ fresh: string; base: string | null; old: { ord: number; seq: number; at: number; type: string; payload: unknown; meta: EnvelopeMeta | null }[] | null }>(
+      `WITH e AS (
+         SELECT * FROM unnest($3::float8[], $4::text[], $5::json[], $6::json[], $7::text[]) WITH ORDINALITY AS e(at, type, payload, meta, key, ord)
+       ), old AS (
+         -- (= ANY: an index lookup per key, whatever the statistics say; a join on the key alone may scan the session's keys)
+         SELECT e.ord, l.seq, l.at, l.type, l.payload, l.meta FROM ${t.events} l JOIN e ON l.idempotency_key = e.key
+         WHERE l.session_id = $1 AND l.idempotency_key = ANY($7::text[])
+       ), fresh AS (
+         SELECT e.*, row_number() OVER (ORDER BY e.ord) AS n FROM e WHERE e.ord NOT IN (SELECT ord FROM old)
+       ), s AS (
+         UPDATE ${t.sessions} SET last_seq = last_seq + (SELECT count(*) FROM fresh)
+         WHERE session_id = $1 AND EXISTS (SELECT 1 FROM fresh) AND ($2::bigint IS NULL OR last_seq = $2::bigint)
+         RETURNING last_seq - (SELECT count(*) FROM fresh) AS base
+       ), ins AS (
+         INSERT INTO ${t.events} (session_id, seq, at, type, payload, meta, idempotency_key)
+         SELECT $1, s.base + f.n, f.at, f.type, f.payload, f.meta, f.key FROM s, fresh f
+         RETURNING 1
+       )
+       SELECT (SELECT count(*) FROM fresh) AS fresh, (SELECT base FROM s) AS base, (SELECT count(*) FROM ins) AS inserted,
+              (SELECT json_agg(json_build_object('ord', ord, 'seq', seq, 'at', at, 'type', type, 'payload', payload, 'meta', meta)) FROM old) AS old`,
+      [this.sessionId, expectedSeq ?? null, batch.map((e) => e.at), batch.map((e) => e.type), batch.map((e) => e.payload), batch.map((e) => e.meta), batch.map((e) => e.idempotencyKey)],
+      'appending',
+    );
+    const row = rows[0];
+    const fresh = Number(row?.fresh ?? 0);
+    if (fresh > 0 && (row?.base === null || row?.base === undefined)) await this.refused(expectedSeq);
+    const old = new Map((row?.old ?? []).map((o) => [o.ord, { seq: Number(o.seq), at: o.at, type: o.type, payload: o.payload, meta: o.meta ?? {} }]));
+    const base = Number(row?.base ?? 0);
+    let n = 0;
+    return batch.map((e, i) => {
+      const known = old.get(i + 1);
+      if (known !== undefined) return { event: known, duplicate: true };
+      n++;
+      return { event: { seq: base + n, at: e.at, type: e.type, payload: JSON.parse(e.payload) as unknown, meta: JSON.parse(e.meta) as EnvelopeMeta }, duplicate: false };
+    });
+  }
+
+  /** The append statement changed no session row: `expectedSeq` did not hold, or the row is gone. */
+  private async refused(expectedSeq: number | undefined): Promise<never> {
+    const actual = await this.head();
+    if (expectedSeq !== undefined) throw new SeqConflictError(this.sessionId, expectedSeq, actual);
+    throw new SharedLogError(`session ${quote(this.sessionId)} has no row in ${this.tables.sessions} (deleted while open?)`);
   }
 
   private async insert(batch: readonly PendingAppend[], expectedSeq: number | undefined): Promise<LoggedEvent[]> {
@@ -133,22 +174,9 @@ export class PostgresEventLog {
       ],
       'appending',
     );
-    if (rows.length === 0) {
-      const actual = await this.head();
-      if (expectedSeq !== undefined) throw new SeqConflictError(this.sessionId, expectedSeq, actual);
-      throw new SharedLogError(`session ${quote(this.sessionId)} has no row in ${t.sessions} (deleted while open?)`);
-    }
+    if (rows.length === 0) await this.refused(expectedSeq);
     const base = Number(rows[0]?.base);
     return batch.map((e, i) => ({ seq: base + i + 1, at: e.at, type: e.type, payload: JSON.parse(e.payload) as unknown, meta: JSON.parse(e.meta) as EnvelopeMeta }));
-  }
-
-  private async byKeys(keys: readonly string[]): Promise<Map<string, LoggedEvent>> {
-    const { rows } = await this.query<EventRow>(
-      `SELECT seq, at, type, payload, meta, idempotency_key FROM ${this.tables.events} WHERE session_id = $1 AND idempotency_key = ANY($2::text[])`,
-      [this.sessionId, keys],
-      'reading idempotency keys',
-    );
-    return new Map(rows.map((r) => [r.idempotency_key as string, toLogged(r)]));
   }
 
   /** Up to `limit` events after `afterSeq`, in `seq` order. */

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { Subscription, timer } from 'rxjs';
+import { interval, Subscription, timer } from 'rxjs';
 import { SharedLogError } from './errors';
 
 /** A shared session as its {@link LogListener} sees it. */
@@ -22,12 +22,25 @@ export interface ListenerMembership {
   leave(): void;
 }
 
+/** The two channels of a table prefix (see `SharedTables`). */
+export interface ListenerChannels {
+  /** Wake-ups: the payload is the id of a session that committed. */
+  readonly wake: string;
+  /** Presence: `J<session id>` (this process opened it: who else has it?) or `H<session id>` (this process has it open). */
+  readonly peers: string;
+}
+
 /**
- * Sends wake-ups: a transaction of its own, with `synchronous_commit` off for it alone (it writes
- * nothing worth a WAL flush, so the notify lock is held for microseconds), one notification per
- * session that committed since the last one was sent.
+ * Sends wake-ups and presence messages: a transaction of its own, with `synchronous_commit` off
+ * for it alone (it writes nothing worth a WAL flush, so the notify lock is held for microseconds),
+ * one notification per (channel, payload) gathered since the last one was sent.
  */
-const WAKE_UP = "SELECT set_config('synchronous_commit', 'off', true), pg_notify($1, s) FROM unnest($2::text[]) AS s";
+const SEND = "SELECT set_config('synchronous_commit', 'off', true), pg_notify(c, p) FROM unnest($1::text[], $2::text[]) AS n(c, p)";
+
+/** How long another process counts as having a session open after its last presence message, in ms. */
+const PEER_TTL_MS = 30_000;
+/** How often a process repeats `H` for the sessions it shares with another process, in ms. */
+const PEER_REFRESH_MS = 10_000;
 
 /**
  * Labels the LISTEN connection in `pg_stat_activity.application_name`: the pool's own name (from
@@ -61,18 +74,32 @@ const LABEL = "SELECT set_config('application_name', right(ltrim(current_setting
  * behind it. One lost (a connection broke, the process died between commit and wake-up) or late
  * delays a reader by at most its polling interval; one early finds nothing new. Neither can lose
  * or reorder an event.
+ *
+ * **No wake-up when no one else reads.** A session open in this process only (each process on
+ * its own session, the common case at scale) sends no NOTIFY at all: it would cost a transaction,
+ * a delivery to every listener of the prefix and a wake of each of their processes, for no
+ * reader. Processes say which sessions they have open on the peers channel: on LISTEN (and for
+ * each session opened later) `J<id>` ("joined"); a process that has the session open answers
+ * `H<id>` ("here"), as does one that learns of its first other process on that session; those
+ * that share a session repeat `H<id>` every 10 s, and a process counts as gone 30 s after its
+ * last. A commit wakes the other processes when one is known or while this process does not
+ * listen (it cannot hear joins then). Every presence message received makes the session's
+ * members here catch up, which closes the race of a join with a commit that skipped its wake-up:
+ * the writer decided to skip after its commit and before hearing the join, so its answer `H`,
+ * sent after that, makes the joiner read the event (and the joiner's own commits made before it
+ * heard of the writer are found by the writer's catch-up on the joiner's `H`).
  */
 export class LogListener {
   private static readonly byPool = new WeakMap<pg.Pool, Map<string, LogListener>>();
 
   /** Joins the LISTEN connection of `pool` and `channel` in this process (made by the first member). */
-  static join(pool: pg.Pool, channel: string, member: ListenerMember): ListenerMembership {
+  static join(pool: pg.Pool, channels: ListenerChannels, member: ListenerMember): ListenerMembership {
     let listeners = LogListener.byPool.get(pool);
     if (listeners === undefined) LogListener.byPool.set(pool, (listeners = new Map()));
-    let listener = listeners.get(channel);
+    let listener = listeners.get(channels.wake);
     if (listener === undefined) {
-      listener = new LogListener(pool, channel);
-      listeners.set(channel, listener);
+      listener = new LogListener(pool, channels);
+      listeners.set(channels.wake, listener);
       listener.ready = listener.connect();
     } else if (listener.client !== undefined) {
       member.catchUp(); // joined a connection already listening
@@ -88,18 +115,28 @@ export class LogListener {
   private waking = false;
   /** Sessions whose wake-up waits for the one on its way. */
   private readonly toWake = new Set<string>();
+  /** Presence messages waiting for the next send, by session id (`J` asks for answers, so it wins over `H`). */
+  private readonly toAnnounce = new Map<string, 'J' | 'H'>();
+  /** Until when (Date.now() ms) another process counts as having the session open, by session id. */
+  private readonly peersUntil = new Map<string, number>();
   private readonly members = new Map<string, Set<ListenerMember>>();
-  /** Pending reconnection timers. */
+  /** Pending reconnection timers, and the presence refresh. */
   private readonly retries = new Subscription();
 
   private constructor(
     private readonly pool: pg.Pool,
-    private readonly channel: string,
-  ) {}
+    private readonly channels: ListenerChannels,
+  ) {
+    this.retries.add(interval(PEER_REFRESH_MS).subscribe(() => this.refreshPeers()));
+  }
 
   private add(member: ListenerMember): ListenerMembership {
     let same = this.members.get(member.sessionId);
-    if (same === undefined) this.members.set(member.sessionId, (same = new Set()));
+    if (same === undefined) {
+      this.members.set(member.sessionId, (same = new Set()));
+      // A session new to this process: ask who else has it open (else at the next LISTEN).
+      if (this.listening) this.announce(member.sessionId, 'J');
+    }
     same.add(member);
     let left = false;
     return {
@@ -118,10 +155,13 @@ export class LogListener {
   private remove(member: ListenerMember): void {
     const same = this.members.get(member.sessionId);
     same?.delete(member);
-    if (same?.size === 0) this.members.delete(member.sessionId);
+    if (same?.size === 0) {
+      this.members.delete(member.sessionId);
+      this.peersUntil.delete(member.sessionId);
+    }
     if (this.members.size > 0) return;
     const listeners = LogListener.byPool.get(this.pool);
-    if (listeners?.get(this.channel) === this) listeners.delete(this.channel);
+    if (listeners?.get(this.channels.wake) === this) listeners.delete(this.channels.wake);
     this.close();
   }
 
@@ -152,26 +192,63 @@ export class LogListener {
     const pid = (client as unknown as { processID?: number }).processID ?? -1;
     client.on('notification', (message) => {
       if (message.processId === pid || message.payload === undefined) return;
-      for (const member of this.members.get(message.payload) ?? []) member.catchUp();
+      if (message.channel === this.channels.peers) this.heard(message.payload);
+      else for (const member of this.members.get(message.payload) ?? []) member.catchUp();
     });
     this.client = client;
     try {
-      // One round trip (the simple protocol runs both statements).
-      await client.query(`${LABEL}; LISTEN "${this.channel}"`);
+      // One round trip (the simple protocol runs all three statements).
+      await client.query(`${LABEL}; LISTEN "${this.channels.wake}"; LISTEN "${this.channels.peers}"`);
     } catch (error) {
       this.lost(client, error);
       return;
     }
     this.listening = this.client === client;
+    if (this.listening) for (const id of this.members.keys()) this.announce(id, 'J');
     // Events committed while no one listened: read them by position.
     for (const member of [...this.everyMember()]) member.catchUp();
   }
 
-  /** Wakes the other session objects of `from`'s session here at once, and every other process by a coalesced NOTIFY. */
+  /** A presence message of another process (`J` or `H` and a session id). */
+  private heard(payload: string): void {
+    const kind = payload[0];
+    const id = payload.slice(1);
+    const same = this.members.get(id);
+    if (same === undefined || (kind !== 'J' && kind !== 'H')) return;
+    const now = Date.now();
+    const known = (this.peersUntil.get(id) ?? 0) > now;
+    this.peersUntil.set(id, now + PEER_TTL_MS);
+    // Its commits made before it knew of this process sent no wake-up: read them (see the class remarks).
+    for (const member of same) member.catchUp();
+    if (kind === 'J' || !known) this.announce(id, 'H');
+  }
+
+  /** Repeats `H` for the sessions shared with another process, so that they keep counting this one. */
+  private refreshPeers(): void {
+    if (!this.listening) return;
+    const now = Date.now();
+    for (const [id, until] of this.peersUntil) if (until > now && this.members.has(id)) this.announce(id, 'H');
+  }
+
+  private announce(id: string, kind: 'J' | 'H'): void {
+    if (this.toAnnounce.get(id) !== 'J') this.toAnnounce.set(id, kind);
+    this.send();
+  }
+
+  /**
+   * Wakes the other session objects of `from`'s session here at once, and the other processes
+   * that have it open by a coalesced NOTIFY (when one is known, or while this process cannot hear
+   * joins: see the class remarks).
+   */
   private wake(from: ListenerMember): void {
     if (this.closed) return;
     for (const member of this.members.get(from.sessionId) ?? []) if (member !== from) member.catchUp();
+    if (this.listening && (this.peersUntil.get(from.sessionId) ?? 0) <= Date.now()) return;
     this.toWake.add(from.sessionId);
+    this.send();
+  }
+
+  private send(): void {
     if (this.waking) return;
     this.waking = true;
     void this.sendWakeUps();
@@ -179,12 +256,23 @@ export class LogListener {
 
   private async sendWakeUps(): Promise<void> {
     try {
-      while (this.toWake.size > 0 && !this.closed) {
+      while ((this.toWake.size > 0 || this.toAnnounce.size > 0) && !this.closed) {
         const sessions = [...this.toWake];
         this.toWake.clear();
         const client = this.listening ? this.client : undefined;
+        const channels = sessions.map(() => this.channels.wake);
+        const payloads = [...sessions];
+        // Presence goes on the LISTEN connection only (without one, joins are sent on the next LISTEN).
+        if (client !== undefined) {
+          for (const [id, kind] of this.toAnnounce) {
+            channels.push(this.channels.peers);
+            payloads.push(kind + id);
+          }
+        }
+        this.toAnnounce.clear();
+        if (payloads.length === 0) continue;
         try {
-          await (client ?? this.pool).query(WAKE_UP, [this.channel, sessions]);
+          await (client ?? this.pool).query(SEND, [channels, payloads]);
         } catch (error) {
           if (this.closed || (client !== undefined && this.client !== client)) continue;
           // A wake-up that fails on the LISTEN connection finds it broken (killed mid-statement, the

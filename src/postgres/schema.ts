@@ -17,6 +17,11 @@ export interface SharedTables {
   readonly versions: string;
   /** The LISTEN/NOTIFY channel that wakes readers (payload: the session id). */
   readonly channel: string;
+  /**
+   * The LISTEN/NOTIFY channel on which processes tell each other which sessions they have open
+   * (payload: `J` or `H` and the session id), so that a process alone on a session sends no wake-ups.
+   */
+  readonly peersChannel: string;
   /** Name of the unique index on (session_id, idempotency_key) (unquoted; in `schema`). */
   readonly idempotencyIndex: string;
   /** Key pair of the advisory locks (schema setup; per session lease). */
@@ -54,6 +59,7 @@ export function sharedTables(tablePrefix = 'rxslice', schema = 'public'): Shared
     snapshots: q('snapshots'),
     versions: q('schema_version'),
     channel: `${schema}_${tablePrefix}_events`,
+    peersChannel: `${schema}_${tablePrefix}_peers`,
     idempotencyIndex: `${tablePrefix}_events_idempotency`,
     lockKey: lockKeyOf(`rxslice:${schema}.${tablePrefix}`),
   };

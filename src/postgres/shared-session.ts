@@ -17,7 +17,7 @@ import { checkedDefOf, type Snapshot } from '../snapshots/snapshot';
 import { resumeSagas } from '../sagas/run-saga';
 import { sagaRuntime } from '../sagas/saga-runtime';
 import { EffectLease } from './effect-lease';
-import { LogListener, type ListenerMembership } from './log-listener';
+import { LogListener, type ListenerChannels, type ListenerMembership } from './log-listener';
 import { SharedLogError, SharedLogGapError } from './errors';
 import type { LoggedEvent, PendingAppend, PostgresEventLog } from './event-log';
 import type { SharedCommit, SharedDispatchOptions, SharedSession, SharedSessionOptions, SharedStartup } from './shared-session-types';
@@ -88,7 +88,8 @@ export class SharedSessionImpl implements SharedSession {
     /** Releases this session's hold on the pool's shared `error` listener (see `guardPool`). */
     private readonly releasePool: () => void,
     private readonly log: PostgresEventLog,
-    private readonly notifyChannel: string,
+    /** The LISTEN/NOTIFY channels of the table prefix: wake-ups, and who has which session open. */
+    private readonly channels: ListenerChannels,
     private readonly leaseKey: readonly [number, number],
   ) {
     this.sessionId = options.sessionId;
@@ -158,7 +159,7 @@ export class SharedSessionImpl implements SharedSession {
     this.internals.forwardTo((env) => this.forward(env));
     const from = this.position;
     await this.replay();
-    this.listener = LogListener.join(this.pool, this.notifyChannel, {
+    this.listener = LogListener.join(this.pool, this.channels, {
       sessionId: this.sessionId,
       retryMs: options.leaseRetryMs ?? 1_000,
       catchUp: () => void this.catchUp().catch((e: unknown) => this.report(e)),

@@ -4,12 +4,13 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createSharedSession, SharedLogError, type SharedSession, type SharedSessionOptions } from '../../src/postgres/index';
+import { createSharedSession, SeqConflictError, SharedLogError, type SharedSession, type SharedSessionOptions } from '../../src/postgres/index';
 import { Counter, CounterBumped, Exploded, NoteAdded, Notes, NotesCleared } from '../fixtures';
 
 const url = inject('databaseUrl');
 const prefix = `rxt_scale_${randomUUID().replace(/-/g, '').slice(0, 10)}`;
 const channel = `public_${prefix}_events`;
+const peersChannel = `public_${prefix}_peers`;
 let admin: pg.Pool;
 const open: SharedSession[] = [];
 
@@ -62,10 +63,14 @@ describe('shared sessions at scale (issue 35)', () => {
     const listener = new pg.Client({ connectionString: url });
     await listener.connect();
     const woken: string[] = [];
-    listener.on('notification', (m) => void woken.push(m.payload ?? ''));
-    await listener.query(`LISTEN "${channel}"`);
+    const heard: string[] = [];
+    listener.on('notification', (m) => void (m.channel === channel ? woken : heard).push(m.payload ?? ''));
+    await listener.query(`LISTEN "${channel}"; LISTEN "${peersChannel}"`);
     const writer = await createSharedSession({ slices: [Notes, Counter], sessionId: id, postgres: { pool }, tablePrefix: prefix, snapshotEvery: 0 });
     try {
+      // The listener plays another process that opens the session (a process alone on its session sends no wake-up).
+      await listener.query('SELECT pg_notify($1, $2)', [peersChannel, `J${id}`]);
+      await until(() => heard.includes(`H${id}`), "the writer's answer to the join");
       await writer.dispatch(NoteAdded({ id: 1, text: 'one' }));
       const appends = statements.filter((s) => s.includes(`INSERT INTO "public"."${prefix}_events"`));
       expect(appends).toHaveLength(1);
@@ -117,6 +122,45 @@ describe('shared sessions at scale (issue 35)', () => {
     expect(stateOf(cold)).toBe(stateOf(writer));
   });
 
+  it('a batch with idempotency keys is one statement: logged keys come back as logged, the rest are appended in call order', async () => {
+    const id = randomUUID();
+    const pool = new pg.Pool({ connectionString: url, max: 3 });
+    const statements: string[] = [];
+    const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
+    (pool as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+      const text = args[0];
+      statements.push(typeof text === 'string' ? text : String((text as { text?: unknown }).text));
+      return query(...args);
+    };
+    const writer = await createSharedSession({ slices: [Notes, Counter], sessionId: id, postgres: { pool }, tablePrefix: prefix, snapshotEvery: 0 });
+    try {
+      const first = await writer.dispatch(NoteAdded({ id: 1, text: 'one' }), { idempotencyKey: 'k-1', meta: { correlationId: 'c-1' } });
+      statements.length = 0;
+      // One synchronous burst: one statement for the four.
+      const burst = [
+        writer.dispatch(NoteAdded({ id: 2, text: 'no key' })),
+        writer.dispatch(NoteAdded({ id: 1, text: 'one again' }), { idempotencyKey: 'k-1' }),
+        writer.dispatch(NoteAdded({ id: 3, text: 'three' }), { idempotencyKey: 'k-3' }),
+        writer.dispatch(CounterBumped({ by: 4 })),
+      ];
+      const [a, b, c, d] = await Promise.all(burst);
+      // (Catch-up reads by position may run meanwhile: the lease taken, polling.)
+      expect(statements.filter((t) => t.includes(prefix) && !t.startsWith('SELECT seq, at, type, payload, meta FROM'))).toHaveLength(1);
+      expect([a?.seq, b?.seq, c?.seq, d?.seq]).toEqual([2, 1, 3, 4]);
+      expect([a?.duplicate, b?.duplicate, c?.duplicate, d?.duplicate]).toEqual([false, true, false, false]);
+      expect(b).toMatchObject({ at: first.at, event: { payload: { id: 1, text: 'one' } }, meta: { correlationId: 'c-1' } });
+      expect((await logIds(id)).map((r) => r.id)).toEqual([1, 2, 3, null]);
+      // expectedSeq: a logged key is a duplicate whatever the head; a new key is checked against it.
+      await expect(writer.dispatch(NoteAdded({ id: 3, text: 'three' }), { idempotencyKey: 'k-3', expectedSeq: 0 })).resolves.toMatchObject({ seq: 3, duplicate: true });
+      await expect(writer.dispatch(NoteAdded({ id: 5, text: 'five' }), { idempotencyKey: 'k-5', expectedSeq: 0 })).rejects.toBeInstanceOf(SeqConflictError);
+      await expect(writer.dispatch(NoteAdded({ id: 5, text: 'five' }), { idempotencyKey: 'k-5', expectedSeq: 4 })).resolves.toMatchObject({ seq: 5, duplicate: false });
+      expect(writer.read(Notes).map((n) => n.id)).toEqual([1, 2, 3, 5]);
+    } finally {
+      await writer.dispose();
+      await pool.end();
+    }
+  });
+
   it("a writer's connection terminated at random points of 1,000 appends: each failure is a SharedLogError, and retried with its idempotencyKey every event lands exactly once", async () => {
     const id = randomUUID();
     const app = `rxt-fault-${randomUUID().slice(0, 8)}`;
@@ -128,7 +172,7 @@ describe('shared sessions at scale (issue 35)', () => {
       while (running) {
         await new Promise((r) => setTimeout(r, 2 + Math.random() * 25));
         const { rows } = await admin.query<{ killed: number }>(
-          `SELECT count(pg_terminate_backend(pid))::int AS killed FROM pg_stat_activity WHERE application_name = $1 AND state = 'active' AND query LIKE 'WITH s AS%'`,
+          `SELECT count(pg_terminate_backend(pid))::int AS killed FROM pg_stat_activity WHERE application_name = $1 AND state = 'active' AND query LIKE 'WITH %' AND query LIKE '%INSERT INTO%'`, // the append statement
           [app],
         );
         kills += rows[0]?.killed ?? 0;
