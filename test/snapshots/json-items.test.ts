@@ -72,3 +72,45 @@ describe('snapshot JSON item arrays', () => {
     expect(() => snapshotFromJSON(text, [Deep], { maxDepth: 8 })).toThrow(/nests deeper than 8 levels/);
   });
 });
+
+describe('snapshotFromJSON: the walk that freezes kept items checks depth as the plain walk does', () => {
+  // The root is at depth 0, `slices` at 1, the slice at 2, `items` at 3, an item at 4.
+  const Kept = defineSlice('kept', { policy: 'state' });
+  const Checked = defineSlice('checked', { policy: 'state', schema: z.unknown() });
+  const items: unknown[][] = [[1, 'x', null], [{}], [[]], [{ a: 1 }, { b: {} }], [[[]]], [{ a: [{ b: [1] }] }], [3, { deep: { er: { still: {} } } }]];
+  const text = (name: string, list: unknown[]) => JSON.stringify({ format: 'rxslice.snapshot', formatVersion: 3, seq: 0, at: 0, slices: { [name]: { policy: 'state', items: list } } });
+  const outcome = (run: () => unknown): string => {
+    try {
+      run();
+      return 'read';
+    } catch (error) {
+      return (error as Error).message;
+    }
+  };
+
+  it('refuses exactly what a slice with a schema (not frozen by the walk) is refused, at every limit', () => {
+    for (const list of items) {
+      for (let maxDepth = 3; maxDepth <= 9; maxDepth++) {
+        const kept = outcome(() => snapshotFromJSON(text('kept', list), [Kept], { maxDepth }));
+        const checked = outcome(() => snapshotFromJSON(text('checked', list), [Checked], { maxDepth }));
+        expect(kept, `${JSON.stringify(list)} at maxDepth ${maxDepth}`).toBe(checked);
+        if (kept !== 'read') expect(kept).toMatch(new RegExp(`nests deeper than ${maxDepth} levels`));
+      }
+    }
+    // An item object at depth 4 is refused by a limit of 4, a primitive item is not.
+    expect(() => snapshotFromJSON(text('kept', [{}]), [Kept], { maxDepth: 4 })).toThrow(/nests deeper than 4 levels/);
+    expect(() => snapshotFromJSON(text('kept', [1]), [Kept], { maxDepth: 4 })).not.toThrow();
+    // An item's child at depth 5 is refused by a limit of 5.
+    expect(() => snapshotFromJSON(text('kept', [{ a: {} }]), [Kept], { maxDepth: 5 })).toThrow(/nests deeper than 5 levels/);
+    expect(() => snapshotFromJSON(text('kept', [{ a: 1 }]), [Kept], { maxDepth: 5 })).not.toThrow();
+  });
+
+  it('freezes every level of items given as an object whose copy shares a sub-object', () => {
+    const shared = { tag: { name: 't' } };
+    const data = { format: 'rxslice.snapshot', formatVersion: 3, seq: 0, at: 0, slices: { kept: { policy: 'state', items: [shared, { again: shared }, [shared]] } } };
+    const read = snapshotFromJSON(data, [Kept]);
+    const [first, second, third] = read.slices['kept']?.items as [typeof shared, { again: typeof shared }, (typeof shared)[]];
+    for (const value of [first, first.tag, second, second.again, second.again.tag, third, third[0], third[0]?.tag]) expect(Object.isFrozen(value)).toBe(true);
+    expect(Object.isFrozen(shared)).toBe(false);
+  });
+});
