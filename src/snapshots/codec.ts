@@ -84,7 +84,10 @@ const Envelope = z.object({
  * this walk, so nothing is asked `Object.isFrozen` (an object reached twice through a shared
  * reference of a structured clone is frozen twice, which changes nothing). The elements of an
  * array being frozen (a slice's items, the usual case) are frozen as the array is read, and only
- * their own object children are pushed: an item costs no push of its own.
+ * their own object children are pushed: an item costs no push of its own. An object is frozen
+ * after its children were read: V8 reads the elements of a frozen array on a slower path
+ * (~10 ns each in optimized code against ~2), and the order changes nothing else (a walk that
+ * throws leaves only this call's own data partly frozen).
  */
 function checkDepth(root: unknown, maxDepth: number, freeze: ReadonlySet<object>): void {
   if (root === null || typeof root !== 'object') return;
@@ -97,7 +100,6 @@ function checkDepth(root: unknown, maxDepth: number, freeze: ReadonlySet<object>
     const frozen = pushed < 0 || (pushed === 3 && freeze.has(value));
     const depth = pushed < 0 ? -pushed - 1 : pushed;
     if (depth >= maxDepth) throw new InvalidSnapshotError(`it nests deeper than ${maxDepth} levels`);
-    if (frozen) Object.freeze(value);
     const next = frozen ? -depth - 2 : depth + 1;
     if (Array.isArray(value)) {
       if (frozen && depth + 1 < maxDepth) {
@@ -107,7 +109,6 @@ function checkDepth(root: unknown, maxDepth: number, freeze: ReadonlySet<object>
         for (let i = 0; i < value.length; i++) {
           const child: unknown = value[i];
           if (child === null || typeof child !== 'object') continue;
-          Object.freeze(child);
           if (Array.isArray(child)) {
             for (let j = 0; j < child.length; j++) {
               const grandchild: unknown = child[j];
@@ -125,7 +126,9 @@ function checkDepth(root: unknown, maxDepth: number, freeze: ReadonlySet<object>
               }
             }
           }
+          Object.freeze(child);
         }
+        Object.freeze(value);
         continue;
       }
       for (let i = 0; i < value.length; i++) {
@@ -146,6 +149,7 @@ function checkDepth(root: unknown, maxDepth: number, freeze: ReadonlySet<object>
         }
       }
     }
+    if (frozen) Object.freeze(value);
   }
 }
 
