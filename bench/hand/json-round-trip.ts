@@ -5,6 +5,9 @@
  * without its snapshot catalogue (`snapshotCatalogue: false`). Bundle it as bench/README.md says
  * for the hand scripts and run it with `NODE_ENV=production`; `node --cpu-prof` profiles it.
  * The floor is `state = JSON.parse(JSON.stringify(state))` of the same items (printed first).
+ * `PARTS=1` also times the steps of the round trip apart (snapshot, stringify, `JSON.parse` of the
+ * same text, `snapshotFromJSON`, restore; the parse is timed on its own so that `snapshotFromJSON`
+ * minus it is what the checks and the freeze cost).
  */
 import { z } from 'zod';
 import { append, createSession, defineEvent, defineSlice, snapshotFromJSON } from '../../src/index';
@@ -38,3 +41,25 @@ session.dispatch(Grown());
 t0 = cpu();
 for (let r = 0; r < N; r++) session.restore(snapshotFromJSON(JSON.stringify(session.snapshot()), slices));
 console.log(`rxslice ${schema ? 'with a zod schema per item' : 'without schemas'}: ${((cpu() - t0) / N).toFixed(3)} ms/round trip`);
+
+if (process.env['PARTS'] === '1') {
+  const parts = { snapshot: 0, stringify: 0, parse: 0, snapshotFromJSON: 0, restore: 0 };
+  for (let r = 0; r < N; r++) {
+    let t = cpu();
+    const snapshot = session.snapshot();
+    let u = cpu();
+    parts.snapshot += u - t;
+    const text = JSON.stringify(snapshot);
+    t = cpu();
+    parts.stringify += t - u;
+    JSON.parse(text);
+    u = cpu();
+    parts.parse += u - t;
+    const read = snapshotFromJSON(text, slices);
+    t = cpu();
+    parts.snapshotFromJSON += t - u;
+    session.restore(read);
+    parts.restore += cpu() - t;
+  }
+  console.log(Object.entries(parts).map(([step, ms]) => `${step} ${(ms / N).toFixed(3)} ms`).join(', '));
+}

@@ -314,7 +314,7 @@ export const snapshotJsonWorkload: Workload = {
   columns: [{ key: 'jsonBytes', label: 'JSON chars', digits: 0 }],
   notes: [
     'rxslice reads JSON with `snapshotFromJSON(text, slices)`: size/depth limits, zod validation of every item with the slice schema, deep freeze. Peers `JSON.parse` and restore unchecked. `rxslice (no schema)` uses slices without a schema.',
-    'What the checks cost per 10 × 1,000-item round trip (bench/hand/json-round-trip.ts, see bench/README.md): deep freeze ~0.7 ms, depth limit ~0.2 ms, envelope validation ~0.2 ms, a zod schema on every item ~0.5 ms more; without any of them rxslice reads 1.13× the plain loop.',
+    'Where a 10 × 1,000-item round trip without schemas goes (`PARTS=1` bench/hand/json-round-trip.ts, see bench/README.md; CPU ms on a loaded machine): stringify 1.55 (of frozen arrays it was 1.70: `toJSON` hands `JSON.stringify` spread copies, which it walks on its fast path), `JSON.parse` ~2.05, `snapshotFromJSON` ~2.35 in all (the parse, one walk that checks the depth and deep-freezes the 10,000 items, of which `Object.freeze` itself ~0.33, and the envelope\'s zod check, ~4 µs), restore ~0.3 (of which ~0.12 is the identity check of each item against the one it replaces, which keeps an unchanged item\'s time; V8 reads frozen arrays\' elements on a slower path); a zod schema on every item ~0.5 ms more.',
   ],
   contenders: {
     plain: json(plain),

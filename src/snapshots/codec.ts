@@ -79,6 +79,15 @@ const Envelope = z.object({
  * are pushed, with their depth on a parallel stack. Freezes, on the way, every object at or below
  * one of the arrays of `freeze` (their depth is pushed negated): the items of slices kept as read
  * are deep-frozen by this walk, not by a second one.
+ *
+ * `root` is this call's own data (parsed, or a structured clone): nothing in it was frozen before
+ * this walk, so nothing is asked `Object.isFrozen` (an object reached twice through a shared
+ * reference of a structured clone is frozen twice, which changes nothing). The elements of an
+ * array being frozen (a slice's items, the usual case) are frozen as the array is read, and only
+ * their own object children are pushed: an item costs no push of its own. An object is frozen
+ * after its children were read: V8 reads the elements of a frozen array on a slower path
+ * (~10 ns each in optimized code against ~2), and the order changes nothing else (a walk that
+ * throws leaves only this call's own data partly frozen).
  */
 function checkDepth(root: unknown, maxDepth: number, freeze: ReadonlySet<object>): void {
   if (root === null || typeof root !== 'object') return;
@@ -87,16 +96,41 @@ function checkDepth(root: unknown, maxDepth: number, freeze: ReadonlySet<object>
   while (values.length > 0) {
     const value = values.pop() as Record<string, unknown>;
     const pushed = depths.pop() as number;
-    const depth = pushed < 0 ? -pushed - 1 : pushed;
     // (A slice's items array sits at depth 3: root, slices, entry, items.)
-    let frozen = pushed < 0 || (depth === 3 && freeze.has(value));
+    const frozen = pushed < 0 || (pushed === 3 && freeze.has(value));
+    const depth = pushed < 0 ? -pushed - 1 : pushed;
     if (depth >= maxDepth) throw new InvalidSnapshotError(`it nests deeper than ${maxDepth} levels`);
-    if (frozen) {
-      if (Object.isFrozen(value)) frozen = false;
-      else Object.freeze(value);
-    }
     const next = frozen ? -depth - 2 : depth + 1;
     if (Array.isArray(value)) {
+      if (frozen && depth + 1 < maxDepth) {
+        // Each object element (at depth + 1, within the limit) is frozen here; its object
+        // children, at depth + 2, are pushed to be frozen and checked in turn.
+        const inner = -depth - 3;
+        for (let i = 0; i < value.length; i++) {
+          const child: unknown = value[i];
+          if (child === null || typeof child !== 'object') continue;
+          if (Array.isArray(child)) {
+            for (let j = 0; j < child.length; j++) {
+              const grandchild: unknown = child[j];
+              if (grandchild !== null && typeof grandchild === 'object') {
+                values.push(grandchild);
+                depths.push(inner);
+              }
+            }
+          } else {
+            for (const key in child) {
+              const grandchild = (child as Record<string, unknown>)[key];
+              if (grandchild !== null && typeof grandchild === 'object') {
+                values.push(grandchild);
+                depths.push(inner);
+              }
+            }
+          }
+          Object.freeze(child);
+        }
+        Object.freeze(value);
+        continue;
+      }
       for (let i = 0; i < value.length; i++) {
         const child: unknown = value[i];
         if (child !== null && typeof child === 'object') {
@@ -115,6 +149,7 @@ function checkDepth(root: unknown, maxDepth: number, freeze: ReadonlySet<object>
         }
       }
     }
+    if (frozen) Object.freeze(value);
   }
 }
 
