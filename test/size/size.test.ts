@@ -145,4 +145,11 @@ describe("the README's size figures are measured ones", () => {
     const { gzip } = await bundleCost(fixture('quick-start'));
     expect(withinQuoted(Number(quoted) * 1000, gzip), `README ${quoted} KB, measured ${kb(gzip)}`).toBe(true);
   });
+
+  it("the store quick start's min+gzip (the quick start on createStore, its section 'In a browser bundle')", async () => {
+    const quoted = /on `createStore` it costs\s+([\d.]+) KB/.exec(readme)?.[1];
+    expect(quoted, 'the README quotes the store quick start').toBeDefined();
+    const { gzip } = await bundleCost(fixture('store-quick-start'));
+    expect(withinQuoted(Number(quoted) * 1000, gzip), `README ${quoted} KB, measured ${kb(gzip)}`).toBe(true);
+  });
 });

@@ -83,3 +83,20 @@ describe('Store: a Session without the snapshot methods and run', () => {
     expectTypeOf<Session>().toMatchTypeOf<Store>();
   });
 });
+
+describe('the library functions that take a session take a store', () => {
+  it('epics, effects, sagas, statecharts, the flight recorder, devtools and tracing', async () => {
+    const { installEffects, installSagas, resumeSagas, defineMachine, installMachine } = await import('../../src/index');
+    const { flightRecorder } = await import('../../src/jsonl/index');
+    const { connectDevTools } = await import('../../src/devtools/index');
+    const { traceSession } = await import('../../src/otel/index');
+    const store = createStore({ slices: [Plan] });
+    installEffects(store);
+    installSagas(store, { sagas: [] });
+    resumeSagas(store);
+    installMachine(store, defineMachine('m', { initial: 'a', states: { a: {} } }));
+    expectTypeOf(store).toMatchTypeOf<Parameters<typeof flightRecorder>[0]>();
+    expectTypeOf(store).toMatchTypeOf<Parameters<typeof connectDevTools>[0]>();
+    expectTypeOf(store).toMatchTypeOf<Parameters<typeof traceSession>[0]>();
+  });
+});
