@@ -119,7 +119,7 @@ export interface Store<TDeps = unknown, TEvent extends Event = Event> extends Co
  * const store = createStore({ slices: [Messages] });
  * store.slice(Messages).all$.subscribe((m) => console.log(m.length)); // Logs: 0
  * store.dispatch(MessageAdded({ text: 'hi' }));                       // Logs: 1
- * const before = takeSnapshot(store);  // links the snapshot layer into this store
+ * const before = takeSnapshot(store, { includeLogs: true }); // links the snapshot layer into this store
  * store.dispatch(MessageAdded({ text: 'again' }));                    // Logs: 2
  * restoreSnapshot(store, before, { slices: [Messages] });             // Logs: 1
  * // store.snapshot() — compile error: Property 'snapshot' does not exist on type 'Store<...>'
