@@ -58,6 +58,10 @@ export type { SnapshotReadLimits } from './snapshots/codec';
 
 export { createSession } from './store/create-session';
 export type { Session, SessionOptions } from './store/create-session';
+export { createStore } from './store/create-store';
+export type { Store, StoreOptions, LayerMethods } from './store/create-store';
+export { takeSnapshot, restoreSnapshot, transaction, findSnapshots, snapshotLineage } from './store/snapshot-functions';
+export type { SnapshotHost } from './store/snapshot-functions';
 export type {
   Session as CoreSession,
   SessionOptions as CoreSessionOptions,
@@ -66,6 +70,8 @@ export type {
   EvictedItems,
   SnapshotOptions,
   SliceRef,
+  SnapshotMethodName,
+  CoreStore,
   ResetOptions,
 } from './session/session-types';
 export type { CommittedEnvelope } from './session/committed-envelope';

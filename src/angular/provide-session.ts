@@ -1,5 +1,5 @@
 import { assertInInjectionContext, DestroyRef, inject, InjectionToken, runInInjectionContext, type Injector, type Provider } from '@angular/core';
-import type { Session as CoreSession } from '../session/session-types';
+import type { CoreStore as CoreSession } from '../session/session-types';
 import type { Session } from '../store/create-session';
 import { SessionNotProvidedError } from './errors';
 

@@ -5,7 +5,7 @@ import type { ComputedDef, ComputedSource, SourceValue } from '../computed/defin
 import type { MachineDefinition } from '../machines/machine-definition';
 import type { MachineSnapshot } from '../machines/machine-snapshot';
 import { sessionMachine, type SessionMachine } from '../machines/session-machine';
-import type { Session } from '../session/session-types';
+import type { CoreStore } from '../session/session-types';
 import type { SliceDef } from '../slices/reducer';
 
 /**
@@ -20,31 +20,31 @@ export interface SessionReader<TValue> {
 }
 
 /** @internal A slice's items (`handle.all()`). Throws `SliceNotRegisteredError` for a slice the session does not hold. */
-export function itemsReader<TItem>(session: Session, def: SliceDef<string, TItem>): SessionReader<readonly TItem[]> {
+export function itemsReader<TItem>(session: CoreStore, def: SliceDef<string, TItem>): SessionReader<readonly TItem[]> {
   const handle = session.slice(def);
   return { value$: handle.all$, read: () => handle.all() };
 }
 
 /** @internal A slice's latest item (`handle.latest()`, `undefined` when empty). */
-export function latestReader<TItem>(session: Session, def: SliceDef<string, TItem>): SessionReader<TItem | undefined> {
+export function latestReader<TItem>(session: CoreStore, def: SliceDef<string, TItem>): SessionReader<TItem | undefined> {
   const handle = session.slice(def);
   return { value$: handle.latest$, read: () => handle.latest() };
 }
 
 /** @internal A computed slice's value (`computed(session, def).latest()`). */
-export function computedReader<TValue>(session: Session, def: ComputedDef<string, TValue>): SessionReader<TValue> {
+export function computedReader<TValue>(session: CoreStore, def: ComputedDef<string, TValue>): SessionReader<TValue> {
   const handle = computed(session, def);
   return { value$: handle.value$, read: () => handle.latest() };
 }
 
 /** @internal A slice's items or a computed slice's value: what a selector reads. */
-export function sourceReader<TSource extends ComputedSource>(session: Session, source: TSource): SessionReader<SourceValue<TSource>> {
+export function sourceReader<TSource extends ComputedSource>(session: CoreStore, source: TSource): SessionReader<SourceValue<TSource>> {
   return (isComputedDef(source) ? computedReader(session, source) : itemsReader(session, source)) as SessionReader<SourceValue<TSource>>;
 }
 
 /** @internal An installed machine and its snapshot. Throws `MachineNotInstalledError` when `def` is not installed. */
 export function machineReader<TContext, TEventType extends string, TStateId extends string>(
-  session: Session,
+  session: CoreStore,
   def: MachineDefinition<TContext, TEventType, TStateId>,
 ): SessionReader<MachineSnapshot<TContext, TStateId>> & { readonly machine: SessionMachine<TContext, TEventType, TStateId> } {
   const machine = sessionMachine(session, def);

@@ -1,4 +1,4 @@
-import type { Session } from '../session/session-types';
+import type { CoreStore } from '../session/session-types';
 import { handleOf, type ComputedHandle } from './computed';
 import { graphOf, type ComputedGraph } from './computed-graph';
 import type { ComputedNode } from './computed-node';
@@ -57,7 +57,7 @@ function makeFamily<TArg, TValue>(graph: ComputedGraph, def: ComputedFamilyDef<s
  * callsOf.size;               // 1
  * ```
  */
-export function computedFamily<TArg, TValue>(session: Session, def: ComputedFamilyDef<string, TArg, TValue>): ComputedFamily<TArg, TValue> {
+export function computedFamily<TArg, TValue>(session: CoreStore, def: ComputedFamilyDef<string, TArg, TValue>): ComputedFamily<TArg, TValue> {
   const graph = graphOf(session);
   let family = graph.extensions.get(def) as ComputedFamily<TArg, TValue> | undefined;
   if (family === undefined) {

@@ -1,4 +1,4 @@
-import type { Session } from '../session/session-types';
+import type { CoreStore } from '../session/session-types';
 import { SliceNotRegisteredError } from '../session/errors';
 import { SESSION_INTERNALS, type SessionInternals } from '../session/internals';
 import { ComputedNode, type NodeSource } from './computed-node';
@@ -34,7 +34,7 @@ export class ComputedGraph {
   /** Per-session objects built over the graph: handles (keyed by node) and families (keyed by declaration). */
   readonly extensions = new Map<object, unknown>();
 
-  constructor(private readonly session: Session) {
+  constructor(private readonly session: CoreStore) {
     this.internals = session[SESSION_INTERNALS];
     const stop = this.internals.onCommit(this);
     this.internals.onDispose(() => {
@@ -175,7 +175,7 @@ const NO_PLAN: readonly ComputedNode<any>[] = Object.freeze([]);
 const GRAPH = Symbol('rxslice.computed.graph');
 
 /** @internal The computed graph of `session` (kept in its extension registry), created on first use. */
-export function graphOf(session: Session): ComputedGraph {
+export function graphOf(session: CoreStore): ComputedGraph {
   const extensions = session[SESSION_INTERNALS].extensions;
   let graph = extensions.get(GRAPH) as ComputedGraph | undefined;
   if (graph === undefined) {

@@ -1,7 +1,7 @@
 import type { Observable } from 'rxjs';
 import { GuardedObservable } from '../internal/guarded-observable';
 import { withAccessors } from '../internal/fast-object';
-import type { Session } from '../session/session-types';
+import type { CoreStore } from '../session/session-types';
 import { SessionDisposedError } from '../session/errors';
 import { graphOf, type ComputedGraph } from './computed-graph';
 import type { ComputedNode } from './computed-node';
@@ -126,7 +126,7 @@ const HANDLE_ACCESSORS: PropertyDescriptorMap = {
  * total.latest();                                 // 5, without calling project again
  * ```
  */
-export function computed<TValue>(session: Session, def: ComputedDef<string, TValue>): ComputedHandle<TValue> {
+export function computed<TValue>(session: CoreStore, def: ComputedDef<string, TValue>): ComputedHandle<TValue> {
   if (!isComputedDef(def)) {
     throw new InvalidComputedError(String((def as { name?: unknown } | undefined)?.name), 'it is not a computed slice declaration. Make it with defineComputed, or read slices with session.slice(def).');
   }

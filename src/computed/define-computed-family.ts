@@ -1,4 +1,4 @@
-import type { Session } from '../session/session-types';
+import type { CoreStore } from '../session/session-types';
 import { ATTACH, NOT_A_SLICE } from '../session/internals';
 import { ComputedReadOnlyError, InvalidComputedError } from './computed-errors';
 import { computedFamily, type ComputedFamily } from './computed-family';
@@ -43,7 +43,7 @@ export interface ComputedFamilyDef<TName extends string = string, TArg = unknown
   readonly Arg: TArg;
   readonly Value: TValue;
   /** @internal Opens the family in a session: `session.computed(def)`. */
-  readonly [ATTACH]: (session: Session) => ComputedFamily<TArg, TValue>;
+  readonly [ATTACH]: (session: CoreStore) => ComputedFamily<TArg, TValue>;
 }
 
 const defaultKey = (arg: unknown): FamilyKey =>
@@ -90,7 +90,7 @@ export function defineComputedFamily<const TName extends string, const TSources 
     Arg: undefined as TArg,
     Value: undefined as TValue,
     [NOT_A_SLICE]: (operation: string) => new ComputedReadOnlyError(name, operation),
-    [ATTACH]: (session: Session) => computedFamily(session, def),
+    [ATTACH]: (session: CoreStore) => computedFamily(session, def),
   });
   return def;
 }

@@ -1,4 +1,4 @@
-import type { Session } from '../session/session-types';
+import type { CoreStore } from '../session/session-types';
 import { ATTACH, NOT_A_SLICE } from '../session/internals';
 import { computed, type ComputedHandle } from './computed';
 import { checkComputedDeclaration, isComputedDef } from './computed-declaration';
@@ -71,7 +71,7 @@ export interface ComputedDef<TName extends string = string, TValue = unknown> {
   /** Phantom field carrying the value type: `typeof Progress.Value`. Always `undefined` at run time. */
   readonly Value: TValue;
   /** @internal Opens the computed slice in a session: `session.computed(def)`. */
-  readonly [ATTACH]: (session: Session) => ComputedHandle<TValue>;
+  readonly [ATTACH]: (session: CoreStore) => ComputedHandle<TValue>;
 }
 
 /** The value type of a computed slice definition: `InferComputed<typeof Progress>`. */
@@ -130,7 +130,7 @@ function declare<TName extends string, TValue>(
     ...(incremental === undefined ? {} : { incremental }),
     Value: undefined as TValue,
     [NOT_A_SLICE]: (operation: string) => new ComputedReadOnlyError(name, operation),
-    [ATTACH]: (session: Session) => computed(session, def),
+    [ATTACH]: (session: CoreStore) => computed(session, def),
   });
   return def;
 }

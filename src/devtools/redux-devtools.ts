@@ -1,7 +1,8 @@
+import { captureSnapshot, snapshotLayer } from '../session/snapshot-layer';
 import { bufferTime, filter, Subject, Subscription, takeUntil } from 'rxjs';
 import { RxSliceError } from '../internal/errors';
 import type { Event } from '../events/event';
-import type { Session } from '../session/session-types';
+import type { CoreStore } from '../session/session-types';
 import type { CommittedEnvelope } from '../session/committed-envelope';
 import { SESSION_INTERNALS } from '../session/internals';
 import { DevToolsError, type DevToolsAction, type DevToolsState, type Step, type Transport, type TransportHost } from './devtools-transport';
@@ -86,7 +87,7 @@ export interface DevToolsConnection {
  * devtools.disconnect();
  * ```
  */
-export async function connectDevTools(session: Session, options: DevToolsOptions = {}): Promise<DevToolsConnection> {
+export async function connectDevTools(session: CoreStore, options: DevToolsOptions = {}): Promise<DevToolsConnection> {
   const name = options.name ?? 'rxslice';
   const maxAge = options.maxAge ?? 50;
   const latencyMs = options.latencyMs ?? 50;
@@ -122,7 +123,7 @@ class Bridge implements DevToolsConnection, TransportHost {
   state: DevToolsState;
 
   constructor(
-    private readonly session: Session,
+    private readonly session: CoreStore,
     private readonly options: DevToolsOptions,
     readonly maxAge: number,
   ) {
@@ -172,7 +173,7 @@ class Bridge implements DevToolsConnection, TransportHost {
 
   restoreTo(state: DevToolsState | undefined): void {
     if (state === undefined || state === null || typeof state !== 'object') return;
-    const snap = this.session[SESSION_INTERNALS].captureSnapshot({ includeLogs: true });
+    const snap = captureSnapshot(this.session, { includeLogs: true });
     const names = Object.keys(state).filter((n) => n in snap.slices && state[n] !== snap.slices[n]?.items);
     if (names.length === 0) return;
     const slices: Record<string, { policy: string; version: number; items: readonly unknown[] }> = {};
@@ -183,7 +184,7 @@ class Bridge implements DevToolsConnection, TransportHost {
     }
     this.ownRestores++;
     try {
-      this.session.restore({ ...snap.toJSON(), seq: snap.seq, at: snap.at, slices } as never, { slices: names });
+      snapshotLayer(this.session).restore({ ...snap.toJSON(), seq: snap.seq, at: snap.at, slices } as never, { slices: names });
       this.restores++;
     } catch (e) {
       this.ownRestores--;
@@ -214,9 +215,9 @@ class Bridge implements DevToolsConnection, TransportHost {
 }
 
 /** Every slice of the session, logs included (shared references). */
-function stateOf(session: Session): DevToolsState {
+function stateOf(session: CoreStore): DevToolsState {
   // Not catalogued: the bridge reads the state on every send.
-  const snap = session[SESSION_INTERNALS].captureSnapshot({ includeLogs: true });
+  const snap = captureSnapshot(session, { includeLogs: true });
   const state: Record<string, readonly unknown[]> = {};
   for (const [name, entry] of Object.entries(snap.slices)) state[name] = entry.items;
   return state;

@@ -22,7 +22,7 @@ import {
 import type { Event } from '../events/event';
 import type { Envelope, EnvelopeMeta } from '../events/envelope';
 import type { RxSliceError } from '../internal/errors';
-import type { Session } from '../session/session-types';
+import type { CoreStore } from '../session/session-types';
 import type { CommittedEnvelope } from '../session/committed-envelope';
 import { SessionDisposedError } from '../session/errors';
 import { SESSION_INTERNALS, type SessionInternals } from '../session/internals';
@@ -159,7 +159,7 @@ export class EffectRuntime {
     report: (error) => this.report(error),
   };
 
-  constructor(private readonly session: Session) {
+  constructor(private readonly session: CoreStore) {
     this.internals = session[SESSION_INTERNALS];
     this.internals.onDispose(this.subscription);
     this.subscription.add(this.internals.onCommitted(this));
@@ -336,7 +336,7 @@ const RUNTIME = Symbol.for('rxslice.effects.runtime');
  * @internal The effect runtime of `session`, created on first use and kept in the session's
  * own extension registry (no module-level state), so it belongs to that session alone.
  */
-export function effectRuntime(session: Session): EffectRuntime {
+export function effectRuntime(session: CoreStore): EffectRuntime {
   const internals = session[SESSION_INTERNALS];
   let runtime = internals.extensions.get(RUNTIME) as EffectRuntime | undefined;
   if (runtime === undefined) {

@@ -1,6 +1,6 @@
 import { defer, Observable, of, retry, throwError } from 'rxjs';
 import type { AnyEventCreator, Event } from '../events/event';
-import type { Session } from '../session/session-types';
+import type { CoreStore } from '../session/session-types';
 import type { CommittedEnvelope } from '../session/committed-envelope';
 import { SessionDisposedError } from '../session/errors';
 import { SESSION_INTERNALS } from '../session/internals';
@@ -76,7 +76,7 @@ export interface EpicHandle {
  * handle.stop();
  * ```
  */
-export function runEpic<TDeps>(session: Session, epic: Epic<TDeps>, options: EpicOptions<TDeps> = {}): EpicHandle {
+export function runEpic<TDeps>(session: CoreStore, epic: Epic<TDeps>, options: EpicOptions<TDeps> = {}): EpicHandle {
   const internals = session[SESSION_INTERNALS];
   const name = options.name ?? (epic.name || 'anonymousEpic');
   if (internals.disposed) throw new SessionDisposedError(`run epic ${quote(name)}`);
@@ -163,6 +163,6 @@ export function runEpic<TDeps>(session: Session, epic: Epic<TDeps>, options: Epi
  * const [pongHandle] = installEpics(session, [pong, audit], { api });
  * ```
  */
-export function installEpics<TDeps>(session: Session, epics: readonly Epic<TDeps>[], deps?: TDeps): readonly EpicHandle[] {
+export function installEpics<TDeps>(session: CoreStore, epics: readonly Epic<TDeps>[], deps?: TDeps): readonly EpicHandle[] {
   return epics.map((epic) => runEpic(session, epic, deps === undefined ? {} : { deps }));
 }

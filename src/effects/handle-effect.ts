@@ -1,5 +1,5 @@
 import { mergeMap, type Observable } from 'rxjs';
-import type { Session } from '../session/session-types';
+import type { CoreStore } from '../session/session-types';
 import { SessionDisposedError } from '../session/errors';
 import { SESSION_INTERNALS } from '../session/internals';
 import type { AnyEffectDef, Effect, InferEffect, InferEffectResult } from './define-effect';
@@ -30,7 +30,7 @@ import { quote } from '../internal/quote';
  * ```
  */
 export function handleEffect<TDef extends AnyEffectDef, TDeps = unknown>(
-  session: Session,
+  session: CoreStore,
   def: TDef,
   handler: EffectHandler<InferEffect<TDef>, InferEffectResult<TDef>, TDeps>,
 ): EffectRegistration {
@@ -58,7 +58,7 @@ export function handleEffect<TDef extends AnyEffectDef, TDeps = unknown>(
  * const pipeline: Epic = (events$) => events$.pipe(ofType(Refresh), switchMap(() => runEffect(session, Fetch()).pipe(map(Loaded))));
  * ```
  */
-export function runEffect(session: Session, effect: Effect): Observable<unknown> {
+export function runEffect(session: CoreStore, effect: Effect): Observable<unknown> {
   if (session[SESSION_INTERNALS].disposed) throw new SessionDisposedError(`run effect ${quote(effect.type)}`);
   return effectRuntime(session).execute(effect, undefined);
 }
@@ -74,6 +74,6 @@ export function runEffect(session: Session, effect: Effect): Observable<unknown>
  * session.dispatch(SignedUp({ to: 'a@b.c' })); // Logs: email/send
  * ```
  */
-export function effects$(session: Session): Observable<Effect> {
+export function effects$(session: CoreStore): Observable<Effect> {
   return session.committed$.pipe(mergeMap((committed) => committed.effects));
 }

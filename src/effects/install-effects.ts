@@ -1,5 +1,5 @@
 import type { Observable } from 'rxjs';
-import type { Session } from '../session/session-types';
+import type { CoreStore } from '../session/session-types';
 import { SessionDisposedError } from '../session/errors';
 import { SESSION_INTERNALS } from '../session/internals';
 import type { AnyEffectDef, Effect, InferEffect, InferEffectResult } from './define-effect';
@@ -45,7 +45,7 @@ export interface SessionEffects<TDeps = unknown> {
  * fx.handle(Charge, (effect, { deps, signal }) => deps.api.charge(effect.payload, { signal }));
  * ```
  */
-export function installEffects<TDeps = unknown>(session: Session, options: InstallEffectsOptions<TDeps> = {}): SessionEffects<TDeps> {
+export function installEffects<TDeps = unknown>(session: CoreStore, options: InstallEffectsOptions<TDeps> = {}): SessionEffects<TDeps> {
   if (session[SESSION_INTERNALS].disposed) throw new SessionDisposedError('install effects');
   const runtime = effectRuntime(session);
   if (options.dependencies !== undefined) runtime.deps = options.dependencies;

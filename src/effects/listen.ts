@@ -2,7 +2,7 @@ import type { AnyEventCreator, Event, InferEvent } from '../events/event';
 import type { CommittedEnvelope } from '../session/committed-envelope';
 import { SessionDisposedError } from '../session/errors';
 import { SESSION_INTERNALS } from '../session/internals';
-import type { Session } from '../session/session-types';
+import type { CoreStore } from '../session/session-types';
 import type { SessionReader } from '../slices/reducer';
 import { effectMeta } from './execute-effect';
 import { quote } from '../internal/quote';
@@ -51,7 +51,7 @@ export interface ListenOptions {
  * ```
  */
 export function listen<const TCreator extends AnyEventCreator>(
-  session: Session,
+  session: CoreStore,
   creators: TCreator | readonly TCreator[],
   handler: (committed: CommittedEnvelope<InferEvent<TCreator>>, api: ListenerApi) => void,
   options: ListenOptions = {},

@@ -1,7 +1,8 @@
+import { captureSnapshot } from '../session/snapshot-layer';
 import { closeSync, fsyncSync, openSync, writeSync } from 'node:fs';
 import type { Subscription } from 'rxjs';
 import { RxSliceError } from '../internal/errors';
-import type { Session } from '../session/session-types';
+import type { CoreStore } from '../session/session-types';
 import type { CommittedEnvelope } from '../session/committed-envelope';
 import type { SnapshotJSON } from '../snapshots/snapshot';
 import { SESSION_INTERNALS } from '../session/internals';
@@ -91,7 +92,7 @@ export class FlightRecorderError extends RxSliceError {
  * readRecording('run.jsonl', { slices: [Plan] }).stateAt(1).slices['plan']?.items; // the plan after seq 1
  * ```
  */
-export function flightRecorder(session: Session, options: FlightRecorderOptions): FlightRecorder {
+export function flightRecorder(session: CoreStore, options: FlightRecorderOptions): FlightRecorder {
   const file = options.file;
   const snapshotEvery = options.snapshotEvery ?? 1000;
   const fsync = options.fsync ?? 'never';
@@ -150,7 +151,7 @@ class Recorder implements FlightRecorder {
   private subscription: Subscription | undefined = undefined;
 
   constructor(
-    private readonly session: Session,
+    private readonly session: CoreStore,
     readonly file: string,
     private fd: number,
     private readonly snapshotEvery: number,
@@ -214,7 +215,7 @@ class Recorder implements FlightRecorder {
   }
 
   private pushSnapshot(): void {
-    const snapshot = this.session[SESSION_INTERNALS].captureSnapshot({ includeLogs: true });
+    const snapshot = captureSnapshot(this.session, { includeLogs: true });
     // Every FULL_SNAPSHOT_EVERY-th snapshot (the first included) is whole; the others write each
     // slice relative to the previous snapshot, which bounds the chain a reader folds.
     const full = this.lastSnapshotSeq < 0 || this.sinceFull >= FULL_SNAPSHOT_EVERY - 1;

@@ -8,6 +8,7 @@ import type { SliceDef } from '../slices/reducer';
 import { snapshotFromJSON } from '../snapshots/codec';
 import type { Snapshot } from '../snapshots/snapshot';
 import { createCoreSession } from '../session/create-core-session';
+import { snapshotLayer, withSnapshotMethods, type SnapshotHost } from '../session/snapshot-layer';
 import type { Session } from '../session/session-types';
 import type { CommittedEnvelope } from '../session/committed-envelope';
 import { SESSION_INTERNALS } from '../session/internals';
@@ -79,7 +80,7 @@ export interface Recording {
    * readRecording('run.jsonl', { slices }).restoreTo(session, 42); // session is back at event 42
    * ```
    */
-  restoreTo(session: Session, seq: number, options?: { readonly slices?: readonly (SliceDef<string, any> | string)[] }): void;
+  restoreTo(session: SnapshotHost, seq: number, options?: { readonly slices?: readonly (SliceDef<string, any> | string)[] }): void;
   /**
    * Forks: a new session holding the state after envelope `seq`, whose own events continue from
    * `seq + 1` (its first is the restored event). `make` creates it (default: a core session of
@@ -185,7 +186,7 @@ export function readRecording(file: string, options: ReadRecordingOptions): Reco
     const code = (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'RECORDING_NOT_FOUND' : 'RECORDING_IO';
     throw new RecordingError(file, code, code === 'RECORDING_NOT_FOUND' ? 'no such file. Record one with flightRecorder(session, { file }).' : (e as Error).message, { cause: e });
   }
-  return new RecordingReader(file, buf, options.slices, options.session ?? ((scheduler) => createCoreSession({ slices: options.slices, scheduler })));
+  return new RecordingReader(file, buf, options.slices, options.session ?? ((scheduler) => withSnapshotMethods(createCoreSession({ slices: options.slices, scheduler }))));
 }
 
 /** What a recording's first line says about it. See {@link readRecordingHeader}. */
@@ -440,16 +441,16 @@ class RecordingReader implements Recording {
     return scheduler === undefined ? from({ [Symbol.iterator]: () => this.envelopes(range) }) : from({ [Symbol.iterator]: () => this.envelopes(range) }, scheduler);
   }
 
-  restoreTo(session: Session, seq: number, options?: { readonly slices?: readonly (SliceDef<string, any> | string)[] }): void {
-    session.restore(this.stateAt(seq), options);
+  restoreTo(session: SnapshotHost, seq: number, options?: { readonly slices?: readonly (SliceDef<string, any> | string)[] }): void {
+    snapshotLayer(session).restore(this.stateAt(seq), options);
   }
 
   fork(seq: number, make?: () => Session): Session {
     const state = this.stateAt(seq);
-    const session = make === undefined ? createCoreSession({ slices: this.slices }) : make();
+    const session = make === undefined ? withSnapshotMethods(createCoreSession({ slices: this.slices })) : make();
     try {
       if (session.lastSeq < seq) session[SESSION_INTERNALS].skipTo(seq + 1);
-      session.restore(state);
+      snapshotLayer(session).restore(state);
     } catch (e) {
       if (make === undefined) session.dispose();
       throw e;
@@ -476,11 +477,11 @@ class RecordingReader implements Recording {
       if (snapSeq > 0) {
         // The restore takes the snapshot's own seq, so replayed envelopes keep theirs.
         session[SESSION_INTERNALS].skipTo(snapSeq);
-        session.restore(snapshot);
-      } else if (!sameItems(session.snapshot({ includeLogs: true }), snapshot)) {
+        snapshotLayer(session).restore(snapshot);
+      } else if (!sameItems(snapshotLayer(session).snapshot({ includeLogs: true }), snapshot)) {
         // State before any event that differs from the slices' initial items: restoring takes
         // seq 1, and replayed envelopes run one seq later than recorded (see `replayOne`).
-        session.restore(snapshot);
+        snapshotLayer(session).restore(snapshot);
       }
       cursor = this.cursor = { session, clock, seq: snapSeq, envIndex: firstAbove(this.envSeqs, snapSeq) };
     }
@@ -503,7 +504,7 @@ class RecordingReader implements Recording {
       cursor.envIndex++;
     }
     cursor.seq = seq;
-    return cursor.session.snapshot({ includeLogs: true });
+    return snapshotLayer(cursor.session).snapshot({ includeLogs: true });
   }
 
   private snapshotAt(i: number): Snapshot {

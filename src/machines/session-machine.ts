@@ -9,7 +9,7 @@ import { none, replace, withEffects } from '../slices/slice-op';
 import type { SliceView } from '../slices/slice-view';
 import { SESSION_INTERNALS, type EnvelopeDecider, type SessionInternals } from '../session/internals';
 import type { SliceHandle } from '../session/slice-handle';
-import type { Session } from '../session/session-types';
+import type { CoreStore } from '../session/session-types';
 import { availableTransitions, canTransition, type AvailableTransition, type AvailableTransitionsOptions } from './available-transitions.js';
 import { explainTransition } from './explain-transition.js';
 import { InvalidTransitionError, MachineNotInstalledError } from './errors.js';
@@ -126,7 +126,7 @@ const MACHINE_ACCESSORS: PropertyDescriptorMap = {
   },
 };
 
-function sessionSlices(session: Session): MachineSlices {
+function sessionSlices(session: CoreStore): MachineSlices {
   const views = new Map<SliceDef<string, any>, SliceView<unknown>>();
   return {
     get<TItem>(def: SliceDef<string, TItem>): SliceView<TItem> {
@@ -194,7 +194,7 @@ function descriptorsByState(def: MachineDefinition<any, any, any>): Map<string, 
  * ```
  */
 export function installMachine<TContext, TEventType extends string, TStateId extends string>(
-  session: Session,
+  session: CoreStore,
   def: MachineDefinition<TContext, TEventType, TStateId>,
 ): SessionMachine<TContext, TEventType, TStateId> {
   const internals = session[SESSION_INTERNALS];
@@ -345,7 +345,7 @@ export function installMachine<TContext, TEventType extends string, TStateId ext
  * ```
  */
 export function sessionMachine<TContext, TEventType extends string, TStateId extends string>(
-  session: Session,
+  session: CoreStore,
   def: MachineDefinition<TContext, TEventType, TStateId>,
 ): SessionMachine<TContext, TEventType, TStateId> {
   const installed = registry(session[SESSION_INTERNALS]).get(def.name);

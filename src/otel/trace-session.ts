@@ -7,7 +7,7 @@ import type { Subscription } from 'rxjs';
 import type { ErrorInfo } from '../effects/lifecycle-events';
 import type { Event } from '../events/event';
 import type { CommittedEnvelope } from '../session/committed-envelope';
-import type { Session } from '../store/create-session';
+import type { Store } from '../store/create-store';
 
 /** The instrumentation scope name of the spans (`trace.getTracer(TRACER_NAME)`). */
 export const TRACER_NAME = 'rxslice';
@@ -107,7 +107,7 @@ function failSpan(span: Span, error: ErrorInfo | undefined, at: number): void {
  * tracing.dispose();
  * ```
  */
-export function traceSession(session: Session<any>, options: TraceSessionOptions = {}): SessionTracing {
+export function traceSession(session: Store<any>, options: TraceSessionOptions = {}): SessionTracing {
   const tracer = options.tracer ?? trace.getTracer(TRACER_NAME);
   const base = options.attributes ?? {};
   const correlated = options.correlatedEvents ?? true;

@@ -5,6 +5,7 @@ import type { Envelope } from '../events/envelope';
 import type { ChannelDef } from '../events/define-channel';
 import { RxSliceError } from '../internal/errors';
 import { createCoreSession } from '../session/create-core-session';
+import { snapshotLayer, withSnapshotMethods } from '../session/snapshot-layer';
 import type { Attachable, EvictedItems, Session, SnapshotOptions } from '../session/session-types';
 import type { CommittedEnvelope } from '../session/committed-envelope';
 import { InvalidEventError, SessionDisposedError } from '../session/errors';
@@ -93,7 +94,7 @@ export class SharedSessionImpl implements SharedSession {
     private readonly leaseKey: readonly [number, number],
   ) {
     this.sessionId = options.sessionId;
-    this.local = createCoreSession({
+    this.local = withSnapshotMethods(createCoreSession({
       slices: options.slices,
       middleware: { reducers: options.middleware?.reducers ?? [] },
       ...(options.events === undefined ? {} : { events: options.events }),
@@ -101,7 +102,7 @@ export class SharedSessionImpl implements SharedSession {
       ...(options.validation === undefined ? {} : { validation: options.validation }),
       ...(options.freeze === undefined ? {} : { freeze: options.freeze }),
       ...(options.channels === undefined ? {} : { channels: options.channels }),
-    });
+    }));
     this.internals = this.local[SESSION_INTERNALS];
     this.internals.onCommitted({ onCommitted: (committed) => void (this.lastCommitted = committed) });
   }
@@ -141,7 +142,7 @@ export class SharedSessionImpl implements SharedSession {
     return this.local.channel(def);
   }
   snapshot(options?: SnapshotOptions): Snapshot {
-    return this.local.snapshot(options);
+    return snapshotLayer(this.local).snapshot(options);
   }
 
   // ---- start ------------------------------------------------------------------------------
@@ -190,7 +191,7 @@ export class SharedSessionImpl implements SharedSession {
       return;
     }
     this.internals.skipTo(row.seq);
-    this.local.restore(snapshot);
+    snapshotLayer(this.local).restore(snapshot);
     this.position = this.lastSnapshotSeq = row.seq;
     this.startup = { ...this.startup, fromSnapshot: row.seq };
   }
@@ -220,7 +221,7 @@ export class SharedSessionImpl implements SharedSession {
 
   /** Every slice registered in the local session (the options' slices, statecharts', sagas'). */
   private registeredDefs(): SliceDef<string, any>[] {
-    const snapshot = this.local.snapshot({ includeLogs: true });
+    const snapshot = snapshotLayer(this.local).snapshot({ includeLogs: true });
     return Object.keys(snapshot.slices).map((name) => checkedDefOf(snapshot, name) as SliceDef<string, any>);
   }
 
@@ -490,7 +491,7 @@ export class SharedSessionImpl implements SharedSession {
   async saveSnapshot(): Promise<number> {
     if (this.disposed) throw new SessionDisposedError('save a snapshot');
     const seq = this.position;
-    const data = JSON.stringify(this.local.snapshot({ includeLogs: true, tag: `rxslice.shared:${seq}` }));
+    const data = JSON.stringify(snapshotLayer(this.local).snapshot({ includeLogs: true, tag: `rxslice.shared:${seq}` }));
     this.snapshotting = true;
     try {
       await this.log.saveSnapshot(seq, data, Math.max(1, this.options.snapshotsToKeep ?? 2));

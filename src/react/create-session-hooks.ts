@@ -1,7 +1,7 @@
 import type { ComputedFamilyDef } from '../computed/define-computed-family';
 import type { ComputedDef, ComputedSource, SourceValue } from '../computed/define-computed';
 import type { MachineDefinition } from '../machines/machine-definition';
-import type { Session as CoreSession } from '../session/session-types';
+import type { CoreStore as CoreSession } from '../session/session-types';
 import type { SliceDef } from '../slices/reducer';
 import { useSessionOr } from './session-context';
 import { useComputedIn } from './use-computed';

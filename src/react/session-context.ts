@@ -1,5 +1,5 @@
 import { createContext, createElement, useContext, type ReactNode } from 'react';
-import type { Session as CoreSession } from '../session/session-types';
+import type { CoreStore as CoreSession } from '../session/session-types';
 import type { Session } from '../store/create-session';
 import { SessionNotProvidedError } from './errors';
 

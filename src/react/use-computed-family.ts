@@ -1,7 +1,7 @@
 import { useMemo, useSyncExternalStore } from 'react';
 import { computedFamily } from '../computed/computed-family';
 import type { ComputedFamilyDef } from '../computed/define-computed-family';
-import type { Session as CoreSession } from '../session/session-types';
+import type { CoreStore as CoreSession } from '../session/session-types';
 import { useProvidedSession } from './session-context';
 import { changesOf } from './store-subscription';
 

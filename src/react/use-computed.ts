@@ -1,7 +1,7 @@
 import { useMemo, useSyncExternalStore } from 'react';
 import { computedReader } from '../bindings/readers';
 import type { ComputedDef } from '../computed/define-computed';
-import type { Session as CoreSession } from '../session/session-types';
+import type { CoreStore as CoreSession } from '../session/session-types';
 import { useProvidedSession } from './session-context';
 import { storeOf } from './store-subscription';
 

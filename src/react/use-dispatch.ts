@@ -1,4 +1,4 @@
-import type { Session as CoreSession } from '../session/session-types';
+import type { CoreStore as CoreSession } from '../session/session-types';
 import type { Session } from '../store/create-session';
 import { useProvidedSession } from './session-context';
 

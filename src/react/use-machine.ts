@@ -2,7 +2,7 @@ import { useMemo, useSyncExternalStore } from 'react';
 import { machineState, type MachineState } from '../bindings/machine-state';
 import { machineReader } from '../bindings/readers';
 import type { MachineDefinition } from '../machines/machine-definition';
-import type { Session as CoreSession } from '../session/session-types';
+import type { CoreStore as CoreSession } from '../session/session-types';
 import { useProvidedSession } from './session-context';
 import { storeOf } from './store-subscription';
 

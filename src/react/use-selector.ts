@@ -2,7 +2,7 @@ import { useMemo, useRef, useSyncExternalStore } from 'react';
 import { sourceReader } from '../bindings/readers';
 import { select as selectFrom, type Selection } from '../bindings/selection';
 import type { ComputedSource, SourceValue } from '../computed/define-computed';
-import type { Session as CoreSession } from '../session/session-types';
+import type { CoreStore as CoreSession } from '../session/session-types';
 import { useProvidedSession } from './session-context';
 import { changesOf } from './store-subscription';
 

@@ -1,6 +1,6 @@
 import { useMemo, useSyncExternalStore } from 'react';
 import { itemsReader, latestReader } from '../bindings/readers';
-import type { Session as CoreSession } from '../session/session-types';
+import type { CoreStore as CoreSession } from '../session/session-types';
 import type { SliceDef } from '../slices/reducer';
 import { useProvidedSession } from './session-context';
 import { storeOf } from './store-subscription';

@@ -1,6 +1,6 @@
 import type { Observable } from 'rxjs';
 import { linkLayer, SAGA_LAYER, type SagaLayer } from '../session/feature-layers';
-import type { Session } from '../session/session-types';
+import type { CoreStore } from '../session/session-types';
 import type { AnySagaDef, InferSagaInput, InferSagaResult } from './define-saga';
 import type { SagaHistoryOptions, SagaRecord } from './saga-history';
 import { sagaRuntime, type ResumedSaga, type ResumeSagasOptions, type RunSagaOptions } from './saga-runtime';
@@ -50,7 +50,7 @@ import { sagaRuntime, type ResumedSaga, type ResumeSagasOptions, type RunSagaOpt
  * ```
  */
 export function runSaga<TDef extends AnySagaDef>(
-  session: Session,
+  session: CoreStore,
   def: TDef,
   input: InferSagaInput<TDef>,
   options?: RunSagaOptions,
@@ -83,7 +83,7 @@ export function runSaga<TDef extends AnySagaDef>(
  * session.resumeSagas().forEach((s) => s.result$.subscribe({ error: (e) => console.log(e.message) }));
  * ```
  */
-export function resumeSagas(session: Session, options?: ResumeSagasOptions): ResumedSaga[] {
+export function resumeSagas(session: CoreStore, options?: ResumeSagasOptions): ResumedSaga[] {
   return sagaRuntime(session).resume(options);
 }
 
@@ -101,7 +101,7 @@ export function resumeSagas(session: Session, options?: ResumeSagasOptions): Res
  * ```
  */
 export function installSagas(
-  session: Session,
+  session: CoreStore,
   options: { readonly sagas?: readonly AnySagaDef[]; readonly deps?: unknown; readonly history?: SagaHistoryOptions } = {},
 ): void {
   // Links the layer as defineSaga does: the session's saga methods then reach this runtime.
@@ -131,7 +131,7 @@ export function installSagas(
  * console.log(last?.sagaId, last?.outcome, last?.steps.map((s) => s.step)); // Logs: d1 completed [ 'createResources', ... ]
  * ```
  */
-export function sagaHistory(session: Session): readonly SagaRecord[] {
+export function sagaHistory(session: CoreStore): readonly SagaRecord[] {
   return sagaRuntime(session).history();
 }
 

@@ -1,5 +1,5 @@
 import { Observable } from 'rxjs';
-import type { Session } from '../session/session-types';
+import type { CoreStore } from '../session/session-types';
 import type { CommittedEnvelope } from '../session/committed-envelope';
 import { SessionDisposedError } from '../session/errors';
 import { SESSION_INTERNALS, type SessionInternals } from '../session/internals';
@@ -60,7 +60,7 @@ export class SagaRuntime implements SagaHost {
   readonly scheduler;
 
   constructor(
-    private readonly session: Session,
+    private readonly session: CoreStore,
     history: SagaHistoryOptions = {},
   ) {
     this.internals = session[SESSION_INTERNALS];
@@ -224,7 +224,7 @@ export class SagaRuntime implements SagaHost {
  * @internal The saga runtime of `session`, created on first use (installs the `rxslice/sagas` and
  * `rxslice/sagaHistory` slices; `history` is the retention of the latter, read at creation only).
  */
-export function sagaRuntime(session: Session, history?: SagaHistoryOptions): SagaRuntime {
+export function sagaRuntime(session: CoreStore, history?: SagaHistoryOptions): SagaRuntime {
   const internals = session[SESSION_INTERNALS];
   let runtime = internals.extensions.get(RUNTIME) as SagaRuntime | undefined;
   if (runtime === undefined) {

@@ -5,18 +5,15 @@ import type { SliceDef } from '../slices/reducer';
 import type { Snapshot } from '../snapshots/snapshot';
 import { memory } from '../storage/memory-storage';
 import type { ChannelDef } from '../events/define-channel';
-import type { RxSliceError } from '../internal/errors';
-import { InvalidListenerError, SessionDisposedError, UnsupportedOnSharedSessionError, type InvalidEventError, type InvalidMiddlewareError, type ReducerError, type UnknownEventError } from './errors';
+import { InvalidListenerError, SessionDisposedError, type InvalidEventError, type InvalidMiddlewareError, type ReducerError, type UnknownEventError } from './errors';
 import type { SliceHandle, SliceRecord } from './slice-handle';
 import { sliceHandle, useMiddleware } from './slice-handle-api';
 import { SessionCore } from './session-core';
 import { LIBRARY_META, SessionReset } from './system-events';
 import { ATTACH, SESSION_INTERNALS, type SessionInternals } from './internals';
-import { sliceNames } from './session-snapshots';
 import type { ChannelRuntime } from '../events/channel-runtime';
-import { CHANNEL_LAYER, layerOf, type ChannelLayer } from './feature-layers';
+import { CHANNEL_LAYER, layerOf, SNAPSHOT_LAYER, type ChannelLayer } from './feature-layers';
 import { InvalidChannelError } from '../events/invalid-channel-error';
-import { findSnapshots, snapshotKeeper, snapshotLineage } from './snapshot-queries';
 import { SessionItemsReader, SessionListeners } from './session-read';
 import type { Session, SessionEvent, SessionOptions, SnapshotOptions } from './session-types';
 import { quote } from '../internal/quote';
@@ -65,6 +62,11 @@ const INTERNALS_ACCESSORS: PropertyDescriptorMap = {
  * dictionary (see `withAccessors`).
  */
 interface ExtensionSlots {
+  readonly snapshot: undefined;
+  readonly restore: undefined;
+  readonly transaction: undefined;
+  readonly findSnapshots: undefined;
+  readonly snapshotLineage: undefined;
   readonly runSaga: undefined;
   readonly resumeSagas: undefined;
   readonly sagaHistory: undefined;
@@ -122,11 +124,6 @@ export function createCoreSession(options: SessionOptions): Session {
   const freeze = options.freeze ?? !isProduction();
   const mode = options.validation ?? 'dev';
   const scheduler = options.scheduler ?? asyncScheduler;
-  // Checked before anything is created; reports go to the core's errors$ (made just below).
-  let reportSave = (_error: RxSliceError): void => undefined;
-  const keeper = snapshotKeeper(options.snapshotStore, options.snapshotCatalogue, () => scheduler.now(), (error) => reportSave(error));
-  const snapshotQueries = keeper.queries;
-  const keep = keeper.keep;
   // The pipeline lives in a SessionCore (prototype methods, optimized once for every session);
   // this function builds the public face around it.
   const core = new SessionCore({
@@ -142,7 +139,6 @@ export function createCoreSession(options: SessionOptions): Session {
     events: options.events ?? [],
     unknownEvents: options.unknownEvents ?? 'reject',
   });
-  reportSave = (error) => core.errors$.next(error);
   const registry = core.registry;
   const items = new SessionItemsReader(registry);
   const listeners = new SessionListeners(
@@ -208,7 +204,12 @@ export function createCoreSession(options: SessionOptions): Session {
     freeze,
     hasSlice: (name) => registry.records.has(name),
     reportError: (error) => core.errors$.next(error),
-    captureSnapshot: (opts) => capture(opts),
+    captureSnapshot(opts) {
+      const layer = internals.extensions.get(SNAPSHOT_LAYER) as { capture(o?: SnapshotOptions): Snapshot } | undefined;
+      if (layer === undefined) throw new TypeError('This store has no snapshot layer yet: call takeSnapshot(store) (or any snapshot function of rxslice) once to link it.');
+      return layer.capture(opts);
+    },
+    snapshotOptions: { store: options.snapshotStore, catalogue: options.snapshotCatalogue },
     reportSubscriberFailure: (source, error) => core.reportSubscriberFailure(source, error),
     dispatchSystem: (event, meta) => core.dispatchEnvelope(core.accept(event, meta, true)),
     dispatchWithOwnMeta: (event, meta) => core.dispatchEnvelope(core.accept(event, meta, false, true)),
@@ -227,9 +228,14 @@ export function createCoreSession(options: SessionOptions): Session {
   };
   const internals = withAccessors<SessionInternals>(internalsData, INTERNALS_ACCESSORS);
 
-  const sessionData: Omit<Session, 'lastSeq'> & WithCore & ExtensionSlots = {
+  const sessionData: Omit<Session, 'lastSeq' | keyof ExtensionSlots> & WithCore & ExtensionSlots = {
     [CORE]: core,
-    // Filled in by `createSession` (see ExtensionSlots).
+    // Filled in by `createStore` and `createSession` (see ExtensionSlots).
+    snapshot: undefined,
+    restore: undefined,
+    transaction: undefined,
+    findSnapshots: undefined,
+    snapshotLineage: undefined,
     runSaga: undefined,
     resumeSagas: undefined,
     sagaHistory: undefined,
@@ -250,63 +256,6 @@ export function createCoreSession(options: SessionOptions): Session {
       core.dispatchEnvelope(core.accept(SessionReset({ to }), LIBRARY_META, true));
     },
     batch: (fn) => core.batch(fn),
-    transaction<TResult>(fn: () => TResult): TResult {
-      if (core.disposed) throw new SessionDisposedError('run a transaction');
-      if (core.forward !== undefined) throw new UnsupportedOnSharedSessionError('transaction');
-      // The rollback point is the library's: not catalogued, not saved to a store (and restoring
-      // it leaves the lineage of later snapshots as it was).
-      const before = core.snapshots.rollbackPoint(core.lastSeq, core.scheduler.now());
-      // Listeners (an attached checkpointer) hold back what a rollback may still undo until the
-      // outermost transaction ends.
-      const id = ++core.transactionCount;
-      tellTransaction(core, id, true, true);
-      let open = true;
-      const end = (committed: boolean): void => {
-        if (!open) return;
-        open = false;
-        tellTransaction(core, id, false, committed);
-      };
-      const rollback = (error: unknown): never => {
-        try {
-          if (!core.disposed) session.restore(before);
-        } finally {
-          end(false);
-        }
-        throw error;
-      };
-      let result: TResult;
-      try {
-        result = fn();
-      } catch (error) {
-        return rollback(error);
-      }
-      if (result !== null && typeof result === 'object' && typeof (result as { then?: unknown }).then === 'function') {
-        return (result as unknown as PromiseLike<unknown>).then((value) => {
-          end(true);
-          return value;
-        }, rollback) as TResult;
-      }
-      end(true);
-      return result;
-    },
-    snapshot(opts) {
-      const snapshot = capture(opts);
-      // Catalogued (a slot of a ring) or handed to the store: see `snapshotKeeper`.
-      if (keep !== undefined) keep(snapshot);
-      return snapshot;
-    },
-    restore(snapshot, opts) {
-      if (core.disposed) throw new SessionDisposedError('restore a snapshot');
-      if (core.forward !== undefined) throw new UnsupportedOnSharedSessionError('restore');
-      // A whole snapshot this session took: nothing to check or copy (see `prepareRestore`).
-      const names = opts === undefined ? core.snapshots.namesOfOwn(snapshot) : undefined;
-      if (names !== undefined) {
-        core.restore(snapshot as Snapshot, names, (snapshot as Snapshot).id);
-        return;
-      }
-      const checked = core.snapshots.prepareRestore(snapshot, opts);
-      core.restore(checked.snapshot, checked.names, checked.id);
-    },
     events$: guarded(core, core.events$, 'events$'),
     committed$: guarded(core, core.committed$, 'committed$'),
     // Not guarded: a throwing errors$ subscriber goes to RxJS's unhandled-error hook.
@@ -320,20 +269,9 @@ export function createCoreSession(options: SessionOptions): Session {
       if (typeof listener !== 'function') throw new InvalidListenerError(listener === null ? 'null' : typeof listener);
       return listeners.add(listener);
     },
-    findSnapshots: (query) => findSnapshots(snapshotQueries, query),
-    snapshotLineage: (snapshot) => snapshotLineage(snapshotQueries, snapshot),
     [SESSION_INTERNALS]: internals,
   };
   const session = withAccessors<Session>(sessionData, SESSION_ACCESSORS);
-  /** `session.snapshot(opts)` without keeping it (what the transaction and `captureSnapshot` take). */
-  function capture(opts: SnapshotOptions | undefined): Snapshot {
-    // No options: the state slices, untagged (no option object to read).
-    if (opts === undefined) return core.snapshots.take(core.lastSeq, core.scheduler.now(), undefined, false);
-    const include = sliceNames(opts.include, 'snapshot option "include"');
-    const exclude = sliceNames(opts.exclude, 'snapshot option "exclude"');
-    const selection = include === undefined && exclude === undefined ? undefined : { include, exclude };
-    return core.snapshots.take(core.lastSeq, core.scheduler.now(), opts.tag, opts.includeLogs === true, selection);
-  }
   const channels = new Map<string, ChannelRuntime<any>>();
   // A channel declares its event types (publishing to it is dispatching them).
   const openKnownChannel = <TEvent extends { readonly type: string }>(def: ChannelDef<string, TEvent>): ChannelRuntime<TEvent> => {
@@ -358,21 +296,6 @@ function guarded<T>(core: SessionCore, subject: Subject<T>, label: string): Obse
   return new GuardedObservable<T>(label, (source, error) => core.reportSubscriberFailure(source, error), (subscriber) => subject.subscribe(subscriber));
 }
 
-/** Counts a transaction in (`begin`) or out, and tells the transaction listeners; a listener that throws is reported. */
-function tellTransaction(core: SessionCore, id: number, begin: boolean, committed: boolean): void {
-  core.transactionDepth += begin ? 1 : -1;
-  if (core.transactionListeners.length === 0) return;
-  const depth = core.transactionDepth;
-  for (const listener of [...core.transactionListeners]) {
-    try {
-      if (begin) listener.onTransactionBegin(id, depth);
-      else listener.onTransactionEnd(id, committed, depth);
-    } catch (error) {
-      core.reportSubscriberFailure('transaction', error);
-    }
-  }
-}
-
 /** Adds `listener` to `list`; returns the function that removes it. */
 function addListener<TListener>(list: TListener[], listener: TListener): () => void {
   list.push(listener);
@@ -380,4 +303,16 @@ function addListener<TListener>(list: TListener[], listener: TListener): () => v
     const i = list.indexOf(listener);
     if (i >= 0) list.splice(i, 1);
   };
+}
+
+/**
+ * @internal The core behind a session, a store or a shared session (its local session): what the
+ * layers that are not methods (the snapshot functions) work on.
+ * @throws TypeError, naming `what`, for a value that none of those made.
+ */
+export function sessionCoreOf(session: unknown, what: string): SessionCore {
+  const internals = session !== null && typeof session === 'object' ? (session as { [SESSION_INTERNALS]?: Partial<WithCore> })[SESSION_INTERNALS] : undefined;
+  const core = internals?.[CORE];
+  if (core === undefined) throw new TypeError(`${what} take a session from createSession or createStore (got ${session === null ? 'null' : typeof session}).`);
+  return core;
 }

@@ -13,6 +13,12 @@ export const EFFECTS_LAYER: unique symbol = /* @__PURE__ */ Symbol.for('rxslice.
 /** See {@link SAGA_LAYER}: the key of a machine definition's {@link MachineLayer}. */
 export const MACHINE_LAYER: unique symbol = /* @__PURE__ */ Symbol.for('rxslice.layer.machines') as never;
 
+/**
+ * The key under which a session or store keeps its snapshot layer (`internals.extensions`), once
+ * linked: by `createSession`, or by the first snapshot function called on a store (docs/SIZE.md).
+ */
+export const SNAPSHOT_LAYER: unique symbol = /* @__PURE__ */ Symbol.for('rxslice.layer.snapshots') as never;
+
 /** See {@link SAGA_LAYER}: the key of a channel definition's {@link ChannelLayer}. */
 export const CHANNEL_LAYER: unique symbol = /* @__PURE__ */ Symbol.for('rxslice.layer.channels') as never;
 

@@ -116,9 +116,12 @@ export interface SessionInternals {
   /**
    * `session.snapshot(options)` for the library's own reads (flight recorder, devtools): the
    * session neither catalogues it nor hands it to its snapshot store, so they do not crowd out
-   * the user's snapshots.
+   * the user's snapshots. Needs the snapshot layer linked (a session always has it; a store once a
+   * snapshot function was called on it, see `snapshotLayer`). @throws TypeError otherwise.
    */
   captureSnapshot(options?: SnapshotOptions): Snapshot;
+  /** The `snapshotStore` and `snapshotCatalogue` options, as given: the snapshot layer reads them when it is linked. */
+  readonly snapshotOptions: { readonly store: unknown; readonly catalogue: unknown };
   /** Reports a subscriber of `source` (e.g. `computed "total" value$`) that threw: `errors$`, else RxJS's unhandled-error hook. */
   reportSubscriberFailure(source: string, error: unknown): void;
   /** Restored events accepted but not reduced yet (each holds its snapshot until then). For tests and diagnostics. */

@@ -20,7 +20,7 @@ import type { EventMiddleware } from './event-pipeline';
 import { MiddlewareStack } from './middleware-stack';
 import { isLibraryType, SessionQueue, type HeldCommit } from './session-queue';
 import { SessionRegistry } from './session-registry';
-import { SessionSnapshots, type RestoredSlices } from './session-snapshots';
+import type { RestoredSlices, SessionSnapshots } from './session-snapshots';
 import type { Route, SliceRecord } from './slice-handle';
 import { LIBRARY_META, SessionReset, SessionRestored, SLICE_COMMAND, SliceAppended, SliceCleared, SliceLatestReplaced, SliceSeeded, type SliceCommand } from './system-events';
 import { messageOf, quote } from '../internal/quote';
@@ -73,7 +73,8 @@ export class SessionCore extends SessionQueue {
   /** Whether undeclared event types are rejected (`UnknownEventError`). */
   readonly strictEvents: boolean;
   readonly registry: SessionRegistry;
-  readonly snapshots: SessionSnapshots;
+  /** The snapshot bookkeeping, made when the snapshot layer is linked (snapshot-layer.ts): a store without snapshots has none. */
+  snapshots: SessionSnapshots | undefined = undefined;
   readonly committed$ = new Subject<CommittedEnvelope>();
   readonly evicted$ = new Subject<EvictedItems>();
   readonly commitListeners: CommitListener[] = [];
@@ -158,7 +159,6 @@ export class SessionCore extends SessionQueue {
       throw error;
     }
     registry.processing = () => (this.busy ? this.last : undefined);
-    this.snapshots = new SessionSnapshots(registry.records, config.freeze);
     // Last: an operator middleware may emit as soon as it is subscribed.
     this.middleware = new MiddlewareStack(this, config.eventMiddleware, config.operators);
   }
@@ -510,7 +510,8 @@ export class SessionCore extends SessionQueue {
     const whole = restored !== undefined && (restored.records.length === this.pendingCount || this.pendingCount === 0);
     this.restored = undefined;
     if (this.restoredSnapshot !== undefined) {
-      this.snapshots.restoredFrom(this.restoredSnapshot, this.restoredId);
+      // Set only by a restore, which the snapshot layer (and so `snapshots`) made.
+      (this.snapshots as SessionSnapshots).restoredFrom(this.restoredSnapshot, this.restoredId);
       this.restoredSnapshot = undefined;
     }
     for (let i = 0; i < this.pendingCount; i++) {
@@ -618,7 +619,8 @@ export class SessionCore extends SessionQueue {
         // With no reducer of the restored event and no journal, nothing after this step can fail
         // or change these slices: memory slices may swap their captured contents in directly.
         const direct = registry.journals.length === 0 && !registry.routes.has(SessionRestored.type);
-        this.restored = this.snapshots.restore(snapshot, payload.slices, env.at, env.seq, this, direct);
+        // A restore is dispatched only by the snapshot layer, which made `snapshots`.
+        this.restored = (this.snapshots as SessionSnapshots).restore(snapshot, payload.slices, env.at, env.seq, this, direct);
         // The lineage changes with the commit (a reducer of this event may still fail).
         this.restoredSnapshot = snapshot;
         this.restoredId = payload.snapshotId;

@@ -3,7 +3,7 @@ import { RESERVED_PREFIX, ReservedEventTypeError } from '../events/define-event'
 import type { Event } from '../events/event';
 import type { Envelope, EnvelopeMeta } from '../events/envelope';
 import { isRxSliceError, type RxSliceError } from '../internal/errors';
-import { restoreEventOf, type Snapshot } from '../snapshots/snapshot';
+import type { Snapshot } from '../snapshots/snapshot';
 import type { StorageJournal } from '../storage/slice-storage';
 import type { CommittedEnvelope } from './committed-envelope';
 import type { EvictedItems } from './session-types';
@@ -11,7 +11,7 @@ import { ReducerError, StorageFailedError } from './errors';
 import type { MiddlewareFeed } from './middleware-feed';
 import type { MiddlewareStack } from './middleware-stack';
 import type { SliceRecord } from './slice-handle';
-import { LIBRARY_META, SessionRestored } from './system-events';
+
 
 /** @internal True for the library's own event types (`rxslice.*`). */
 /** An event refused by an event middleware (an `InvalidEventError`, by its code: no `instanceof` across copies). */
@@ -308,28 +308,6 @@ export abstract class SessionQueue {
     throw this.failStorage(this.lastSeq, failure);
   }
 
-  /** Dispatches the restored event of `snapshot` for `names` (checked by the caller). */
-  restore(snapshot: Snapshot, names: readonly string[], snapshotId?: string): void {
-    // One (frozen) event per snapshot restored again with the same names: no allocation but the envelope.
-    const event = restoreEventOf(snapshot, names, snapshotId, restoredEvent);
-    const env = this.accept(event, LIBRARY_META, true);
-    if (!this.busy && this.forward === undefined) {
-      // Reduced now, before this returns (library events bypass the operator middleware).
-      this.restoringNow = snapshot;
-      this.restoringNowSeq = env.seq;
-      try {
-        this.dispatchEnvelope(env);
-      } finally {
-        this.restoringNow = undefined;
-        this.restoringNowSeq = -1;
-      }
-      return;
-    }
-    // Queued behind the envelope being processed: its reduce step (or dispose) deletes the entry.
-    this.restoring.set(env.seq, snapshot);
-    this.dispatchEnvelope(env);
-  }
-
   /** The snapshot of restored event `seq` (taken: it is reduced once), or `undefined`. */
   takeRestoring(seq: number): Snapshot | undefined {
     if (seq === this.restoringNowSeq) {
@@ -388,9 +366,4 @@ export abstract class SessionQueue {
     for (let i = 0; i < queue.length; i++) if ((queue[i] as Envelope).seq > seq) n++;
     return n;
   }
-}
-
-/** The `rxslice.session.restored` event of restoring `names` of `snapshot` (see `restoreEventOf`). */
-function restoredEvent(snapshot: Snapshot, names: readonly string[], snapshotId: string | undefined): ReturnType<typeof SessionRestored> {
-  return SessionRestored({ slices: names, fromSeq: snapshot.seq, tag: snapshot.tag, ...(snapshotId === undefined ? {} : { snapshotId }) });
 }

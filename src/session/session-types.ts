@@ -429,8 +429,17 @@ export interface Session<TEvent extends Event = Event> extends SessionReader {
   readonly [SESSION_INTERNALS]: SessionInternals;
 }
 
+/** The session methods that the snapshot functions (`takeSnapshot`, `restoreSnapshot`, ...) stand for: a store (`createStore`) has none of them. */
+export type SnapshotMethodName = 'snapshot' | 'restore' | 'transaction' | 'findSnapshots' | 'snapshotLineage';
+
+/**
+ * A session without the snapshot methods: what a store (`createStore`) and a session
+ * (`createSession`) have in common, and what the functions that work on either take.
+ */
+export type CoreStore<TEvent extends Event = Event> = Omit<Session<TEvent>, SnapshotMethodName>;
+
 /** A declaration that `session.computed(def)` can open: made by `defineComputed` or `defineComputedFamily`. */
 export interface Attachable<THandle> {
   /** @internal Opens the declaration in `session` and returns its live handle (`session.computed(def)` calls it). */
-  readonly [ATTACH]: (session: Session) => THandle;
+  readonly [ATTACH]: (session: CoreStore) => THandle;
 }

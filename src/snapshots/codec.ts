@@ -55,23 +55,29 @@ export interface SnapshotReadLimits {
 /** Default depth limit of {@link snapshotFromJSON}: the live item limit (512) plus the snapshot's own levels. */
 export const DEFAULT_SNAPSHOT_MAX_DEPTH = MAX_ITEM_DEPTH + 5;
 
-/** An array, checked without zod's per-element copy (each item is validated with its slice's schema after). */
-const ItemArray = z.custom<readonly unknown[]>((value) => Array.isArray(value), { message: 'Expected an array of items' });
-
-const Envelope = z.object({
-  format: z.literal('rxslice.snapshot'),
-  formatVersion: z.number().int().positive(),
-  id: z.string().min(1).max(200).optional(),
-  parents: z.array(z.string().min(1).max(200)).max(1000).optional(),
-  seq: z.number().int().nonnegative(),
-  at: z.number(),
-  tag: z.string().optional(),
-  // `schemaVersion` is checked by `migrateItems` (SliceVersionError), absent in format 1.
-  slices: z.record(
-    z.string(),
-    z.object({ policy: z.enum(['state', 'log']), schemaVersion: z.unknown().optional(), items: ItemArray, appended: z.number().int().nonnegative().optional() }),
-  ),
-});
+/**
+ * The JSON form of a snapshot. Built in a pure call, so that a bundle that never reads snapshot
+ * JSON drops it (module-level zod calls are kept otherwise: rxslice is `"sideEffects": false`,
+ * but a bundler cannot know that a call has none).
+ */
+const Envelope = /* @__PURE__ */ (() => {
+  /** An array, checked without zod's per-element copy (each item is validated with its slice's schema after). */
+  const ItemArray = z.custom<readonly unknown[]>((value) => Array.isArray(value), { message: 'Expected an array of items' });
+  return z.object({
+    format: z.literal('rxslice.snapshot'),
+    formatVersion: z.number().int().positive(),
+    id: z.string().min(1).max(200).optional(),
+    parents: z.array(z.string().min(1).max(200)).max(1000).optional(),
+    seq: z.number().int().nonnegative(),
+    at: z.number(),
+    tag: z.string().optional(),
+    // `schemaVersion` is checked by `migrateItems` (SliceVersionError), absent in format 1.
+    slices: z.record(
+      z.string(),
+      z.object({ policy: z.enum(['state', 'log']), schemaVersion: z.unknown().optional(), items: ItemArray, appended: z.number().int().nonnegative().optional() }),
+    ),
+  });
+})();
 
 /**
  * Throws when an object or array sits at depth `maxDepth` or deeper (the root is at depth 0).

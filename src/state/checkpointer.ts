@@ -2,7 +2,7 @@ import type { Subscription } from 'rxjs';
 import { z } from 'zod';
 import { RxSliceError } from '../internal/errors';
 import { deepFreeze } from '../internal/freeze';
-import type { Session } from '../session/session-types';
+import type { CoreStore } from '../session/session-types';
 import { newSnapshotId } from '../snapshots/snapshot';
 import type { StateDef, StateUpdate, StateValue } from './define-state';
 import { recordSession, type SessionStep } from './session-recorder';
@@ -180,7 +180,7 @@ export interface Checkpointer<TValue, TUpdate> {
    * }); // throws; the thread's latest checkpoint is still { steps: ['plan'] }
    * ```
    */
-  attach(session: Session, threadId: string): Subscription;
+  attach(session: CoreStore, threadId: string): Subscription;
   /** Bytes stored, as JSON. */
   bytes(): number;
 }

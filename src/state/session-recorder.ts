@@ -1,7 +1,7 @@
 import { Subscription } from 'rxjs';
 import { jsonEqual } from '../internal/json-equal';
 import { SESSION_INTERNALS, type TransactionListener } from '../session/internals';
-import type { Session } from '../session/session-types';
+import type { CoreStore } from '../session/session-types';
 import type { SliceDef } from '../slices/reducer';
 
 /** @internal One checkpoint an attached session asks its checkpointer to write. */
@@ -48,7 +48,7 @@ interface Change<TUpdate> {
  * the committed value. Inside `session.transaction` the steps are held and written when no
  * transaction is open any more; a rollback drops the steps held since its transaction began.
  */
-export function recordSession<TValue, TUpdate>(session: Session, target: SessionRecorderTarget<TValue, TUpdate>): Subscription {
+export function recordSession<TValue, TUpdate>(session: CoreStore, target: SessionRecorderTarget<TValue, TUpdate>): Subscription {
   const handle = session.slice(target.slice); // throws SliceNotRegisteredError
   const internals = session[SESSION_INTERNALS];
   const committedValue = (): TValue => {

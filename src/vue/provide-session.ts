@@ -1,6 +1,6 @@
 import { getCurrentInstance, hasInjectionContext, inject, onScopeDispose, provide, type App, type InjectionKey } from 'vue';
 import { RxSliceError } from '../internal/errors';
-import type { Session as CoreSession } from '../session/session-types';
+import type { CoreStore as CoreSession } from '../session/session-types';
 import type { Session } from '../store/create-session';
 import { SessionNotProvidedError } from './errors';
 

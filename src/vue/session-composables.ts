@@ -4,7 +4,7 @@ import { computedReader, itemsReader, latestReader, machineReader, sourceReader 
 import { select, type Selection } from '../bindings/selection';
 import type { ComputedDef, ComputedSource, SourceValue } from '../computed/define-computed';
 import type { MachineDefinition } from '../machines/machine-definition';
-import type { Session as CoreSession } from '../session/session-types';
+import type { CoreStore as CoreSession } from '../session/session-types';
 import type { SliceDef } from '../slices/reducer';
 import { providedSession } from './provide-session';
 import { sessionRef } from './session-ref';
