@@ -1,7 +1,8 @@
 // The apps a new user builds on the installed package (step 5 of `npm run check:git-install`):
 // a React app and a Vue app (test/package/apps/: a todo store, typed hooks from
 // `createSessionHooks` / composables from `createSessionComposables`, render functions, no JSX or
-// SFC compiler), in the project that installed rxslice from git. For each app:
+// SFC compiler), in the project that installed rxslice from git. The React app runs on
+// `createSession`, the Vue app on `createStore` (the README's browser-bundle advice). For each app:
 //
 // 1. `tsc` passes on the app, and fails on `typo.ts`, which dispatches `'todo/addd'` through the
 //    typed hook: the error must name the misspelled type.

@@ -1,6 +1,6 @@
 import { createSessionComposables } from 'rxslice/vue';
-import { createTodoSession } from '../todos';
+import { createTodoStore } from '../todos';
 
-export const session = createTodoSession();
-/** Composables typed by this session: `useDispatch()` accepts only its events. */
+export const session = createTodoStore();
+/** Composables typed by this store: `useDispatch()` accepts only its events. */
 export const { useSlice, useComputed, useDispatch } = createSessionComposables(session);
