@@ -1,4 +1,5 @@
 import type { SliceView } from '../slices/slice-view';
+import { CommittedWrites } from '../storage/committed-writes';
 import type { MemoryStorage } from '../storage/memory-storage';
 import type { SliceStorage, StorageTransaction, StoredSlice } from '../storage/slice-storage';
 import type { JsonlJournal } from './jsonl-journal';
@@ -6,10 +7,11 @@ import { JsonlTransaction } from './jsonl-transaction';
 
 /**
  * A slice stored in a JSONL journal: its items live in memory (a {@link MemoryStorage}), so
- * reads are O(1) and `size`/`isEmpty` never touch the file; each commit appends one record.
+ * reads are O(1) and `size`/`isEmpty` never touch the file; each commit appends one record
+ * (`append`, `extend`, `replace` and `clear` are one transaction each: see `CommittedWrites`).
  * Made by {@link jsonl}.
  */
-export class JsonlSliceStorage<TItem> implements SliceStorage<TItem> {
+export class JsonlSliceStorage<TItem> extends CommittedWrites<TItem> implements SliceStorage<TItem> {
   private readonly tx: JsonlTransaction<TItem>;
   /** @internal `"<name>":{"v":<schemaVersion>,"ops":` as UTF-8 — what a record holds before this slice's ops. */
   readonly opsHead: Uint8Array;
@@ -22,6 +24,7 @@ export class JsonlSliceStorage<TItem> implements SliceStorage<TItem> {
     /** @internal */
     readonly inner: MemoryStorage<TItem>,
   ) {
+    super();
     this.tx = new JsonlTransaction(this);
     this.opsHead = Uint8Array.from(Buffer.from(`${JSON.stringify(name)}:{"v":${schemaVersion},"ops":`, 'utf8'));
   }
@@ -48,26 +51,6 @@ export class JsonlSliceStorage<TItem> implements SliceStorage<TItem> {
   }
   snapshot(): StoredSlice<TItem> {
     return this.inner.snapshot();
-  }
-  append(item: TItem, at: number): void {
-    const tx = this.begin();
-    tx.append(item, at);
-    tx.commit();
-  }
-  extend(items: readonly TItem[], at: number): void {
-    const tx = this.begin();
-    for (const item of items) tx.append(item, at);
-    tx.commit();
-  }
-  replace(items: readonly TItem[], at: number): void {
-    const tx = this.begin();
-    tx.replace(items, at);
-    tx.commit();
-  }
-  clear(predicate?: (item: TItem) => boolean): void {
-    const tx = this.begin();
-    tx.clear(predicate);
-    tx.commit();
   }
   private disposed = false;
   dispose(): void {
