@@ -6,7 +6,7 @@ import { fsyncDirectory } from './snapshot-file';
 
 // Opening a JSONL directory: which base file and journal segment are current, what is left over
 // from a compaction cut short, and what a damaged journal tail does (the recovery mode). The
-// journal (./jsonl-storage.ts) continues from what this finds.
+// journal (./jsonl-journal.ts) continues from what this finds.
 
 /**
  * What opening does with damaged records (named after RocksDB's WAL recovery modes):

@@ -3,7 +3,7 @@ import type { JournalOp } from './journal-format';
 import { clip } from '../internal/quote';
 
 // Replaying journal ops: how a slice's recorded ops (append, replace, restore, update, clear, drops)
-// rebuild its items, on plain arrays when a journal is opened (./jsonl-storage.ts) and through a
+// rebuild its items, on plain arrays when a journal is opened (./recovered-content.ts) and through a
 // storage transaction when a recording is read back. Apart from the journal so that both readers
 // share one definition of what an op means.
 

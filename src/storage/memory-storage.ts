@@ -1,6 +1,7 @@
 import { arrayView } from '../internal/array-view';
 import type { SliceView } from '../slices/slice-view';
 import type { SliceStorage, StorageFactory, StorageTransaction, StoredSlice } from './slice-storage';
+import { CommittedWrites } from './committed-writes';
 import { TimeColumn } from './time-column';
 import { Content, handedOut, Window } from './memory-content';
 import { MemoryStage } from './memory-stage';
@@ -23,7 +24,8 @@ export interface MemoryStorageOptions {
  * compacted once half of it is dead), `replace` and predicate `clear` are O(size). Keeps the
  * slice window's memo (`WindowContext.memo`): `replace` records the indices it changed (in the
  * loop it runs anyway), `clear` and `restore` forget it. Tells whether only appends happened
- * since a version (`appendedOnlySince`, for incremental computed slices) in O(1).
+ * since a version (`appendedOnlySince`, for incremental computed slices) in O(1). `append`,
+ * `extend`, `replace` and `clear` are one transaction each (see `CommittedWrites`).
  *
  * @example
  * ```ts
@@ -32,7 +34,7 @@ export interface MemoryStorageOptions {
  * s.all(); // [1]
  * ```
  */
-export class MemoryStorage<TItem> implements SliceStorage<TItem> {
+export class MemoryStorage<TItem> extends CommittedWrites<TItem> implements SliceStorage<TItem> {
   version = 0;
   /** @internal The committed content (one immutable object per version, swapped in by a commit). */
   content: Content<TItem>;
@@ -54,6 +56,7 @@ export class MemoryStorage<TItem> implements SliceStorage<TItem> {
   private copyDueAt = 0;
 
   constructor(initial: readonly TItem[] = [], at = 0, options: MemoryStorageOptions = {}) {
+    super();
     this.freeze = options.freeze ?? true;
     this.sealOnReplace = options.sealOnReplace ?? true;
     const buf = [...initial];
@@ -160,26 +163,6 @@ export class MemoryStorage<TItem> implements SliceStorage<TItem> {
     this.capture = capture;
     this.captureVersion = this.version;
     return capture;
-  }
-  append(item: TItem, at: number): void {
-    const tx = this.begin();
-    tx.append(item, at);
-    tx.commit();
-  }
-  extend(items: readonly TItem[], at: number): void {
-    const tx = this.begin();
-    for (const item of items) tx.append(item, at);
-    tx.commit();
-  }
-  replace(items: readonly TItem[], at: number): void {
-    const tx = this.begin();
-    tx.replace(items, at);
-    tx.commit();
-  }
-  clear(predicate?: (item: TItem) => boolean): void {
-    const tx = this.begin();
-    tx.clear(predicate);
-    tx.commit();
   }
   dispose(): void {
     this.stage.open = false;

@@ -27,7 +27,7 @@ vi.mock('node:fs', async (importOriginal) => {
 });
 import { z } from 'zod';
 import { append, createSession, defineEvent, defineSaga, defineSlice, isRxSliceError, memory, replace, updateAt, type RxSliceError, type SliceStorage } from '../../src/index';
-import type { JsonlSliceStorage } from '../../src/jsonl/jsonl-storage';
+import type { JsonlSliceStorage } from '../../src/jsonl/jsonl-slice-storage';
 import { createSession as createFullSession } from '../../src/store/create-session';
 import { CorruptStorageError, jsonl, StorageLockCompromisedError, StorageLockedError, type JsonlStorageFactory } from '../../src/jsonl/index';
 import { storageConformance } from '../storage/storage-conformance';

@@ -2,7 +2,7 @@ import { closeSync, mkdirSync, readFileSync, rmSync, truncateSync, writeFileSync
 import { dirname, join } from 'node:path';
 import { lastValueFrom } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { JsonlJournal } from '../../src/jsonl/jsonl-storage';
+import type { JsonlJournal } from '../../src/jsonl/jsonl-journal';
 import { journalOf, matchPrefix, observe, openJsonl, runModel, sagasOf, settle, stableIds, tempDir } from './harness';
 import { bundleKillChild, holdingChild, pool, runKillChild } from './kill-harness';
 import { flightRecorder, readRecording } from '../../src/jsonl/index';
