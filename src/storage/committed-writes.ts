@@ -12,8 +12,9 @@ type Writes<TItem> = Pick<SliceStorage<TItem>, 'begin' | 'append' | 'extend' | '
  *
  * @remarks Each call is synchronous: one transaction, committed before it returns (one version,
  * and for a journaled backend one record). It throws what `begin()` (a transaction already open,
- * a failed journal), the transaction's method or `commit()` (a failed write) throws, as it is;
- * the transaction is then not committed.
+ * a failed journal), the transaction's method (a throwing `predicate`) or `commit()` (a failed
+ * write) throws, as it is; the transaction is then not committed, and one that failed before
+ * `commit()` is rolled back, so nothing changes and the next write opens a transaction as usual.
  * @example
  * ```ts
  * const s = new MemoryStorage<number>();
@@ -25,26 +26,31 @@ export abstract class CommittedWrites<TItem> implements Writes<TItem> {
   abstract begin(): StorageTransaction<TItem>;
   /** Appends `item` stored at time `at` (ms since the epoch), in one transaction. */
   append(item: TItem, at: number): void {
-    const tx = this.begin();
-    tx.append(item, at);
-    tx.commit();
+    this.write((tx) => tx.append(item, at));
   }
   /** Appends `items` in order, all stored at time `at` (ms), in one transaction (one version). */
   extend(items: readonly TItem[], at: number): void {
-    const tx = this.begin();
-    for (const item of items) tx.append(item, at);
-    tx.commit();
+    this.write((tx) => {
+      for (const item of items) tx.append(item, at);
+    });
   }
   /** Replaces the content with `items` stored at time `at` (ms), in one transaction. */
   replace(items: readonly TItem[], at: number): void {
-    const tx = this.begin();
-    tx.replace(items, at);
-    tx.commit();
+    this.write((tx) => tx.replace(items, at));
   }
   /** Removes every item (no `predicate`) or those for which `predicate` returns true, in one transaction. */
   clear(predicate?: (item: TItem) => boolean): void {
+    this.write((tx) => tx.clear(predicate));
+  }
+  /** Runs `apply` in a transaction of its own and commits it; when `apply` throws, rolls it back (nothing changes, the storage takes the next write). */
+  private write(apply: (tx: StorageTransaction<TItem>) => void): void {
     const tx = this.begin();
-    tx.clear(predicate);
+    try {
+      apply(tx);
+    } catch (error) {
+      tx.rollback();
+      throw error;
+    }
     tx.commit();
   }
 }

@@ -127,7 +127,12 @@ export class CopyStorage<TItem> implements SliceStorage<TItem> {
 
   private single(apply: (tx: StorageTransaction<TItem>) => void): void {
     const tx = this.begin();
-    apply(tx);
+    try {
+      apply(tx);
+    } catch (error) {
+      tx.rollback();
+      throw error;
+    }
     tx.commit();
   }
   append(item: TItem, at: number): void {

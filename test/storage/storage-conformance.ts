@@ -32,6 +32,24 @@ export function storageConformance(name: string, make: (initial?: readonly unkno
       expect(s.version).toBe(6);
     });
 
+    it('a clear whose predicate throws changes nothing and leaves no transaction open', () => {
+      const s = make([1, 2, 3]);
+      const boom = new Error('predicate failed');
+      expect(() =>
+        s.clear((x) => {
+          if (x === 2) throw boom;
+          return true;
+        }),
+      ).toThrow(boom);
+      expect(s.all()).toEqual([1, 2, 3]);
+      expect(s.version).toBe(0);
+      // The next write opens its own transaction (it used to find the failed one still open).
+      s.append(4, 0);
+      s.clear((x) => x === 1);
+      expect(s.all()).toEqual([2, 3, 4]);
+      expect(s.version).toBe(2);
+    });
+
     it('replaceLast (where the backend has it) replaces the newest item, or appends to an empty slice; rollback undoes it', () => {
       const probe = make();
       const probeTx = probe.begin();
