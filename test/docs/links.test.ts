@@ -182,7 +182,7 @@ describe("the README's benchmark figures are the committed run's (bench/RESULTS.
   it('names its date, commit and duration, and quotes rxslice\'s medians of the Summary table', () => {
     const readme = read(join(root, 'README.md'));
     const results = read(join(root, 'bench/RESULTS.md'));
-    const run = /From the committed run \(`bench\/RESULTS\.md`, (\d{4}-\d\d-\d\d), commit ([0-9a-f]+),[\s\S]*?(\d+) s\)/.exec(readme);
+    const run = /From the committed run \(`bench\/RESULTS\.md`, (\d{4}-\d\d-\d\d), commit ([0-9a-f]+),[\s\S]*?([\d,]+) s\)/.exec(readme);
     expect(run, 'the README names the run').not.toBeNull();
     expect(results).toContain(`on ${run?.[1] as string}T`);
     expect(results).toMatch(new RegExp(`- Commit: ${run?.[2] as string} `));
