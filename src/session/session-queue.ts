@@ -12,11 +12,10 @@ import type { MiddlewareFeed } from './middleware-feed';
 import type { MiddlewareStack } from './middleware-stack';
 import type { SliceRecord } from './slice-handle';
 
-
-/** @internal True for the library's own event types (`rxslice.*`). */
 /** An event refused by an event middleware (an `InvalidEventError`, by its code: no `instanceof` across copies). */
 const isRefusal = (cause: unknown): cause is RxSliceError => isRxSliceError(cause) && cause.code === 'INVALID_EVENT';
 
+/** @internal True for the library's own event types (`rxslice.*`). */
 export const isLibraryType = (type: string): boolean => type.charCodeAt(0) === 114 /* r */ && type.startsWith(RESERVED_PREFIX);
 
 /** @internal A commit held by a batch until the outermost `batch` call publishes it. */
