@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createSession, type Session } from '../../../src/index';
+import { createSession, createStore, type Store } from '../../../src/index';
 import { jsonl, type JsonlFsync } from '../../../src/jsonl/index';
 import { scanJournal } from '../../../src/jsonl/journal-format';
 import { CRASH_SLICES, Tick } from './crash-slices';
@@ -49,8 +49,11 @@ interface Child {
   readonly first: Promise<string>;
 }
 
-function start(childFile: string, dir: string, fsync: JsonlFsync, compactBytes: number): Child {
-  const proc = spawn(process.execPath, [childFile, dir, fsync, String(compactBytes)], { stdio: ['ignore', 'pipe', 'inherit'] });
+/** Which factory opens the directory: `createSession`, or `createStore` (the same pipeline and storage without the snapshot layer). */
+export type CrashFactory = 'session' | 'store';
+
+function start(childFile: string, dir: string, fsync: JsonlFsync, compactBytes: number, factory: CrashFactory): Child {
+  const proc = spawn(process.execPath, [childFile, dir, fsync, String(compactBytes), factory], { stdio: ['ignore', 'pipe', 'inherit'] });
   const lines: string[] = [];
   let resolveFirst!: (line: string) => void;
   const first = new Promise<string>((r) => (resolveFirst = r));
@@ -75,17 +78,23 @@ const lastAck = (lines: readonly string[]): number => {
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-/** Runs crash loops against one directory and checks every recovery. */
+/**
+ * Runs crash loops against one directory and checks every recovery. `factory` is what the killed
+ * writers open the directory with; the recovery check opens it with `reopenWith` of the loop
+ * (by default the same factory every time), so a store's files are also read by a session and back.
+ */
 export class CrashRun {
   readonly stats: CrashStats = { loops: 0, events: 0, tornTails: 0, compactions: 0, midFileCorruption: 0, seqGaps: 0, lostAcked: 0, stateMismatch: 0, lockViolations: 0, lockRounds: 0, childErrors: 0 };
   readonly dir = mkdtempSync(join(tmpdir(), 'rxslice-crash-'));
-  private readonly model: Session = createSession({ slices: CRASH_SLICES, validation: 'off', freeze: false });
+  private readonly model: Store = createSession({ slices: CRASH_SLICES, validation: 'off', freeze: false });
   private acked = 0;
 
   constructor(
     private readonly childFile: string,
     private readonly compactBytes = 16_384,
     private readonly random: () => number = Math.random,
+    private readonly factory: CrashFactory = 'session',
+    private readonly reopenWith: (loop: number) => CrashFactory = () => factory,
   ) {}
 
   private fsyncFor(i: number): JsonlFsync {
@@ -94,7 +103,7 @@ export class CrashRun {
 
   /** One writer: start, wait until it is open, let it run 0–`maxRunMs` ms, SIGKILL, verify. */
   async loop(maxRunMs = 60): Promise<void> {
-    const child = start(this.childFile, this.dir, this.fsyncFor(this.stats.loops), this.compactBytes);
+    const child = start(this.childFile, this.dir, this.fsyncFor(this.stats.loops), this.compactBytes, this.factory);
     const first = await child.first;
     if (!first.startsWith('ready')) this.stats.childErrors++;
     await sleep(this.random() * maxRunMs);
@@ -107,7 +116,7 @@ export class CrashRun {
 
   /** Four processes compete for the lock: exactly one may open; then it is killed and the directory verified. */
   async lockRound(maxRunMs = 60): Promise<void> {
-    const children = [0, 1, 2, 3].map(() => start(this.childFile, this.dir, this.fsyncFor(this.stats.lockRounds), this.compactBytes));
+    const children = [0, 1, 2, 3].map(() => start(this.childFile, this.dir, this.fsyncFor(this.stats.lockRounds), this.compactBytes, this.factory));
     const firsts = await Promise.all(children.map((c) => c.first));
     const ready = firsts.filter((l) => l.startsWith('ready')).length;
     if (ready !== 1) this.stats.lockViolations++;
@@ -141,9 +150,10 @@ export class CrashRun {
       if (r.seq !== prev + 1) this.stats.seqGaps++;
       prev = r.seq;
     }
-    let session: Session;
+    let session: Store;
+    const open = this.reopenWith(this.stats.loops + this.stats.lockRounds) === 'store' ? createStore : createSession;
     try {
-      session = createSession({ slices: CRASH_SLICES, storage: jsonl({ dir: this.dir, fsync: 'never' }), validation: 'off' });
+      session = open({ slices: CRASH_SLICES, storage: jsonl({ dir: this.dir, fsync: 'never' }), validation: 'off' });
     } catch (e) {
       if ((e as { code?: string }).code === 'STORAGE_CORRUPT') this.stats.midFileCorruption++;
       else throw e;

@@ -9,6 +9,7 @@ import { bundleChild, CrashRun } from './crash-harness';
 // CI-sized by default (each loop starts a Node process); RXSLICE_CRASH_LOOPS / RXSLICE_CRASH_ROUNDS raise it.
 const LOOPS = Number(process.env['RXSLICE_CRASH_LOOPS'] ?? 48);
 const ROUNDS = Number(process.env['RXSLICE_CRASH_ROUNDS'] ?? 4);
+const STORE_LOOPS = Math.max(2, Math.ceil(LOOPS / 3));
 let child: string;
 const runs: CrashRun[] = [];
 beforeAll(async () => {
@@ -33,6 +34,24 @@ describe('crash suite (SIGKILL at random instants)', () => {
       childErrors: 0,
     });
     expect(s.events).toBeGreaterThan(LOOPS);
+    expect(s.compactions).toBeGreaterThan(0);
+  }, 120_000);
+
+  // The store (createStore: no snapshot layer) on the same files: its writers killed the same way;
+  // each recovery opened alternately by a store and by a session (the files are the same format).
+  it(`createStore writers, ${STORE_LOOPS} kills, reopened alternately by createStore and createSession: the same guarantees`, async () => {
+    const run = new CrashRun(child, 16_384, Math.random, 'store', (loop) => (loop % 2 === 0 ? 'session' : 'store'));
+    runs.push(run);
+    for (let i = 0; i < STORE_LOOPS; i++) await run.loop();
+    const s = run.stats;
+    expect({ midFileCorruption: s.midFileCorruption, seqGaps: s.seqGaps, lostAcked: s.lostAcked, stateMismatch: s.stateMismatch, childErrors: s.childErrors }).toEqual({
+      midFileCorruption: 0,
+      seqGaps: 0,
+      lostAcked: 0,
+      stateMismatch: 0,
+      childErrors: 0,
+    });
+    expect(s.events).toBeGreaterThan(STORE_LOOPS);
     expect(s.compactions).toBeGreaterThan(0);
   }, 120_000);
 
