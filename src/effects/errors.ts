@@ -1,3 +1,5 @@
+import { codedMessage } from '../internal/coded-message';
+import { DEV } from '../internal/dev';
 import { RxSliceError } from '../internal/errors';
 import { clip, messageOf, quote } from '../internal/quote';
 
@@ -71,7 +73,9 @@ export class MissingEffectHandlerError extends RxSliceError {
   ) {
     super(
       'MISSING_EFFECT_HANDLER',
-      `No handler is registered for effect ${quote(effectType)}, so it did not run. ` +
+      !DEV
+        ? codedMessage('E18', quote(effectType))
+        : `No handler is registered for effect ${quote(effectType)}, so it did not run. ` +
         `Register one with handleEffect(session, ${clip(effectType)}Effect, handler) before the event that produces it.`,
     );
   }
