@@ -109,7 +109,9 @@ export class EpicFailedError extends RxSliceError {
   ) {
     super(
       'EPIC_FAILED',
-      `Epic ${quote(epic)} failed (${consecutiveFailures} consecutive failure(s)): ${messageOf(cause)}. ` +
+      !DEV
+        ? codedMessage('E59', `${quote(epic)} ${stopped ? 'stopped' : 'resubscribed'} after ${consecutiveFailures}: ${messageOf(cause)}`)
+        : `Epic ${quote(epic)} failed (${consecutiveFailures} consecutive failure(s)): ${messageOf(cause)}. ` +
         (stopped
           ? 'It was stopped; fix the error and run it again with runEpic.'
           : 'It was resubscribed; catch errors inside the epic (catchError) to keep its state.'),
@@ -130,7 +132,9 @@ export class InvalidEpicOutputError extends RxSliceError {
   ) {
     super(
       'INVALID_EPIC_OUTPUT',
-      `Epic ${quote(epic)} emitted ${describe(output)}, which the session rejected: ${messageOf(cause)}. ` +
+      !DEV
+        ? codedMessage('E60', `${quote(epic)} emitted ${describe(output)}: ${messageOf(cause)}`)
+        : `Epic ${quote(epic)} emitted ${describe(output)}, which the session rejected: ${messageOf(cause)}. ` +
         `Epics must emit events made by a defineEvent creator, with valid payloads.`,
       { cause },
     );

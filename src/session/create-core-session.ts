@@ -315,6 +315,6 @@ function addListener<TListener>(list: TListener[], listener: TListener): () => v
 export function sessionCoreOf(session: unknown, what: string): SessionCore {
   const internals = session !== null && typeof session === 'object' ? (session as { [SESSION_INTERNALS]?: Partial<WithCore> })[SESSION_INTERNALS] : undefined;
   const core = internals?.[CORE];
-  if (core === undefined) throw new TypeError(`${what} take a session from createSession or createStore (got ${session === null ? 'null' : typeof session}).`);
+  if (core === undefined) throw new TypeError(!DEV ? codedMessage('E68', `${what}: ${session === null ? 'null' : typeof session}`) : `${what} take a session from createSession or createStore (got ${session === null ? 'null' : typeof session}).`);
   return core;
 }

@@ -260,7 +260,9 @@ export class NoSnapshotStoreError extends RxSliceError {
   ) {
     super(
       'NO_SNAPSHOT_STORE',
-      `${operation} needs a catalogue of snapshots, and this session was made with snapshotCatalogue: false. Leave that option out ` +
+      !DEV
+        ? codedMessage('E56', operation)
+        : `${operation} needs a catalogue of snapshots, and this session was made with snapshotCatalogue: false. Leave that option out ` +
         `(the session then keeps its last 100 snapshots), or pass createSession({ snapshotStore: createSnapshotStore() }) (from rxslice/snapshot-store).`,
     );
   }
@@ -292,7 +294,9 @@ export class SnapshotSaveError extends RxSliceError {
   ) {
     super(
       'SNAPSHOT_SAVE_FAILED',
-      `The snapshot store did not save snapshot ${quote(snapshotId)}${tag === undefined ? '' : ` (tag ${quote(tag)})`}: ${messageOf(cause)}. ` +
+      !DEV
+        ? codedMessage('E57', `${quote(snapshotId)}${tag === undefined ? '' : ` (tag ${quote(tag)})`}: ${messageOf(cause)}`)
+        : `The snapshot store did not save snapshot ${quote(snapshotId)}${tag === undefined ? '' : ` (tag ${quote(tag)})`}: ${messageOf(cause)}. ` +
         'The snapshot is still usable; save it again with store.save(snapshot) once the store works.',
       { cause },
     );
@@ -303,7 +307,7 @@ export class SnapshotSaveError extends RxSliceError {
 export class InvalidSnapshotStoreOptionError extends RxSliceError {
   override readonly name = 'InvalidSnapshotStoreOptionError';
   constructor() {
-    super('INVALID_SNAPSHOT_STORE', 'createSession option "snapshotStore" must be a snapshot store: pass createSnapshotStore() from rxslice/snapshot-store, or leave it out.');
+    super('INVALID_SNAPSHOT_STORE', !DEV ? codedMessage('E58', 'snapshotStore') : 'createSession option "snapshotStore" must be a snapshot store: pass createSnapshotStore() from rxslice/snapshot-store, or leave it out.');
   }
 }
 
