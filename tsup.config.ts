@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { defineConfig } from 'tsup';
+import { defineConfig, type Options } from 'tsup';
+import { productionPlugin } from './scripts/production-build';
 
 /**
  * The entry points are listed in one place: package.json `exports`. Each subpath's
@@ -26,7 +27,9 @@ const entry = Object.fromEntries(
 // The `rxslice` bin (bin/rxslice.mjs runs dist/cli/main.js in an installed package).
 entry['cli/main'] = 'src/cli/main.ts';
 
-export default defineConfig({
+const external = [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.peerDependencies ?? {})].map((name) => new RegExp(`^${name}(/|$)`));
+
+const development: Options = {
   entry,
   format: ['esm', 'cjs'],
   // One copy of the core per format: code shared by several entries goes into chunks that the
@@ -38,8 +41,29 @@ export default defineConfig({
   dts: true,
   // No source maps: they would point at src/, which is not shipped.
   sourcemap: false,
-  clean: true,
+  // dist/ is emptied by `npm run build` before both builds start (they run in parallel, and
+  // tsup's own clean of dist/ could delete dist/production/ while it is being written).
+  clean: false,
   target: 'es2022',
   // Dependencies and peers are never bundled (subpaths such as rxjs/testing included).
-  external: [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.peerDependencies ?? {})].map((name) => new RegExp(`^${name}(/|$)`)),
-});
+  external,
+};
+
+/**
+ * The production build (the `"production"` condition of each entry's `import`): the same entries
+ * as ESM in dist/production/, with src/internal/dev.ts as `DEV = false` so that the long error
+ * messages fold to their codes (docs/errors.md). Its types are dist/'s (the same declarations).
+ * The bin is not in it (Node applies no "production" condition).
+ */
+const production: Options = {
+  ...development,
+  entry: Object.fromEntries(Object.entries(entry).filter(([name]) => name !== 'cli/main')),
+  outDir: 'dist/production',
+  format: ['esm'],
+  dts: false,
+  // Folds `DEV ? full : short` (DEV is a constant false here) before rollup's tree shaking.
+  minifySyntax: true,
+  esbuildPlugins: [productionPlugin],
+};
+
+export default defineConfig([development, production]);

@@ -6,7 +6,7 @@
 // Installing from git, npm clones the repository, runs `npm install` in the clone (the dev
 // dependencies included, this script too) and then runs this script a second time before packing
 // the clone. The second run, and any other run over unchanged inputs, is skipped: the build
-// records a hash of its inputs (src/, package.json, tsup.config.ts, tsconfig.json) and of the
+// records a hash of its inputs (src/, package.json, tsup.config.ts, tsconfig.json, scripts/production-build.ts) and of the
 // dist/ it wrote in node_modules/.cache/rxslice/prepare.json, and a later run whose inputs and
 // dist/ still match does nothing. A tsup build takes about 70 s of CPU (the type declarations
 // take most of it).
@@ -17,12 +17,12 @@
 // Usage: node scripts/prepare.mjs [--force]   (--force builds even when dist/ is up to date)
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const INPUT_FILES = ['package.json', 'tsup.config.ts', 'tsconfig.json'];
+const INPUT_FILES = ['package.json', 'tsup.config.ts', 'tsconfig.json', 'scripts/production-build.ts'];
 const stampFile = join(root, 'node_modules', '.cache', 'rxslice', 'prepare.json');
 
 if (!existsSync(join(root, 'src'))) process.exit(0);
@@ -74,6 +74,8 @@ if (!existsSync(tsup)) {
   process.exit(1);
 }
 const started = Date.now();
+// tsup.config.ts builds dist/ and dist/production/ in parallel and cleans neither (see there).
+rmSync(join(root, 'dist'), { recursive: true, force: true });
 const build = spawnSync(process.execPath, [tsup], { cwd: root, stdio: ['ignore', 2, 2] });
 if (build.status !== 0) {
   console.error(`rxslice prepare: the build (tsup) failed with exit ${build.status ?? build.signal}`);

@@ -1,3 +1,5 @@
+import { codedMessage } from '../internal/coded-message';
+import { DEV } from '../internal/dev';
 import type { ComputedDef } from './define-computed';
 import { InvalidComputedError } from './computed-errors';
 
@@ -17,7 +19,7 @@ export function checkComputedDeclaration(name: string, sources: readonly unknown
     if (!ok) {
       throw new InvalidComputedError(
         name,
-        `source ${i} is neither a slice (defineSlice) nor a computed slice (defineComputed). Pass the declarations themselves.`,
+        !DEV ? codedMessage('E34', `source ${i}`) : `source ${i} is neither a slice (defineSlice) nor a computed slice (defineComputed). Pass the declarations themselves.`,
       );
     }
   });

@@ -1,3 +1,5 @@
+import { codedMessage } from '../internal/coded-message';
+import { DEV } from '../internal/dev';
 import { RxSliceError } from '../internal/errors';
 import { messageOf, quote } from '../internal/quote';
 
@@ -20,7 +22,9 @@ export class ComputedReadOnlyError extends RxSliceError {
   ) {
     super(
       'COMPUTED_READ_ONLY',
-      `Cannot ${operation} ${quote(computedName)}: it is a computed slice, which is read-only. Dispatch events to the slices it derives from, and read it with session.computed(def).`,
+      !DEV
+        ? codedMessage('E16', `${operation} ${quote(computedName)}`)
+        : `Cannot ${operation} ${quote(computedName)}: it is a computed slice, which is read-only. Dispatch events to the slices it derives from, and read it with session.computed(def).`,
     );
   }
 }
@@ -39,7 +43,9 @@ export class ComputedError extends RxSliceError {
   ) {
     super(
       'COMPUTED_FAILED',
-      `Computed slice ${quote(computedName)} failed: ${messageOf(cause)}. Its previous value is kept; make its project function total (it must be pure and must not throw).`,
+      !DEV
+        ? codedMessage('E17', `${quote(computedName)}: ${messageOf(cause)}`)
+        : `Computed slice ${quote(computedName)} failed: ${messageOf(cause)}. Its previous value is kept; make its project function total (it must be pure and must not throw).`,
       { cause },
     );
   }

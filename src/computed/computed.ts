@@ -1,3 +1,5 @@
+import { codedMessage } from '../internal/coded-message';
+import { DEV } from '../internal/dev';
 import type { Observable } from 'rxjs';
 import { GuardedObservable } from '../internal/guarded-observable';
 import { withAccessors } from '../internal/fast-object';
@@ -128,7 +130,7 @@ const HANDLE_ACCESSORS: PropertyDescriptorMap = {
  */
 export function computed<TValue>(session: CoreStore, def: ComputedDef<string, TValue>): ComputedHandle<TValue> {
   if (!isComputedDef(def)) {
-    throw new InvalidComputedError(String((def as { name?: unknown } | undefined)?.name), 'it is not a computed slice declaration. Make it with defineComputed, or read slices with session.slice(def).');
+    throw new InvalidComputedError(String((def as { name?: unknown } | undefined)?.name), !DEV ? codedMessage('E35', typeof def) : 'it is not a computed slice declaration. Make it with defineComputed, or read slices with session.slice(def).');
   }
   const graph = graphOf(session);
   const node = graph.node<TValue>(def);

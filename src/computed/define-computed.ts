@@ -1,3 +1,5 @@
+import { codedMessage } from '../internal/coded-message';
+import { DEV } from '../internal/dev';
 import type { CoreStore } from '../session/session-types';
 import { ATTACH, NOT_A_SLICE } from '../session/internals';
 import { computed, type ComputedHandle } from './computed';
@@ -176,11 +178,11 @@ defineComputed.incremental = function incremental<const TName extends string, TI
 ): ComputedDef<TName, TValue> {
   checkComputedDeclaration(name, [source]);
   if (isComputedDef(source)) {
-    throw new InvalidComputedError(name, 'an incremental computed slice folds the items appended to a slice; its source is a computed slice. Use defineComputed for values derived from computed slices.');
+    throw new InvalidComputedError(name, !DEV ? codedMessage('E32', 'computed source') : 'an incremental computed slice folds the items appended to a slice; its source is a computed slice. Use defineComputed for values derived from computed slices.');
   }
   const { init, fold } = (options ?? {}) as Partial<IncrementalOptions<TItem, TValue>>;
   if (typeof init !== 'function' || typeof fold !== 'function') {
-    throw new InvalidComputedError(name, 'pass { init: () => value, fold: (value, appendedItems) => value }.');
+    throw new InvalidComputedError(name, !DEV ? codedMessage('E33', 'init/fold') : 'pass { init: () => value, fold: (value, appendedItems) => value }.');
   }
   const fromScratch = (items: readonly TItem[]): TValue => fold(init(), items);
   return declare(name, [source], fromScratch as (...values: any[]) => TValue, options.equals ?? Object.is, { init, fold });

@@ -1,4 +1,6 @@
 import { defer, Observable, of, retry, throwError } from 'rxjs';
+import { codedMessage } from '../internal/coded-message';
+import { DEV } from '../internal/dev';
 import type { AnyEventCreator, Event } from '../events/event';
 import type { CoreStore } from '../session/session-types';
 import type { CommittedEnvelope } from '../session/committed-envelope';
@@ -81,7 +83,7 @@ export function runEpic<TDeps>(session: CoreStore, epic: Epic<TDeps>, options: E
   const name = options.name ?? (epic.name || 'anonymousEpic');
   if (internals.disposed) throw new SessionDisposedError(`run epic ${quote(name)}`);
   const maxFailures = options.maxConsecutiveFailures ?? 10;
-  if (!(maxFailures >= 1)) throw new RangeError(`maxConsecutiveFailures of epic ${quote(name)} must be ≥ 1 (got ${maxFailures}).`);
+  if (!(maxFailures >= 1)) throw new RangeError(!DEV ? codedMessage('E69', `${quote(name)}: ${maxFailures}`) : `maxConsecutiveFailures of epic ${quote(name)} must be ≥ 1 (got ${maxFailures}).`);
   const resubscribe = options.resubscribe ?? true;
   if (options.events !== undefined) internals.declareEvents(options.events.map((creator) => creator.type));
   const reader: SessionReader = { read: (slice) => session.read(slice) };

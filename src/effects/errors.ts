@@ -1,3 +1,5 @@
+import { codedMessage } from '../internal/coded-message';
+import { DEV } from '../internal/dev';
 import { RxSliceError } from '../internal/errors';
 import { clip, messageOf, quote } from '../internal/quote';
 
@@ -71,7 +73,9 @@ export class MissingEffectHandlerError extends RxSliceError {
   ) {
     super(
       'MISSING_EFFECT_HANDLER',
-      `No handler is registered for effect ${quote(effectType)}, so it did not run. ` +
+      !DEV
+        ? codedMessage('E18', quote(effectType))
+        : `No handler is registered for effect ${quote(effectType)}, so it did not run. ` +
         `Register one with handleEffect(session, ${clip(effectType)}Effect, handler) before the event that produces it.`,
     );
   }
@@ -105,7 +109,9 @@ export class EpicFailedError extends RxSliceError {
   ) {
     super(
       'EPIC_FAILED',
-      `Epic ${quote(epic)} failed (${consecutiveFailures} consecutive failure(s)): ${messageOf(cause)}. ` +
+      !DEV
+        ? codedMessage('E59', `${quote(epic)} ${stopped ? 'stopped' : 'resubscribed'} after ${consecutiveFailures}: ${messageOf(cause)}`)
+        : `Epic ${quote(epic)} failed (${consecutiveFailures} consecutive failure(s)): ${messageOf(cause)}. ` +
         (stopped
           ? 'It was stopped; fix the error and run it again with runEpic.'
           : 'It was resubscribed; catch errors inside the epic (catchError) to keep its state.'),
@@ -126,7 +132,9 @@ export class InvalidEpicOutputError extends RxSliceError {
   ) {
     super(
       'INVALID_EPIC_OUTPUT',
-      `Epic ${quote(epic)} emitted ${describe(output)}, which the session rejected: ${messageOf(cause)}. ` +
+      !DEV
+        ? codedMessage('E60', `${quote(epic)} emitted ${describe(output)}: ${messageOf(cause)}`)
+        : `Epic ${quote(epic)} emitted ${describe(output)}, which the session rejected: ${messageOf(cause)}. ` +
         `Epics must emit events made by a defineEvent creator, with valid payloads.`,
       { cause },
     );

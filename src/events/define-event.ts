@@ -1,4 +1,6 @@
 import type { z } from 'zod';
+import { codedMessage } from '../internal/coded-message';
+import { DEV } from '../internal/dev';
 import { RxSliceError } from '../internal/errors';
 import type { EventCreator } from './event';
 import { quote } from '../internal/quote';
@@ -12,7 +14,7 @@ export class ReservedEventTypeError extends RxSliceError {
   constructor(readonly eventType: string) {
     super(
       'RESERVED_EVENT_TYPE',
-      `Event type ${quote(eventType)} uses the reserved ${quote(RESERVED_PREFIX)} prefix. Pick a "domain/pastTenseVerb" name such as "plan/stepAdded".`,
+      !DEV ? codedMessage('E44', quote(eventType)) : `Event type ${quote(eventType)} uses the reserved ${quote(RESERVED_PREFIX)} prefix. Pick a "domain/pastTenseVerb" name such as "plan/stepAdded".`,
     );
   }
 }

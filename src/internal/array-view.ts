@@ -12,6 +12,8 @@
  * make); each view's window sits on its target under a private symbol.
  */
 
+import { codedMessage } from './coded-message';
+import { DEV } from './dev';
 const WINDOW = Symbol('rxslice.view');
 const INSPECT = Symbol.for('nodejs.util.inspect.custom');
 
@@ -24,7 +26,7 @@ interface ViewWindow {
 type Target = unknown[] & { [WINDOW]: ViewWindow };
 
 const readOnly = (): never => {
-  throw new TypeError('Slice items are immutable: return a SliceOp from a reducer instead of mutating the array.');
+  throw new TypeError(!DEV ? codedMessage('E50', 'read-only') : 'Slice items are immutable: return a SliceOp from a reducer instead of mutating the array.');
 };
 
 function canonicalIndex(key: string): number {

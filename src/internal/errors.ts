@@ -1,3 +1,5 @@
+import { codedMessage } from './coded-message';
+import { DEV } from './dev';
 import { clip, messageOf } from './quote';
 
 /** The longest message an {@link RxSliceError} keeps (characters); longer ones are cut, with their length. */
@@ -119,7 +121,9 @@ export class SubscriberError extends RxSliceError {
   ) {
     super(
       'SUBSCRIBER_FAILED',
-      `A subscriber of ${source} threw: ${messageOf(cause)}. The other subscribers got the value; the session is unaffected. Catch errors in the subscriber, or add catchError/an error callback to the chain.`,
+      !DEV
+        ? codedMessage('E15', `${source}: ${messageOf(cause)}`)
+        : `A subscriber of ${source} threw: ${messageOf(cause)}. The other subscribers got the value; the session is unaffected. Catch errors in the subscriber, or add catchError/an error callback to the chain.`,
       { cause },
     );
   }

@@ -1,3 +1,5 @@
+import { codedMessage } from '../internal/coded-message';
+import { DEV } from '../internal/dev';
 import { toIssues } from '../internal/errors';
 import { deepFreeze } from '../internal/freeze';
 import { jsonIssue, jsonProblem, type JsonProblem } from '../internal/json-data';
@@ -190,8 +192,9 @@ export function stageLatest(record: SliceRecord<any>, tx: StorageTransaction<any
 }
 
 function notASliceOp(op: unknown): never {
+  const returned = op === undefined ? 'undefined' : JSON.stringify(op);
   throw new TypeError(
-    `The reducer returned ${op === undefined ? 'undefined' : JSON.stringify(op)}, which is not a SliceOp. Return append(...), extend(...), replace(...), updateAt(...), clear(...) or none().`,
+    !DEV ? codedMessage('E31', returned) : `The reducer returned ${returned}, which is not a SliceOp. Return append(...), extend(...), replace(...), updateAt(...), clear(...) or none().`,
   );
 }
 

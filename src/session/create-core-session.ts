@@ -1,4 +1,6 @@
 import { asyncScheduler, type Observable, type Subject } from 'rxjs';
+import { codedMessage } from '../internal/coded-message';
+import { DEV } from '../internal/dev';
 import { withAccessors } from '../internal/fast-object';
 import { GuardedObservable } from '../internal/guarded-observable';
 import type { SliceDef } from '../slices/reducer';
@@ -206,7 +208,7 @@ export function createCoreSession(options: SessionOptions): Session {
     reportError: (error) => core.errors$.next(error),
     captureSnapshot(opts) {
       const layer = internals.extensions.get(SNAPSHOT_LAYER) as { capture(o?: SnapshotOptions): Snapshot } | undefined;
-      if (layer === undefined) throw new TypeError('This store has no snapshot layer yet: call takeSnapshot(store) (or any snapshot function of rxslice) once to link it.');
+      if (layer === undefined) throw new TypeError(!DEV ? codedMessage('E40', 'snapshot') : 'This store has no snapshot layer yet: call takeSnapshot(store) (or any snapshot function of rxslice) once to link it.');
       return layer.capture(opts);
     },
     snapshotOptions: { store: options.snapshotStore, catalogue: options.snapshotCatalogue },
@@ -252,7 +254,7 @@ export function createCoreSession(options: SessionOptions): Session {
     use: (...middleware) => useMiddleware(core, undefined, middleware),
     reset(options) {
       const to = options?.to ?? 'empty';
-      if (to !== 'empty' && to !== 'initial') throw new TypeError(`session.reset({ to }) takes 'empty' or 'initial' (got ${JSON.stringify(to)?.slice(0, 40)}).`);
+      if (to !== 'empty' && to !== 'initial') throw new TypeError(!DEV ? codedMessage('E41', String(JSON.stringify(to)?.slice(0, 40))) : `session.reset({ to }) takes 'empty' or 'initial' (got ${JSON.stringify(to)?.slice(0, 40)}).`);
       core.dispatchEnvelope(core.accept(SessionReset({ to }), LIBRARY_META, true));
     },
     batch: (fn) => core.batch(fn),
@@ -313,6 +315,6 @@ function addListener<TListener>(list: TListener[], listener: TListener): () => v
 export function sessionCoreOf(session: unknown, what: string): SessionCore {
   const internals = session !== null && typeof session === 'object' ? (session as { [SESSION_INTERNALS]?: Partial<WithCore> })[SESSION_INTERNALS] : undefined;
   const core = internals?.[CORE];
-  if (core === undefined) throw new TypeError(`${what} take a session from createSession or createStore (got ${session === null ? 'null' : typeof session}).`);
+  if (core === undefined) throw new TypeError(!DEV ? codedMessage('E68', `${what}: ${session === null ? 'null' : typeof session}`) : `${what} take a session from createSession or createStore (got ${session === null ? 'null' : typeof session}).`);
   return core;
 }

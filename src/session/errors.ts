@@ -1,5 +1,7 @@
 import type { Envelope } from '../events/envelope';
 import { formatIssues, RxSliceError, type ValidationIssue } from '../internal/errors';
+import { codedMessage } from '../internal/coded-message';
+import { DEV } from '../internal/dev';
 import { messageOf, quote } from '../internal/quote';
 
 /**
@@ -24,7 +26,9 @@ export class InvalidEventError extends RxSliceError {
   ) {
     super(
       'INVALID_EVENT',
-      issues[0]?.code === 'invalid_event'
+      !DEV
+        ? codedMessage('E1', `${quote(eventType)}, ${issues[0]?.code === 'invalid_event' ? 'not an event' : refusedBy}: ${formatIssues(issues)}`)
+        : issues[0]?.code === 'invalid_event'
         ? `Event ${quote(eventType)} is not a valid event (${formatIssues(issues)}). Nothing was changed.`
         : refusedBy === 'validation middleware'
           ? `Event ${quote(eventType)} was refused by the validation middleware (${formatIssues(issues)}). Nothing was changed and no seq was taken.`
@@ -51,7 +55,9 @@ export class UnknownEventError extends RxSliceError {
   ) {
     super(
       'UNKNOWN_EVENT',
-      `Event ${quote(eventType)} is not declared in this session${suggestion === undefined ? '' : ` (did you mean ${quote(suggestion)}?)`}. ` +
+      !DEV
+        ? codedMessage('E2', `${quote(eventType)}${suggestion === undefined ? '' : ` (did you mean ${quote(suggestion)}?)`}`)
+        : `Event ${quote(eventType)} is not declared in this session${suggestion === undefined ? '' : ` (did you mean ${quote(suggestion)}?)`}. ` +
         'Nothing was changed. Declare its type with a slice reducer (on(Creator, ...)), createSession({ events: [Creator] }), ' +
         "a machine, a saga's startOn, an effect or a channel; or accept undeclared types with createSession({ unknownEvents: 'accept' }).",
     );
@@ -75,7 +81,9 @@ export class ReducerError extends RxSliceError {
   ) {
     super(
       'REDUCER_FAILED',
-      reducerName === 'operator middleware' && sliceName === '(session)'
+      !DEV
+        ? codedMessage('E3', `${quote(sliceName)} ${quote(reducerName)} on ${quote(envelope.event.type)} seq ${envelope.seq}: ${describeCause(cause)}`)
+        : reducerName === 'operator middleware' && sliceName === '(session)'
         ? `The operator middleware failed on ${quote(envelope.event.type)} (seq ${envelope.seq}): ${
             describeCause(cause)
           }. The event was not reduced; the middleware is resubscribed before the next event.`
@@ -98,7 +106,7 @@ export class DispatchInReducerError extends RxSliceError {
   ) {
     super(
       'DISPATCH_IN_REDUCER',
-      `${quote(eventType)} was dispatched from inside a reducer. Reducers must be pure: return withEffects(op, [...]) or dispatch from an effect or subscriber instead.`,
+      !DEV ? codedMessage('E4', quote(eventType)) : `${quote(eventType)} was dispatched from inside a reducer. Reducers must be pure: return withEffects(op, [...]) or dispatch from an effect or subscriber instead.`,
     );
   }
 }
@@ -107,7 +115,7 @@ export class DispatchInReducerError extends RxSliceError {
 export class SessionDisposedError extends RxSliceError {
   override readonly name = 'SessionDisposedError';
   constructor(operation: string) {
-    super('SESSION_DISPOSED', `Cannot ${operation}: the session was disposed. Create a new session with createSession().`);
+    super('SESSION_DISPOSED', !DEV ? codedMessage('E5', operation) : `Cannot ${operation}: the session was disposed. Create a new session with createSession().`);
   }
 }
 
@@ -118,7 +126,7 @@ export class SliceNotRegisteredError extends RxSliceError {
     /** The slice name that was asked for. */
     readonly sliceName: string,
   ) {
-    super('SLICE_NOT_REGISTERED', `Slice ${quote(sliceName)} is not registered. Pass it to createSession({ slices }).`);
+    super('SLICE_NOT_REGISTERED', !DEV ? codedMessage('E6', quote(sliceName)) : `Slice ${quote(sliceName)} is not registered. Pass it to createSession({ slices }).`);
   }
 }
 
@@ -129,7 +137,7 @@ export class DuplicateSliceError extends RxSliceError {
     /** The slice name registered twice. */
     readonly sliceName: string,
   ) {
-    super('DUPLICATE_SLICE', `Two slices are named ${quote(sliceName)}. Slice names must be unique within a session.`);
+    super('DUPLICATE_SLICE', !DEV ? codedMessage('E7', quote(sliceName)) : `Two slices are named ${quote(sliceName)}. Slice names must be unique within a session.`);
   }
 }
 
@@ -146,7 +154,9 @@ export class InvalidSliceItemError extends RxSliceError {
   ) {
     super(
       'INVALID_SLICE_ITEM',
-      `Item ${index} of slice ${quote(sliceName)} does not match the slice's schema (${formatIssues(issues)}).`,
+      !DEV
+        ? codedMessage('E8', `${quote(sliceName)} item ${index}: ${formatIssues(issues)}`)
+        : `Item ${index} of slice ${quote(sliceName)} does not match the slice's schema (${formatIssues(issues)}).`,
     );
   }
 }
@@ -172,7 +182,9 @@ export class StorageFailedError extends RxSliceError {
   ) {
     super(
       'STORAGE_FAILED',
-      `The session's storage failed${seq > 0 ? ` writing event seq ${seq}` : ''}: ${describeCause(cause)}. The session accepts no more events; dispose it and open a new session on the same storage to recover what was written.`,
+      !DEV
+        ? codedMessage('E9', `seq ${seq}: ${describeCause(cause)}`)
+        : `The session's storage failed${seq > 0 ? ` writing event seq ${seq}` : ''}: ${describeCause(cause)}. The session accepts no more events; dispose it and open a new session on the same storage to recover what was written.`,
       { cause },
     );
   }
@@ -205,7 +217,9 @@ export class StorageAheadError extends RxSliceError {
   ) {
     super(
       'STORAGE_AHEAD',
-      `The storage of slice ${quote(sliceName)} holds events up to seq ${storedSeq}, but this session has numbered events up to seq ${sessionSeq} since it opened: numbering on would give seqs the storage already holds to other events. Nothing was added. Give createSession a storage that opens its journal with the session (jsonl() does), or add the slice (install the statechart, run the saga) before the first dispatch.`,
+      !DEV
+        ? codedMessage('E10', `${quote(sliceName)} at seq ${storedSeq}, session at seq ${sessionSeq}`)
+        : `The storage of slice ${quote(sliceName)} holds events up to seq ${storedSeq}, but this session has numbered events up to seq ${sessionSeq} since it opened: numbering on would give seqs the storage already holds to other events. Nothing was added. Give createSession a storage that opens its journal with the session (jsonl() does), or add the slice (install the statechart, run the saga) before the first dispatch.`,
     );
   }
 }
@@ -225,7 +239,9 @@ export class UnsupportedOnSharedSessionError extends RxSliceError {
   ) {
     super(
       'UNSUPPORTED_ON_SHARED_SESSION',
-      operation === 'use' || operation.startsWith('slice(def).')
+      !DEV
+        ? codedMessage('E11', operation)
+        : operation === 'use' || operation.startsWith('slice(def).')
         ? `${operation} is not available on a shared session once it is open: a reducer, middleware or window changed in one process would reduce the shared log differently there than in the others. Give them to createSharedSession (slices, middleware: { reducers }) or set them in its install hook, so that every process runs them.`
         : `${operation} is not available on a shared session: its state changes only by events in the shared log, so that every process reduces the same events to the same state. Dispatch events that undo the work instead.`,
     );
@@ -244,7 +260,9 @@ export class NoSnapshotStoreError extends RxSliceError {
   ) {
     super(
       'NO_SNAPSHOT_STORE',
-      `${operation} needs a catalogue of snapshots, and this session was made with snapshotCatalogue: false. Leave that option out ` +
+      !DEV
+        ? codedMessage('E56', operation)
+        : `${operation} needs a catalogue of snapshots, and this session was made with snapshotCatalogue: false. Leave that option out ` +
         `(the session then keeps its last 100 snapshots), or pass createSession({ snapshotStore: createSnapshotStore() }) (from rxslice/snapshot-store).`,
     );
   }
@@ -276,7 +294,9 @@ export class SnapshotSaveError extends RxSliceError {
   ) {
     super(
       'SNAPSHOT_SAVE_FAILED',
-      `The snapshot store did not save snapshot ${quote(snapshotId)}${tag === undefined ? '' : ` (tag ${quote(tag)})`}: ${messageOf(cause)}. ` +
+      !DEV
+        ? codedMessage('E57', `${quote(snapshotId)}${tag === undefined ? '' : ` (tag ${quote(tag)})`}: ${messageOf(cause)}`)
+        : `The snapshot store did not save snapshot ${quote(snapshotId)}${tag === undefined ? '' : ` (tag ${quote(tag)})`}: ${messageOf(cause)}. ` +
         'The snapshot is still usable; save it again with store.save(snapshot) once the store works.',
       { cause },
     );
@@ -287,13 +307,14 @@ export class SnapshotSaveError extends RxSliceError {
 export class InvalidSnapshotStoreOptionError extends RxSliceError {
   override readonly name = 'InvalidSnapshotStoreOptionError';
   constructor() {
-    super('INVALID_SNAPSHOT_STORE', 'createSession option "snapshotStore" must be a snapshot store: pass createSnapshotStore() from rxslice/snapshot-store, or leave it out.');
+    super('INVALID_SNAPSHOT_STORE', !DEV ? codedMessage('E58', 'snapshotStore') : 'createSession option "snapshotStore" must be a snapshot store: pass createSnapshotStore() from rxslice/snapshot-store, or leave it out.');
   }
 }
 
 /** How to call `session.use`, for the messages of {@link InvalidMiddlewareError}. */
-const HOW_TO_USE =
-  'pass reducer middleware functions (ctx, next) => next(), or { events, operators, reducers } as createSession({ middleware }) takes them, e.g. session.use(logging, validation, metrics) or session.use({ operators: [throttleTime(100)] }).';
+const HOW_TO_USE = !DEV
+  ? ''
+  : 'pass reducer middleware functions (ctx, next) => next(), or { events, operators, reducers } as createSession({ middleware }) takes them, e.g. session.use(logging, validation, metrics) or session.use({ operators: [throttleTime(100)] }).';
 
 /**
  * Thrown by `session.use(...)` and `session.slice(def).use(...)` when an argument is neither a
@@ -313,20 +334,19 @@ export class InvalidMiddlewareError extends RxSliceError {
     /** What is wrong inside a `{ events, operators, reducers }` argument, when that is the problem. */
     readonly problem?: string,
   ) {
-    super('INVALID_MIDDLEWARE', invalidMiddlewareMessage(index, received, scope, problem));
+    super(
+      'INVALID_MIDDLEWARE',
+      !DEV
+        ? codedMessage('E12', `${scope} argument ${index}: ${problem ?? received}`)
+        : scope === 'slice'
+          ? index < 0
+            ? 'slice(def).use() needs at least one reducer middleware: pass functions (ctx, next) => next(), e.g. session.slice(Plan).use(logging).'
+            : `slice(def).use() argument ${index} is ${received}, not a reducer middleware: pass functions (ctx, next) => next(). Event and operator middleware are session-wide: pass them to session.use({ events, operators }).`
+          : `use() ${index < 0 ? 'needs at least one middleware' : problem !== undefined ? `argument ${index} ${problem}` : `argument ${index} is ${received}, not a middleware`}: ${HOW_TO_USE}`,
+    );
   }
 }
 
-function invalidMiddlewareMessage(index: number, received: string, scope: 'session' | 'slice', problem: string | undefined): string {
-  if (scope === 'slice') {
-    return index < 0
-      ? 'slice(def).use() needs at least one reducer middleware: pass functions (ctx, next) => next(), e.g. session.slice(Plan).use(logging).'
-      : `slice(def).use() argument ${index} is ${received}, not a reducer middleware: pass functions (ctx, next) => next(). Event and operator middleware are session-wide: pass them to session.use({ events, operators }).`;
-  }
-  if (index < 0) return `use() needs at least one middleware: ${HOW_TO_USE}`;
-  if (problem !== undefined) return `use() argument ${index} ${problem}: ${HOW_TO_USE}`;
-  return `use() argument ${index} is ${received}, not a middleware: ${HOW_TO_USE}`;
-}
 
 /**
  * Thrown by `session.subscribe(listener)` when `listener` is not a function. Nothing is subscribed.
@@ -334,7 +354,7 @@ function invalidMiddlewareMessage(index: number, received: string, scope: 'sessi
 export class InvalidListenerError extends RxSliceError {
   override readonly name = 'InvalidListenerError';
   constructor(readonly received: string) {
-    super('INVALID_LISTENER', `subscribe() needs a listener function () => void, got ${received}: pass a function, e.g. session.subscribe(() => render(session.getSnapshot())).`);
+    super('INVALID_LISTENER', !DEV ? codedMessage('E13', received) : `subscribe() needs a listener function () => void, got ${received}: pass a function, e.g. session.subscribe(() => render(session.getSnapshot())).`);
   }
 }
 
@@ -365,7 +385,9 @@ export class SagaRuntimeMissingError extends RxSliceError {
     const [first] = unfinished;
     super(
       'SAGA_RUNTIME_MISSING',
-      `${needed} needs the saga runtime: this program defines no saga${
+      !DEV
+        ? codedMessage('E14', `${needed}${first === undefined ? '' : `; unfinished: ${quote(first.saga)} ${quote(first.sagaId)} of ${unfinished.length}`}`)
+        : `${needed} needs the saga runtime: this program defines no saga${
         first === undefined ? '' : ` and the storage holds unfinished sagas (${quote(first.saga)}, id ${quote(first.sagaId)}, of ${unfinished.length}); none was resumed`
       }. Pass sagas made by defineSaga to createSession({ sagas }) or call installSagas(session, { sagas }).`,
     );

@@ -1,3 +1,5 @@
+import { codedMessage } from '../internal/coded-message';
+import { DEV } from '../internal/dev';
 import type { Envelope } from '../events/envelope';
 import { MiddlewareFeed, type PipelineCore } from './middleware-feed';
 
@@ -89,7 +91,7 @@ export class EventPipeline extends MiddlewareFeed {
   /** Hands on an envelope other than the one being fed in unchanged (changed, or late), once. */
   private handOn(env: Envelope): void {
     if (env === this.lastOut || (env === this.lastFed && this.handedOn)) {
-      this.core.middlewareFailed(new Error(`event middleware called next twice with envelope #${env.seq}`), 'event middleware', this);
+      this.core.middlewareFailed(new Error(!DEV ? codedMessage('E54', `#${env.seq}`) : `event middleware called next twice with envelope #${env.seq}`), 'event middleware', this);
       return;
     }
     this.lastOut = env;

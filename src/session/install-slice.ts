@@ -1,3 +1,5 @@
+import { codedMessage } from '../internal/coded-message';
+import { DEV } from '../internal/dev';
 import type { SliceDef } from '../slices/reducer';
 import { initialItems, InvalidSliceDefinitionError } from '../slices/define-slice';
 import { SessionDisposedError } from './errors';
@@ -51,7 +53,7 @@ export function installSlice<TItem>(session: Session, def: SliceDef<string, TIte
   if (options.initial !== undefined) {
     const given: unknown = typeof options.initial === 'function' ? options.initial() : options.initial;
     if (!Array.isArray(given)) {
-      throw new InvalidSliceDefinitionError(def.name, 'install(def, { initial }) takes an array of items or a function returning one.');
+      throw new InvalidSliceDefinitionError(def.name, !DEV ? codedMessage('E51', typeof given) : 'install(def, { initial }) takes an array of items or a function returning one.');
     }
     // Checked as defineSlice checks its initial items; the definition itself stays as it was.
     installed = Object.freeze({ ...def, initial: Object.freeze(initialItems(def.name, def.schema, given)) });

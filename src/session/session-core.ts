@@ -5,6 +5,8 @@ import type { Snapshot } from '../snapshots/snapshot';
 import type { Envelope, EnvelopeMeta } from '../events/envelope';
 import { SubscriberError, toIssues, type RxSliceError } from '../internal/errors';
 import { reportUnhandled } from '../internal/guarded-observable';
+import { codedMessage } from '../internal/coded-message';
+import { DEV } from '../internal/dev';
 import { RecentAnswers } from '../internal/recent-answers';
 import type { ReducerMiddleware, SliceDef } from '../slices/reducer';
 import type { HeldJournal, StorageFactory, StorageJournal, StorageTransaction } from '../storage/slice-storage';
@@ -26,7 +28,7 @@ import { LIBRARY_META, SessionReset, SessionRestored, SLICE_COMMAND, SliceAppend
 import { messageOf, quote } from '../internal/quote';
 
 const EMPTY_META: EnvelopeMeta = Object.freeze({});
-const NOT_AN_EVENT = 'dispatch expects an event object { type: string, payload }, e.g. StepAdded({ ... })';
+const NOT_AN_EVENT = !DEV ? codedMessage('E45', 'not an event') : 'dispatch expects an event object { type: string, payload }, e.g. StepAdded({ ... })';
 
 const NO_EFFECTS: readonly Event[] = Object.freeze([]);
 const NO_NAMES: readonly string[] = Object.freeze([]);
@@ -278,7 +280,7 @@ export class SessionCore extends SessionQueue {
 
   /** A copy of the caller's `meta` (own enumerable properties, read once). @throws {@link InvalidEventError} */
   private copyMeta(type: string, meta: EnvelopeMeta): EnvelopeMeta {
-    if (meta === null || typeof meta !== 'object') throw this.invalidEvent(type, 'meta', 'meta must be an object such as { correlationId: "..." }');
+    if (meta === null || typeof meta !== 'object') throw this.invalidEvent(type, 'meta', !DEV ? codedMessage('E46', typeof meta) : 'meta must be an object such as { correlationId: "..." }');
     try {
       return { ...meta };
     } catch (cause) {

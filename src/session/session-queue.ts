@@ -3,6 +3,8 @@ import { RESERVED_PREFIX, ReservedEventTypeError } from '../events/define-event'
 import type { Event } from '../events/event';
 import type { Envelope, EnvelopeMeta } from '../events/envelope';
 import { isRxSliceError, type RxSliceError } from '../internal/errors';
+import { codedMessage } from '../internal/coded-message';
+import { DEV } from '../internal/dev';
 import type { Snapshot } from '../snapshots/snapshot';
 import type { StorageJournal } from '../storage/slice-storage';
 import type { CommittedEnvelope } from './committed-envelope';
@@ -183,7 +185,7 @@ export abstract class SessionQueue {
    */
   checkNextSeq(seq: number, operation: string): void {
     if (!Number.isSafeInteger(seq) || seq <= this.seq || this.busy || this.queue.length > 0) {
-      throw new RangeError(`${operation}(${seq}): the next seq must be an integer above ${this.seq}, given while no envelope is processed.`);
+      throw new RangeError(!DEV ? codedMessage('E47', `${operation}(${seq}) at seq ${this.seq}`) : `${operation}(${seq}): the next seq must be an integer above ${this.seq}, given while no envelope is processed.`);
     }
   }
 
@@ -227,7 +229,7 @@ export abstract class SessionQueue {
       this.middlewareFailed(
         typeof type === 'string'
           ? new ReservedEventTypeError(type)
-          : new TypeError('The operator middleware emitted something that is not an envelope { seq, at, event: { type, payload }, meta }.'),
+          : new TypeError(!DEV ? codedMessage('E48', 'not an envelope') : 'The operator middleware emitted something that is not an envelope { seq, at, event: { type, payload }, meta }.'),
       );
       return;
     }

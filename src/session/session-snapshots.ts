@@ -1,3 +1,5 @@
+import { codedMessage } from '../internal/coded-message';
+import { DEV } from '../internal/dev';
 import { isRxSliceError } from '../internal/errors';
 import type { SliceDef } from '../slices/reducer';
 import { InvalidSnapshotError, UnknownSliceError } from '../snapshots/codec';
@@ -126,7 +128,7 @@ export class SessionSnapshots {
     for (const name of [...(include ?? []), ...(exclude ?? [])]) if (!this.records.has(name)) throw new UnknownSliceError(name, known(), 'session');
     if (include !== undefined && exclude !== undefined) {
       const both = include.filter((n) => exclude.includes(n));
-      if (both.length > 0) throw new InvalidSnapshotError(`include and exclude both name ${both.map((n) => `${quote(n)}`).join(', ')}; a slice is either captured or not`);
+      if (both.length > 0) throw new InvalidSnapshotError(!DEV ? codedMessage('E64', both.map((n) => quote(n)).join(', ')) : `include and exclude both name ${both.map((n) => `${quote(n)}`).join(', ')}; a slice is either captured or not`);
     }
     const key = `${includeLogs ? 'L' : 'S'}|${include === undefined ? '*' : include.join('\u0000')}|${(exclude ?? []).join('\u0000')}`;
     const cached = this.selectedPlans.get(key);
@@ -186,7 +188,7 @@ export class SessionSnapshots {
    */
   prepareRestore(snapshot: unknown, options: unknown): { readonly snapshot: Snapshot; readonly names: readonly string[]; readonly id: string | undefined } {
     if (snapshot === null || typeof snapshot !== 'object') {
-      throw new InvalidSnapshotError(`expected a snapshot (from session.snapshot() or snapshotFromJSON), got ${snapshot === null ? 'null' : typeof snapshot}`);
+      throw new InvalidSnapshotError(!DEV ? codedMessage('E65', snapshot === null ? 'null' : typeof snapshot) : `expected a snapshot (from session.snapshot() or snapshotFromJSON), got ${snapshot === null ? 'null' : typeof snapshot}`);
     }
     try {
       const slices = namesOption(options);
@@ -359,7 +361,7 @@ export function sliceNames(list: unknown, what: string): readonly string[] | und
   const names = [...(list as unknown[])].map((entry) => {
     if (typeof entry === 'string') return entry;
     const name: unknown = entry !== null && typeof entry === 'object' ? (entry as { name?: unknown }).name : undefined;
-    if (typeof name !== 'string') throw new InvalidSnapshotError(`${what} holds ${typeof entry === 'object' ? 'an object without a name' : clip(entry)}, not a slice definition or name`);
+    if (typeof name !== 'string') throw new InvalidSnapshotError(!DEV ? codedMessage('E66', `${what}: ${typeof entry === 'object' ? 'object' : clip(entry)}`) : `${what} holds ${typeof entry === 'object' ? 'an object without a name' : clip(entry)}, not a slice definition or name`);
     return name;
   });
   return names;
@@ -368,6 +370,6 @@ export function sliceNames(list: unknown, what: string): readonly string[] | und
 /** `options.slices` of `restore`, read once and checked. @throws {@link InvalidSnapshotError} */
 function namesOption(options: unknown): readonly string[] | undefined {
   if (options === undefined || options === null) return undefined;
-  if (typeof options !== 'object') throw new InvalidSnapshotError('restore options must be an object such as { slices: ["plan"] }');
+  if (typeof options !== 'object') throw new InvalidSnapshotError(!DEV ? codedMessage('E67', typeof options) : 'restore options must be an object such as { slices: ["plan"] }');
   return sliceNames((options as { slices?: unknown }).slices, 'restore option "slices"');
 }

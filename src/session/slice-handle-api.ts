@@ -1,4 +1,6 @@
 import type { Reducer } from '../slices/reducer';
+import { codedMessage } from '../internal/coded-message';
+import { DEV } from '../internal/dev';
 import { withAccessors } from '../internal/fast-object';
 import { windowPolicyProblem } from '../slices/define-slice';
 import { InvalidWindowError } from '../windows/invalid-window-error';
@@ -116,7 +118,7 @@ export function sliceHandle<TItem>(core: SessionCore, record: SliceRecord<TItem>
       if (problem !== undefined) throw new InvalidWindowError('(given)', `slice ${quote(record.def.name)}: ${problem}`);
       if (config.eviction !== undefined) {
         if (window === undefined) {
-          throw new InvalidWindowError('(none)', `slice ${quote(record.def.name)} has no window for eviction ${quote(config.eviction.description)} to choose from. Pass configure({ window, eviction }).`);
+          throw new InvalidWindowError('(none)', !DEV ? codedMessage('E43', `${quote(record.def.name)} ${quote(config.eviction.description)}`) : `slice ${quote(record.def.name)} has no window for eviction ${quote(config.eviction.description)} to choose from. Pass configure({ window, eviction }).`);
         }
         window = withEviction(window, config.eviction);
       }

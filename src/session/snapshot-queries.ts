@@ -1,3 +1,5 @@
+import { codedMessage } from '../internal/coded-message';
+import { DEV } from '../internal/dev';
 import type { SnapshotQuery } from '../snapshot-store/read-query';
 import { DEFAULT_CATALOGUED_SNAPSHOTS, SnapshotCatalogue, type SnapshotCatalogueOptions } from '../snapshot-store/snapshot-catalogue';
 import type { SnapshotStore } from '../snapshot-store/snapshot-store';
@@ -36,7 +38,7 @@ export function snapshotKeeper(store: unknown, catalogue: unknown, now: () => nu
     if (s === null || typeof s !== 'object' || typeof s.save !== 'function' || typeof s.find !== 'function' || typeof s.lineage !== 'function') {
       throw new InvalidSnapshotStoreOptionError();
     }
-    if (catalogue !== undefined) throw new InvalidSnapshotCatalogueOptionError('give either snapshotStore or snapshotCatalogue: with a store, the store is the catalogue (its retention is store.forget)');
+    if (catalogue !== undefined) throw new InvalidSnapshotCatalogueOptionError(!DEV ? codedMessage('E61', 'both') : 'give either snapshotStore or snapshotCatalogue: with a store, the store is the catalogue (its retention is store.forget)');
     const given = store as SnapshotStore;
     const failed = (snapshot: Snapshot) => (error: unknown) => report(new SnapshotSaveError(snapshot.id, snapshot.tag, error));
     return {
@@ -52,10 +54,11 @@ export function snapshotKeeper(store: unknown, catalogue: unknown, now: () => nu
   }
   if (catalogue === false) return { queries: undefined, keep: undefined };
   if (catalogue !== undefined && (catalogue === null || typeof catalogue !== 'object' || Array.isArray(catalogue))) {
-    throw new InvalidSnapshotCatalogueOptionError(`expected { keepLast?, maxAgeMs? } or false (got ${catalogue === null ? 'null' : Array.isArray(catalogue) ? 'an array' : typeof catalogue})`);
+    const got = catalogue === null ? 'null' : Array.isArray(catalogue) ? 'an array' : typeof catalogue;
+    throw new InvalidSnapshotCatalogueOptionError(!DEV ? codedMessage('E62', got) : `expected { keepLast?, maxAgeMs? } or false (got ${got})`);
   }
   const { keepLast = DEFAULT_CATALOGUED_SNAPSHOTS, maxAgeMs } = (catalogue ?? {}) as SnapshotCatalogueOptions;
-  if (!(Number.isSafeInteger(keepLast) && keepLast >= 1)) throw new InvalidSnapshotCatalogueOptionError(`keepLast must be an integer ≥ 1 (got ${clip(keepLast)}); pass snapshotCatalogue: false to keep none`);
+  if (!(Number.isSafeInteger(keepLast) && keepLast >= 1)) throw new InvalidSnapshotCatalogueOptionError(!DEV ? codedMessage('E63', clip(keepLast)) : `keepLast must be an integer ≥ 1 (got ${clip(keepLast)}); pass snapshotCatalogue: false to keep none`);
   if (maxAgeMs !== undefined && !(typeof maxAgeMs === 'number' && maxAgeMs > 0)) throw new InvalidSnapshotCatalogueOptionError(`maxAgeMs must be a number of ms > 0 (got ${clip(maxAgeMs)})`);
   const kept = new SnapshotCatalogue(keepLast, maxAgeMs, now);
   return { queries: kept, keep: (snapshot) => kept.add(snapshot) };

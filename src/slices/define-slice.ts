@@ -8,6 +8,8 @@ import { migrationConfigProblem } from './migrations';
 import { onLatest, produceLatest } from './latest-reducers';
 import type { ReducerBuilder } from './reducer-builder';
 import type { EvictionPolicy, SliceWindowPolicy } from './window-contract';
+import { codedMessage } from '../internal/coded-message';
+import { DEV } from '../internal/dev';
 import { clip, quote } from '../internal/quote';
 
 /** Options of {@link defineSlice}. */
@@ -60,14 +62,14 @@ const UNSAFE_SEGMENTS: ReadonlySet<string> = new Set(['__proto__', 'constructor'
  * name; a backend that wants one flat file per slice percent-encodes the name, `/` included).
  */
 export function sliceNameProblem(name: unknown): string | undefined {
-  if (typeof name !== 'string' || name.length === 0) return 'the name must be a non-empty string.';
-  if (name.startsWith('rxslice.')) return 'names starting with "rxslice." are reserved for the library.';
+  if (typeof name !== 'string' || name.length === 0) return !DEV ? codedMessage('E20', 'empty') : 'the name must be a non-empty string.';
+  if (name.startsWith('rxslice.')) return !DEV ? codedMessage('E21', 'rxslice.') : 'names starting with "rxslice." are reserved for the library.';
   // eslint-disable-next-line no-control-regex
-  if (/[\\\u0000-\u001f\u007f]/.test(name)) return 'the name must not contain "\\" or control characters (NUL, tab, newline...).';
+  if (/[\\\u0000-\u001f\u007f]/.test(name)) return !DEV ? codedMessage('E22', 'control character') : 'the name must not contain "\\" or control characters (NUL, tab, newline...).';
   for (const segment of name.split('/')) {
-    if (segment === '') return 'the name must not start or end with "/" or contain "//".';
-    if (segment === '.' || segment === '..') return `the name must not contain a ${quote(segment)} segment.`;
-    if (UNSAFE_SEGMENTS.has(segment)) return `${quote(segment)} is not a safe slice name (it is not data in a JavaScript object). Pick another name.`;
+    if (segment === '') return !DEV ? codedMessage('E23', 'empty segment') : 'the name must not start or end with "/" or contain "//".';
+    if (segment === '.' || segment === '..') return !DEV ? codedMessage('E24', quote(segment)) : `the name must not contain a ${quote(segment)} segment.`;
+    if (UNSAFE_SEGMENTS.has(segment)) return !DEV ? codedMessage('E25', quote(segment)) : `${quote(segment)} is not a safe slice name (it is not data in a JavaScript object). Pick another name.`;
   }
   return undefined;
 }
@@ -119,7 +121,7 @@ export function defineSlice<TItem>(name: string, config: SliceConfig<TItem>): Sl
   const problem = sliceNameProblem(name);
   if (problem !== undefined) throw new InvalidSliceDefinitionError(String(name), problem);
   if (config.policy !== 'state' && config.policy !== 'log') {
-    throw new InvalidSliceDefinitionError(name, `policy must be 'state' or 'log', got ${clip(JSON.stringify(config.policy))}.`);
+    throw new InvalidSliceDefinitionError(name, !DEV ? codedMessage('E26', clip(JSON.stringify(config.policy))) : `policy must be 'state' or 'log', got ${clip(JSON.stringify(config.policy))}.`);
   }
   const version = config.version ?? 1;
   const migrationProblem = migrationConfigProblem(version, config.migrations);
@@ -131,7 +133,9 @@ export function defineSlice<TItem>(name: string, config: SliceConfig<TItem>): Sl
     if (window?.withEviction === undefined) {
       throw new InvalidSliceDefinitionError(
         name,
-        window === undefined
+        !DEV
+          ? codedMessage('E27', `${quote(config.eviction.description)}${window === undefined ? '' : ` window ${window.description}`}`)
+          : window === undefined
           ? `eviction ${quote(config.eviction.description)} needs a window to choose from: add window: SliceWindow.count(n).`
           : `its window ${window.description} evicts by its own rule, so eviction ${quote(config.eviction.description)} does not apply. Use SliceWindow.count or SliceWindow.predicate.`,
       );
@@ -168,7 +172,10 @@ export function windowPolicyProblem(window: unknown): string | undefined {
   } catch {
     shown = typeof window;
   }
-  return `window must be a window policy such as SliceWindow.count(100), SliceWindow.time({ maxAgeSeconds: 60 }) or SliceWindow.predicate(...), got ${shown.length > 80 ? `${shown.slice(0, 77)}...` : shown}.`;
+  const given = shown.length > 80 ? `${shown.slice(0, 77)}...` : shown;
+  return !DEV
+    ? codedMessage('E28', given)
+    : `window must be a window policy such as SliceWindow.count(100), SliceWindow.time({ maxAgeSeconds: 60 }) or SliceWindow.predicate(...), got ${given}.`;
 }
 
 /**
@@ -180,10 +187,13 @@ export function windowPolicyProblem(window: unknown): string | undefined {
 export function initialItems<TItem>(name: string, schema: z.ZodType<TItem> | undefined, items: readonly unknown[]): TItem[] {
   return items.map((item, index) => {
     const problem = jsonProblem(item);
-    if (problem !== undefined) throw new InvalidSliceDefinitionError(name, `initial item ${index} is not plain JSON data: ${problem.message} at ${problem.path.length === 0 ? 'the item' : problem.path.join('.')}.`);
+    if (problem !== undefined) throw new InvalidSliceDefinitionError(
+        name,
+        !DEV ? codedMessage('E29', `initial item ${index}: ${problem.message} at ${problem.path.join('.')}`) : `initial item ${index} is not plain JSON data: ${problem.message} at ${problem.path.length === 0 ? 'the item' : problem.path.join('.')}.`,
+      );
     if (schema === undefined) return deepFreeze(item) as TItem;
     const parsed = schema.safeParse(item);
-    if (!parsed.success) throw new InvalidSliceDefinitionError(name, `initial item ${index} does not match its schema: ${formatIssues(toIssues(parsed.error.issues))}.`);
+    if (!parsed.success) throw new InvalidSliceDefinitionError(name, !DEV ? codedMessage('E30', `initial item ${index}: ${formatIssues(toIssues(parsed.error.issues))}`) : `initial item ${index} does not match its schema: ${formatIssues(toIssues(parsed.error.issues))}.`);
     return deepFreeze(parsed.data);
   });
 }

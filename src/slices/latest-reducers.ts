@@ -1,5 +1,7 @@
 import { produce, type Draft } from 'immer';
 import type { Event, EventCreator } from '../events/event';
+import { codedMessage } from '../internal/coded-message';
+import { DEV } from '../internal/dev';
 import { RxSliceError } from '../internal/errors';
 import { reducerName, type ReducerContext, type ReducerEntry, type ReducerOptions } from './reducer';
 import type { AnyChannelDef } from '../events/define-channel';
@@ -52,7 +54,7 @@ export class NoLatestItemError extends RxSliceError {
   constructor(readonly sliceName: string) {
     super(
       'NO_LATEST_ITEM',
-      `produceLatest on slice ${quote(sliceName)} needs a latest item to draft from. Give the slice an initial item: defineSlice(${quote(sliceName)}, { initial: [...] }).`,
+      !DEV ? codedMessage('E42', quote(sliceName)) : `produceLatest on slice ${quote(sliceName)} needs a latest item to draft from. Give the slice an initial item: defineSlice(${quote(sliceName)}, { initial: [...] }).`,
     );
   }
 }

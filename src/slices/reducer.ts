@@ -1,3 +1,5 @@
+import { codedMessage } from '../internal/coded-message';
+import { DEV } from '../internal/dev';
 import type { Event, EventCreator } from '../events/event';
 import type { AnyChannelDef, InferChannelEvent } from '../events/define-channel';
 import { InvalidChannelError } from '../events/invalid-channel-error';
@@ -193,9 +195,9 @@ export function reducerName(eventType: string, options: string | { readonly name
   if (options === undefined || typeof options === 'string') return options;
   const channel = options.channel as AnyChannelDef | undefined;
   if (channel !== undefined) {
-    if (!Array.isArray(channel?.eventTypes)) throw new InvalidChannelError(String((channel as { name?: unknown })?.name), 'a reducer option "channel" takes a channel made by defineChannel');
+    if (!Array.isArray(channel?.eventTypes)) throw new InvalidChannelError(String((channel as { name?: unknown })?.name), !DEV ? codedMessage('E52', 'not a channel') : 'a reducer option "channel" takes a channel made by defineChannel');
     if (!channel.eventTypes.includes(eventType)) {
-      throw new InvalidChannelError(channel.name, `a reducer on ${quote(eventType)} declares this channel, which carries only ${channel.eventTypes.join(', ')}`);
+      throw new InvalidChannelError(channel.name, !DEV ? codedMessage('E53', `${quote(eventType)} not in ${channel.eventTypes.join(', ')}`) : `a reducer on ${quote(eventType)} declares this channel, which carries only ${channel.eventTypes.join(', ')}`);
     }
   }
   return options.name;

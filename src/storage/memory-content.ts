@@ -2,6 +2,8 @@ import { arrayView } from '../internal/array-view';
 import type { SliceView } from '../slices/slice-view';
 import type { WindowMemo } from '../slices/window-contract';
 import type { TimeColumn } from './time-column';
+import { codedMessage } from '../internal/coded-message';
+import { DEV } from '../internal/dev';
 import { clip } from '../internal/quote';
 
 // @internal The immutable per-version content of a memory slice and the views over it
@@ -60,8 +62,13 @@ export function ascendingWithin(indices: readonly number[], size: number): boole
  */
 export function checkUpdateIndex(index: number, size: number): void {
   if (Number.isInteger(index) && index >= 0 && index < size) return;
-  const valid = size === 0 ? 'the slice is empty' : `the slice holds ${size} item${size === 1 ? '' : 's'}, so the index must be an integer from 0 to ${size - 1}`;
-  throw new RangeError(`updateAt(${clip(index)}, ...) names no item: ${valid}. Use append(...) to add an item.`);
+  throw new RangeError(
+    !DEV
+      ? codedMessage('E49', `updateAt(${clip(index)}) of ${size} items`)
+      : `updateAt(${clip(index)}, ...) names no item: ${
+          size === 0 ? 'the slice is empty' : `the slice holds ${size} item${size === 1 ? '' : 's'}, so the index must be an integer from 0 to ${size - 1}`
+        }. Use append(...) to add an item.`,
+  );
 }
 
 /**

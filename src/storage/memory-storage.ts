@@ -1,3 +1,5 @@
+import { codedMessage } from '../internal/coded-message';
+import { DEV } from '../internal/dev';
 import { arrayView } from '../internal/array-view';
 import type { SliceView } from '../slices/slice-view';
 import type { SliceStorage, StorageFactory, StorageTransaction, StoredSlice } from './slice-storage';
@@ -113,7 +115,7 @@ export class MemoryStorage<TItem> extends CommittedWrites<TItem> implements Slic
   }
   /** @internal {@link MemoryStorage.begin}, typed as the memory stage it hands out (for a backend that wraps this one). */
   beginStage(): MemoryStage<TItem> {
-    if (this.stage.open) throw new Error('MemoryStorage: a transaction is already open on this slice.');
+    if (this.stage.open) throw new Error(!DEV ? codedMessage('E55', 'MemoryStorage') : 'MemoryStorage: a transaction is already open on this slice.');
     this.stage.arm();
     return this.stage;
   }

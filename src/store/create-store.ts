@@ -9,6 +9,8 @@ import type { SessionMachine } from '../machines/session-machine';
 import type { AnySagaDef, InferSagaInput, InferSagaResult } from '../sagas/define-saga';
 import type { SagaHistoryOptions, SagaRecord } from '../sagas/saga-history';
 import type { ResumedSaga, ResumeSagasOptions, RunSagaOptions } from '../sagas/saga-runtime';
+import { codedMessage } from '../internal/coded-message';
+import { DEV } from '../internal/dev';
 import type { Event } from '../events/event';
 import type { CommittedEnvelope } from '../session/committed-envelope';
 import { createCoreSession } from '../session/create-core-session';
@@ -129,7 +131,7 @@ export function createStore<TDeps = unknown, TOptions extends StoreOptions<TDeps
   options: TOptions & StoreOptions<TDeps>,
 ): Store<TDeps, SessionEvent<TOptions>>;
 export function createStore<TDeps = unknown>(options: StoreOptions<TDeps>): Store<TDeps> {
-  if ((options as { epics?: unknown } | undefined)?.epics !== undefined) throw new TypeError('createStore takes no epics: start them with runEpic(store, epic), or use createSession({ epics }).');
+  if ((options as { epics?: unknown } | undefined)?.epics !== undefined) throw new TypeError(!DEV ? codedMessage('E36', 'epics') : 'createStore takes no epics: start them with runEpic(store, epic), or use createSession({ epics }).');
   return buildStore(options, undefined) as unknown as Store<TDeps>;
 }
 
@@ -182,7 +184,7 @@ export function buildStore<TDeps>(options: StoreOptions<TDeps>, beforeSagas: ((s
   Object.assign(session, {
     runSaga: (def: AnySagaDef, input: unknown, opts?: RunSagaOptions<TDeps>) => {
       const layer = sagas$() ?? layerOf<SagaLayer>(def, SAGA_LAYER);
-      if (layer === undefined) throw new TypeError(`session.runSaga takes a saga made by defineSaga (got ${def === null ? 'null' : typeof def}).`);
+      if (layer === undefined) throw new TypeError(!DEV ? codedMessage('E37', `runSaga ${def === null ? 'null' : typeof def}`) : `session.runSaga takes a saga made by defineSaga (got ${def === null ? 'null' : typeof def}).`);
       return layer.run(session, def, input, opts);
     },
     // No saga was defined in this program: none can have run here, but the session's storage may
@@ -191,7 +193,7 @@ export function buildStore<TDeps>(options: StoreOptions<TDeps>, beforeSagas: ((s
     sagaHistory: () => sagas$()?.history(session) ?? withoutSagaRuntime<SagaRecord>(session, false),
     handle: (def: AnyEffectDef, handler: EffectHandler<any, any, TDeps>) => {
       const layer = effects();
-      if (layer === undefined) throw new TypeError(`session.handle takes an effect made by defineEffect (got ${def === null ? 'null' : typeof def}).`);
+      if (layer === undefined) throw new TypeError(!DEV ? codedMessage('E38', `handle ${def === null ? 'null' : typeof def}`) : `session.handle takes an effect made by defineEffect (got ${def === null ? 'null' : typeof def}).`);
       return layer.handle(def, handler);
     },
     runEffect: (effect: Effect) => {
@@ -321,7 +323,9 @@ function machineLayerOf(definition: unknown): MachineLayer {
   const layer = layerOf<MachineLayer>(definition, MACHINE_LAYER);
   if (layer === undefined) {
     throw new TypeError(
-      `session.install / session.machine take a slice from defineSlice or a machine from defineMachine, setupMachine or fromSCXML (got ${definition === null ? 'null' : typeof definition}).`,
+      !DEV
+        ? codedMessage('E39', definition === null ? 'null' : typeof definition)
+        : `session.install / session.machine take a slice from defineSlice or a machine from defineMachine, setupMachine or fromSCXML (got ${definition === null ? 'null' : typeof definition}).`,
     );
   }
   return layer;

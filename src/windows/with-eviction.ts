@@ -1,4 +1,6 @@
 import type { EvictionPolicy, SliceWindowPolicy } from '../slices/window-contract';
+import { codedMessage } from '../internal/coded-message';
+import { DEV } from '../internal/dev';
 import { quote } from '../internal/quote';
 import { InvalidWindowError } from './invalid-window-error';
 
@@ -16,7 +18,9 @@ export function withEviction<TItem>(window: SliceWindowPolicy<TItem>, eviction: 
   if (window.withEviction === undefined) {
     throw new InvalidWindowError(
       window.description,
-      `it evicts by its own rule, so the eviction policy ${quote(eviction.description)} does not apply. Use SliceWindow.count or SliceWindow.predicate for a bound that an eviction policy chooses from.`,
+      !DEV
+        ? codedMessage('E19', quote(eviction.description))
+        : `it evicts by its own rule, so the eviction policy ${quote(eviction.description)} does not apply. Use SliceWindow.count or SliceWindow.predicate for a bound that an eviction policy chooses from.`,
     );
   }
   return window.withEviction(eviction);

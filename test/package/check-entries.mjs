@@ -3,8 +3,8 @@
 // 1. package.json: the core installs only rxjs, zod and immer (and the bin its own dependencies); other packages are optional peers;
 //    every file named in `exports` is built and packed, and LICENSE and README.md; no source maps are packed (src/ is not), nor
 //    the bundled transcripts (their license notices stay with them in examples/data/).
-// 2. dist: the core is built once per format (exactly one `class RxSliceError` in the ESM files,
-//    one in the CommonJS files), so no entry bundles its own copy.
+// 2. dist: the core is built once per format and build (exactly one `class RxSliceError` in the ESM files,
+//    one in the CommonJS files, one in the production build's ESM files under dist/production/), so no entry bundles its own copy.
 // 3. The tarball from `npm pack` is unpacked into a scratch directory outside the repository with
 //    only rxjs, zod and immer beside it: `rxslice` loads under `import` and `require`, and any
 //    other entry either loads or fails only for want of an optional peer (rxslice/scxml does).
@@ -47,16 +47,21 @@ for (const entry of entries) {
       else exportedFiles.push(file.replace(/^\.\//, ''));
     }
   }
+  // The production build of the entry (ESM only; the declarations are the development build's).
+  const production = conditions?.import?.production;
+  if (typeof production !== 'string') fail(`package.json exports["${entry}"].import.production is missing`);
+  else exportedFiles.push(production.replace(/^\.\//, ''));
 }
 for (const file of exportedFiles) if (!existsSync(join(root, file))) fail(`${file} (in exports) was not built`);
 
 // 2. one copy of the core per format
 const distFiles = readdirSync(join(root, 'dist'), { recursive: true }).map(String);
-for (const ext of ['.js', '.cjs']) {
+const inProduction = (f) => f.startsWith('production/') || f.startsWith('production\\');
+for (const [ext, production] of [['.js', false], ['.cjs', false], ['.js', true]]) {
   const copies = distFiles
-    .filter((f) => f.endsWith(ext))
+    .filter((f) => f.endsWith(ext) && inProduction(f) === production)
     .filter((f) => /\bRxSliceError = class\b|\bclass RxSliceError\b/.test(readFileSync(join(root, 'dist', f), 'utf8')));
-  if (copies.length !== 1) fail(`dist: the core is built ${copies.length} times in ${ext} files (${copies.join(', ')}); every entry must share one copy`);
+  if (copies.length !== 1) fail(`dist: the core is built ${copies.length} times in ${production ? 'production ' : ''}${ext} files (${copies.join(', ')}); every entry must share one copy`);
 }
 
 // 3 and 4. the packed package, in a scratch directory outside the repository

@@ -41,9 +41,10 @@ export const runEntryChecks = (dir, { withOptionalPeers, entries, optionalPeers:
   for (const script of ['entry-checks.cjs', 'entries-esm.mjs', 'entries-cjs.cjs']) copyFileSync(join(here, script), join(dir, script));
   const options = JSON.stringify({ withOptionalPeers, entries, optionalPeers: peers });
   const failures = [];
-  for (const script of ['entries-esm.mjs', 'entries-cjs.cjs']) {
-    const r = spawnSync(process.execPath, [script, options], { cwd: dir, encoding: 'utf8' });
-    if (r.status !== 0) failures.push(`${script} (${withOptionalPeers ? 'with' : 'without'} the optional peers):\n${(r.stderr || r.stdout).trimEnd()}`);
+  // The ESM entries once more under the "production" condition (dist/production/, the coded messages).
+  for (const [script, conditions] of [['entries-esm.mjs', []], ['entries-cjs.cjs', []], ['entries-esm.mjs', ['--conditions=production']]]) {
+    const r = spawnSync(process.execPath, [...conditions, script, options], { cwd: dir, encoding: 'utf8' });
+    if (r.status !== 0) failures.push(`${conditions.join(' ')} ${script} (${withOptionalPeers ? 'with' : 'without'} the optional peers):\n${(r.stderr || r.stdout).trimEnd()}`);
   }
   return failures;
 };

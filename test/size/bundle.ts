@@ -2,6 +2,7 @@ import { build } from 'esbuild';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { productionPlugin } from '../../scripts/production-build';
 
 /** What a browser bundle of an app costs in rxslice code, and which rxslice modules it holds. */
 export interface BundleCost {
@@ -46,7 +47,9 @@ export async function bundleCost(entry: { readonly file: string } | { readonly s
     metafile: true,
     define: { 'process.env.NODE_ENV': '"production"' },
     // Bare specifiers are packages (relative and absolute paths are src/).
-    plugins: [{ name: 'packages-external', setup: (b) => b.onResolve({ filter: /^[^./]/ }, (args) => ({ path: args.path, external: true })) }],
+    // The package's production build (the "production" export condition, which Vite and webpack
+    // apply in production mode): src/internal/dev.ts as `DEV = false`, the short coded messages.
+    plugins: [productionPlugin, { name: 'packages-external', setup: (b) => b.onResolve({ filter: /^[^./]/ }, (args) => ({ path: args.path, external: true })) }],
     logLevel: 'silent',
   });
   const outputs = result.metafile.outputs;
