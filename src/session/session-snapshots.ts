@@ -94,8 +94,8 @@ export class SessionSnapshots {
     let deltas: number[] | undefined;
     for (let i = 0; i < list.length; i++) {
       const storage = (list[i] as SliceRecord<any>).storage;
-      made = kept(made, last, i, storage.snapshot());
-      deltas = kept(deltas, lastDeltas, i, storage.version - base);
+      made = keptCapture(made, last, i, storage.snapshot());
+      deltas = keptDelta(deltas, lastDeltas, i, storage.version - base);
     }
     // (A plan of no slices makes its empty lists once.)
     if (made !== undefined || last === undefined) plan.lastStored = made ??= [];
@@ -322,9 +322,20 @@ const NO_PARENTS: readonly string[] = Object.freeze([]);
 /**
  * `made` with `value` at `i`; or, while `made` is `undefined` (every value so far equal to
  * `last`'s), `undefined` when `value` is `last[i]` too, else a new list of `last`'s first `i`
- * values and `value`.
+ * values and `value`. Two copies, one per element type (captures, version differences): one
+ * generic function would see arrays of both kinds and stay polymorphic in the snapshot's loop.
  */
-function kept<T>(made: T[] | undefined, last: readonly T[] | undefined, i: number, value: T): T[] | undefined {
+function keptCapture(made: StoredSlice<unknown>[] | undefined, last: readonly StoredSlice<unknown>[] | undefined, i: number, value: StoredSlice<unknown>): StoredSlice<unknown>[] | undefined {
+  if (made === undefined) {
+    if (last !== undefined && last[i] === value) return undefined;
+    made = last === undefined ? [] : last.slice(0, i);
+  }
+  made[i] = value;
+  return made;
+}
+
+/** {@link keptCapture} for the version differences. */
+function keptDelta(made: number[] | undefined, last: readonly number[] | undefined, i: number, value: number): number[] | undefined {
   if (made === undefined) {
     if (last !== undefined && last[i] === value) return undefined;
     made = last === undefined ? [] : last.slice(0, i);

@@ -176,30 +176,34 @@ class FrozenSnapshot implements Snapshot {
     if (this.#slices === undefined) {
       const names = this.#body.names;
       const slices: Record<string, SnapshotSlice> = {};
-      const entries = this.#entryList();
+      const entries = FrozenSnapshot.#entryList(this);
       for (let i = 0; i < names.length; i++) slices[names[i] as string] = entries[i] as SnapshotSlice;
       this.#slices = Object.freeze(slices);
     }
     return this.#slices;
   }
-  /** The entries (made once from the deferred capture, through its maker's cache). */
-  #entryList(): readonly SnapshotSlice[] {
-    if (this.#entries !== undefined) return this.#entries;
-    const stored = this.#stored as readonly StoredSlice<unknown>[];
-    const base = this.#versionBase;
-    const deltas = this.#versionDeltas as readonly number[];
-    const maker = this.#body.source as DeferredCapture['maker'];
+  /**
+   * The entries of `snapshot` (made once from the deferred capture, through its maker's cache).
+   * Static: a private instance method would give every snapshot a brand field (8 bytes and a
+   * store per snapshot taken).
+   */
+  static #entryList(snapshot: FrozenSnapshot): readonly SnapshotSlice[] {
+    if (snapshot.#entries !== undefined) return snapshot.#entries;
+    const stored = snapshot.#stored as readonly StoredSlice<unknown>[];
+    const base = snapshot.#versionBase;
+    const deltas = snapshot.#versionDeltas as readonly number[];
+    const maker = snapshot.#body.source as DeferredCapture['maker'];
     const entries = new Array<SnapshotSlice>(stored.length);
     for (let i = 0; i < stored.length; i++) entries[i] = maker.entry(i, stored[i] as StoredSlice<unknown>, base + (deltas[i] as number));
-    this.#entries = Object.freeze(entries);
-    return this.#entries;
+    snapshot.#entries = Object.freeze(entries);
+    return snapshot.#entries;
   }
   toJSON(): SnapshotJSON {
     const body = this.#body;
     const out: Record<string, { policy: SlicePolicy; schemaVersion?: number; items: readonly unknown[]; appended?: number }> = {};
     const source = body.source as Partial<SnapshotProvenance> | undefined;
     const defOf = source !== undefined && source !== null && typeof source.defOf === 'function' ? source.defOf : undefined;
-    const entries = this.#entryList();
+    const entries = FrozenSnapshot.#entryList(this);
     for (let i = 0; i < body.names.length; i++) {
       const s = entries[i] as SnapshotSlice;
       const name = body.names[i] as string;
@@ -229,7 +233,7 @@ class FrozenSnapshot implements Snapshot {
   /** @internal The storage captures of its slices (see {@link snapshotCaptures}). */
   static captures(snapshot: Snapshot): readonly (StoredSlice<unknown> | undefined)[] | undefined {
     if (!(#body in snapshot)) return undefined;
-    return snapshot.#stored !== undefined ? snapshot.#stored : snapshot.#entryList().map((entry) => entry.stored);
+    return snapshot.#stored !== undefined ? snapshot.#stored : FrozenSnapshot.#entryList(snapshot).map((entry) => entry.stored);
   }
   /** @internal The private half of a snapshot made by this module, or `undefined` for any other value. */
   static bodyOf(snapshot: Snapshot): SnapshotBody | undefined {
