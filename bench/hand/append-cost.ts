@@ -1,6 +1,6 @@
 /**
  * Where an awaited append spends its time: `DATABASE_URL=… npx tsx bench/hand/append-cost.ts
- * <rxslice|emmett> [processes=4] [count=400] [shared=0] [inFlight=1]`.
+ * <rxslice|emmett|raw|raw-rxslice> [processes=4] [count=400] [shared=0] [inFlight=1]`.
  *
  * Runs the writer processes of workloads 14p / 14o (bench/workloads/w14-writer.ts) and, during
  * the timed part, samples every 10 ms `pg_stat_activity` (what each other backend of the database
@@ -48,6 +48,24 @@ function postgresPids(): number[] {
   return pids;
 }
 
+interface WalCounters {
+  bytes: number;
+  records: number;
+  fpi: number;
+  fsyncs: number;
+}
+
+/** The server's WAL position and counters (all backends, so the sampler's own are included: it writes none). */
+async function walCounters(admin: pg.Pool): Promise<WalCounters> {
+  const { rows } = await admin.query<{ bytes: string; records: string; fpi: string; fsyncs: string }>(
+    `SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0') AS bytes, w.wal_records AS records, w.wal_fpi AS fpi,
+            (SELECT sum(fsyncs) FROM pg_stat_io WHERE object = 'wal') AS fsyncs
+     FROM pg_stat_wal w`,
+  );
+  const r = rows[0] as { bytes: string; records: string; fpi: string; fsyncs: string };
+  return { bytes: Number(r.bytes), records: Number(r.records), fpi: Number(r.fpi), fsyncs: Number(r.fsyncs) };
+}
+
 function writer(stream: string): { ready: Promise<void>; go(): void; done: Promise<string>; pid: number } {
   const file = join(process.cwd(), 'bench', 'workloads', 'w14-writer.ts');
   const proc = spawn(process.execPath, ['--import', 'tsx', file, kind, url as string, stream, String(count), inFlightArg, '1', 'bench14s', '1'], { stdio: ['pipe', 'pipe', 'inherit'] });
@@ -75,6 +93,7 @@ async function main(): Promise<void> {
   const pgBefore = new Map(pgPids.map((p) => [p, cpuMs(p)]));
   const { rows: me } = await admin.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
   await admin.query('SELECT pg_stat_statements_reset()');
+  const walBefore = await walCounters(admin);
   const waits = new Map<string, number>();
   const lockWaits = new Map<string, number>();
   let samples = 0;
@@ -99,6 +118,7 @@ async function main(): Promise<void> {
   sampling = false;
   await sampler;
   const wallMs = Date.now() - started;
+  const walAfter = await walCounters(admin);
   const pgCpu = postgresPids().reduce((sum, p) => sum + cpuMs(p) - (pgBefore.get(p) ?? 0), 0);
   const appends = processes * count;
   const reports = outs.map((o) => JSON.parse(o.trim().split('\n')[1] as string) as { start: number; end: number; latencies: number[]; cpuMs: number });
@@ -112,6 +132,8 @@ async function main(): Promise<void> {
   console.log(`${kind}: ${processes} process(es), ${count} appends each, ${shared ? 'one session' : 'own sessions'}: ${((appends * 1000) / span).toFixed(0)} appends/s, p50 ${lat[Math.floor(lat.length / 2)]?.toFixed(2)} ms, p99 ${lat[Math.floor(lat.length * 0.99)]?.toFixed(2)} ms (wall ${wallMs} ms)`);
   console.log(`writer processes' CPU: ${((nodeCpu * 1000) / appends).toFixed(0)} µs per append`);
   console.log(`postgres CPU: ${((pgCpu * 1000) / appends).toFixed(0)} µs per append (${pgCpu.toFixed(0)} ms in all)`);
+  const perAppend = (k: keyof WalCounters): string => ((walAfter[k] - walBefore[k]) / appends).toFixed(k === 'bytes' ? 0 : 2);
+  console.log(`WAL per append: ${perAppend('bytes')} bytes (pg_current_wal_lsn), ${perAppend('records')} records, ${perAppend('fpi')} full-page images, ${perAppend('fsyncs')} flushes (pg_stat_io fsyncs of the WAL)`);
   console.log('statements per append (calls / appends, mean ms):');
   for (const s of stmts) console.log(`  ${(Number(s.calls) / appends).toFixed(2)}  ${s.mean.toFixed(3)} ms  ${s.query}`);
   console.log(`backends (other than the sampler) per 10 ms sample, mean over ${samples}:`);

@@ -9,7 +9,7 @@
 // `<stream>-0` … on one pool of 10 clients (rxslice: `postgres: { pool }`, so they share one
 // LISTEN and one lease connection; Emmett: its event store's pool, pg's default of 10), and each
 // session gets `count` events and `inFlight` lanes of its own.
-// argv: kind (rxslice | emmett) url stream count inFlight burst tablePrefix [sessions]
+// argv: kind (rxslice | emmett | raw | raw-rxslice) url stream count inFlight burst tablePrefix [sessions]
 import { SentLog, Sent } from './w14-events';
 import pg from 'pg';
 import { createSharedSession } from '../../src/postgres/index';
@@ -46,6 +46,7 @@ async function open(): Promise<Appender> {
       },
     };
   }
+  if (kind.startsWith('raw')) return openRaw();
   const { getPostgreSQLEventStore } = await import('@event-driven-io/emmett-postgresql');
   const store = getPostgreSQLEventStore(url);
   let conflicts = 0;
@@ -66,6 +67,39 @@ async function open(): Promise<Appender> {
     },
     conflicts: () => conflicts,
     close: () => store.close(),
+  };
+}
+
+/**
+ * The rawest client (bench/hand/append-cost.ts, issue 35): one `pg.Client`, one named prepared
+ * statement per awaited append in autocommit (one round trip, one commit), the row rxslice logs
+ * (same table layout, `payload` `{"id":n}`, `meta` `{}`). `raw`: an INSERT with `seq` counted by
+ * the client (no sequence lock: the floor of one row per commit); `raw-rxslice`: rxslice's append
+ * statement (the session row's UPDATE + the INSERT), prepared, without rxslice around it.
+ */
+async function openRaw(): Promise<Appender> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  const t = { events: `"public"."${tablePrefix}_events"`, sessions: `"public"."${tablePrefix}_sessions"` };
+  // (The tables are rxslice's: opened once by an rxslice session of the same prefix, so that they exist.)
+  const bootstrap = await createSharedSession({ slices: [SentLog], sessionId: `${stream}-bootstrap`, postgres: { connectionString: url, max: 3 }, tablePrefix, validation: 'off', freeze: false, snapshotEvery: 0 });
+  await bootstrap.dispose();
+  const seqs = streams.map(() => 0);
+  for (const sessionId of streams) await client.query(`INSERT INTO ${t.sessions} (session_id) VALUES ($1) ON CONFLICT DO NOTHING`, [sessionId]);
+  const statement =
+    kind === 'raw'
+      ? { name: 'raw_append', text: `INSERT INTO ${t.events} (session_id, seq, at, type, payload, meta) VALUES ($1, $2, $3, $4, $5, $6)` }
+      : {
+          name: 'raw_rxslice_append',
+          text: `WITH s AS (UPDATE ${t.sessions} SET last_seq = last_seq + 1 WHERE session_id = $1 RETURNING last_seq AS seq)
+                 INSERT INTO ${t.events} (session_id, seq, at, type, payload, meta) SELECT $1, s.seq, $3, $4, $5, $6 FROM s WHERE $2::bigint IS NOT NULL`,
+        };
+  return {
+    append: async (s, ids) => {
+      for (const id of ids) await client.query({ ...statement, values: [streams[s], ++(seqs[s] as number), Date.now(), 'bench/sent', `{"id":${id}}`, '{}'] });
+    },
+    conflicts: () => 0,
+    close: () => client.end(),
   };
 }
 

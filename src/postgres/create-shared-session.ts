@@ -56,6 +56,9 @@ export async function createSharedSession(options: SharedSessionOptions): Promis
       `${middleware.operators !== undefined ? 'operator' : 'event'} middleware is not available on a shared session (it could delay or drop events differently in each process); use reducer middleware`,
     );
   }
+  if (options.preparedStatements !== undefined && typeof options.preparedStatements !== 'boolean') {
+    throw new SharedLogError(`preparedStatements must be true or false; got ${clip(JSON.stringify(options.preparedStatements))}`);
+  }
   const tables = sharedTables(options.tablePrefix, options.schema);
   const conn = options.postgres;
   // The LISTEN client and the effect lease's client stay checked out: with fewer than 3 clients,
@@ -73,7 +76,7 @@ export async function createSharedSession(options: SharedSessionOptions): Promis
   try {
     const started = Date.now();
     await ensureSchema(pool, tables);
-    const log = new PostgresEventLog(pool, tables, options.sessionId);
+    const log = new PostgresEventLog(pool, tables, options.sessionId, options.preparedStatements ?? true);
     await log.open();
     const shared = new SharedSessionImpl(options, pool, ownPool, releasePool, log, { wake: tables.channel, peers: tables.peersChannel }, [tables.lockKey, lockKeyOf(options.sessionId)]);
     try {

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { createHash } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 import { SharedLogError } from './errors';
 import { clip } from '../internal/quote';
@@ -15,11 +16,12 @@ export interface SharedTables {
   readonly snapshots: string;
   /** `<prefix>_schema_version`: the migrations applied. */
   readonly versions: string;
-  /** The LISTEN/NOTIFY channel that wakes readers (payload: the session id). */
+  /** The LISTEN/NOTIFY channel that wakes readers (payload: the session id): `<schema>_<prefix>_events`, or a hashed name of at most 63 bytes when that is longer (see {@link channelName}). */
   readonly channel: string;
   /**
    * The LISTEN/NOTIFY channel on which processes tell each other which sessions they have open
    * (payload: `J` or `H` and the session id), so that a process alone on a session sends no wake-ups.
+   * `<schema>_<prefix>_peers`, bounded as {@link SharedTables.channel} is.
    */
   readonly peersChannel: string;
   /** Name of the unique index on (session_id, idempotency_key) (unquoted; in `schema`). */
@@ -32,6 +34,28 @@ const IDENTIFIER = /^[a-z_][a-z0-9_]{0,39}$/;
 
 /** 32-bit signed key of `text` for advisory locks (CRC32; collisions only share a lock). */
 export const lockKeyOf = (text: string): number => crc32(text) | 0;
+
+/** PostgreSQL's longest identifier, in bytes (NAMEDATALEN - 1); a LISTEN/NOTIFY channel name is one. */
+export const MAX_IDENTIFIER_BYTES = 63;
+
+/**
+ * A LISTEN/NOTIFY channel name of at most {@link MAX_IDENTIFIER_BYTES} bytes for `name`: `name`
+ * itself when it fits (the names rxslice has always used), else its first 46 characters, `_` and
+ * 16 hex digits of its SHA-256. PostgreSQL would cut a longer name in LISTEN (so two table
+ * prefixes sharing the first 63 bytes would share a channel) and refuse it in `pg_notify`
+ * ("channel name too long": no wake-up would ever be sent). Names here are ASCII (see
+ * {@link sharedTables}), so characters are bytes.
+ * @example
+ * ```ts
+ * channelName('public_rxslice_events'); // 'public_rxslice_events'
+ * channelName(`${'s'.repeat(40)}_${'p'.repeat(40)}_events`).length; // 63
+ * ```
+ */
+export function channelName(name: string): string {
+  if (name.length <= MAX_IDENTIFIER_BYTES) return name;
+  const hash = createHash('sha256').update(name).digest('hex').slice(0, 16);
+  return `${name.slice(0, MAX_IDENTIFIER_BYTES - hash.length - 1)}_${hash}`;
+}
 
 /**
  * The tables of `tablePrefix` in `schema`.
@@ -58,8 +82,8 @@ export function sharedTables(tablePrefix = 'rxslice', schema = 'public'): Shared
     sessions: q('sessions'),
     snapshots: q('snapshots'),
     versions: q('schema_version'),
-    channel: `${schema}_${tablePrefix}_events`,
-    peersChannel: `${schema}_${tablePrefix}_peers`,
+    channel: channelName(`${schema}_${tablePrefix}_events`),
+    peersChannel: channelName(`${schema}_${tablePrefix}_peers`),
     idempotencyIndex: `${tablePrefix}_events_idempotency`,
     lockKey: lockKeyOf(`rxslice:${schema}.${tablePrefix}`),
   };

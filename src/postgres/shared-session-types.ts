@@ -79,6 +79,14 @@ export interface SharedSessionOptions {
   readonly leaseRetryMs?: number;
   /** Most events appended by one statement. Default 500. */
   readonly maxBatch?: number;
+  /**
+   * Sends the append statement as a named prepared statement (parsed and planned once per
+   * connection; each append then sends only its values). Default `true`. Give `false` when the
+   * pool goes through a pooler that cannot carry named statements across its server
+   * connections: PgBouncer in transaction mode before 1.21, or with `max_prepared_statements = 0`
+   * (the append would fail with `prepared statement "rxslice_append_…" does not exist`).
+   */
+  readonly preparedStatements?: boolean;
 }
 
 /** Options of {@link SharedSession.dispatch}. */
