@@ -16,7 +16,7 @@ export interface SharedTables {
   readonly snapshots: string;
   /** `<prefix>_schema_version`: the migrations applied. */
   readonly versions: string;
-  /** The LISTEN/NOTIFY channel that wakes readers (payload: the session id): `<schema>_<prefix>_events`, or a hashed name of at most 63 bytes when that is longer (see {@link channelName}). */
+  /** The LISTEN/NOTIFY channel that wakes readers (payload: the session id): `<schema>_<prefix>_events`, or a hashed name of at most 63 bytes when that is longer (longer names become their first 46 characters, `_` and 16 hex digits of their SHA-256). */
   readonly channel: string;
   /**
    * The LISTEN/NOTIFY channel on which processes tell each other which sessions they have open
