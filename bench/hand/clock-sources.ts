@@ -7,11 +7,11 @@
  * - `async`: RxJS's `asyncScheduler.now()` (the session's default: `Date.now()` behind the
  *   timestamp provider's delegate check);
  * - `date`: `Date.now()` called directly; `perf`: `Math.floor(performance.timeOrigin + performance.now())`;
- * - `ticker`: a worker thread writes `Date.now()` into shared memory every millisecond (an
- *   unref'd `setInterval` there); a reading is one `Atomics.load` (plus the max with the last
- *   reading, so it never goes back). It keeps moving during a long synchronous run of the main
- *   thread (unlike `bench/workloads/coarse-clock.ts`, whose timer runs on the main thread), at
- *   Date.now's 1 ms resolution, up to one timer period (plus the worker's scheduling delay) late;
+ * - `ticker`: a worker thread writes `Date.now()` into shared memory every millisecond
+ *   (`startTicker` of `bench/workloads/coarse-clock.ts`); a reading is one `Atomics.load` (plus
+ *   the max with the last reading, so it never goes back). It keeps moving during a long
+ *   synchronous run of the main thread (unlike the main-thread timer of the "no clock read" rows),
+ *   at Date.now's 1 ms resolution, up to one timer period (plus the worker's scheduling delay) late;
  * - `every8`: `Date.now()` on every 8th reading, the last one in between (so up to 7 readings
  *   late however long they are apart: the prototype of "share one reading between calls").
  *
@@ -23,9 +23,9 @@
  */
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
 import { asyncScheduler, type SchedulerLike } from 'rxjs';
 import { append, createSession, defineEvent, defineSlice } from '../../src/index';
+import { startTicker } from '../workloads/coarse-clock';
 
 type Source = 'async' | 'date' | 'perf' | 'ticker' | 'every8';
 const SOURCES: readonly Source[] = ['async', 'date', 'perf', 'ticker', 'every8'];
@@ -41,23 +41,8 @@ function readingOf(source: Source): () => number {
       const origin = performance.timeOrigin;
       return () => Math.floor(origin + performance.now());
     }
-    case 'ticker': {
-      // Milliseconds since `base` in one Int32 (24 days of range: a prototype).
-      const base = Date.now();
-      const shared = new Int32Array(new SharedArrayBuffer(4));
-      const worker = new Worker(
-        `const { workerData } = require('node:worker_threads'); const a = new Int32Array(workerData.buffer);
-         setInterval(() => Atomics.store(a, 0, Date.now() - workerData.base), 1);`,
-        { eval: true, workerData: { buffer: shared.buffer, base } },
-      );
-      worker.unref();
-      let last = 0;
-      return () => {
-        const t = Atomics.load(shared, 0);
-        if (t > last) last = t;
-        return base + last;
-      };
-    }
+    case 'ticker':
+      return startTicker();
     case 'every8': {
       let n = 0;
       let last = 0;

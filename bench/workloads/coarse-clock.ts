@@ -20,8 +20,11 @@ let cached = Date.now();
 let timer: ReturnType<typeof setInterval> | undefined;
 let ticker: (() => number) | undefined;
 
-/** Starts the ticker thread (once per process, unref'd); returns its reading. */
-function startTicker(): () => number {
+/**
+ * Starts a ticker thread (unref'd) and returns its reading: `Date.now()` as the thread last wrote
+ * it, never less than the previous reading. Also `bench/hand/clock-sources.ts`'s `ticker` source.
+ */
+export function startTicker(): () => number {
   // Milliseconds since `base` in one Int32 (24 days of range: enough for a prototype).
   const base = Date.now();
   const shared = new Int32Array(new SharedArrayBuffer(4));
