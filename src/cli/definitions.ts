@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { readRecordingHeader } from '../jsonl/read-recording';
+import { readRecordingHeader } from '../jsonl/recording-header';
 import type { InspectorDefinitions } from '../devtools/inspector-model';
 import { TRANSCRIPT_LABEL, transcriptDefinitions } from '../transcripts/durable';
 import { messageOf, quote } from '../internal/quote';

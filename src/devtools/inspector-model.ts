@@ -1,4 +1,5 @@
-import { readRecording, type Recording, type RecordedEnvelope } from '../jsonl/read-recording';
+import { readRecording } from '../jsonl/read-recording';
+import type { Recording, RecordedEnvelope } from '../jsonl/recording-types';
 import type { SchedulerLike } from 'rxjs';
 import type { SliceDef } from '../slices/reducer';
 import type { Session } from '../session/session-types';

@@ -2,7 +2,6 @@ import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs'
 import { from, Subscription, type Observable, type SchedulerLike } from 'rxjs';
 import type { Event } from '../events/event';
 import type { EnvelopeMeta } from '../events/envelope';
-import { RxSliceError } from '../internal/errors';
 import { deepFreeze } from '../internal/freeze';
 import type { SliceDef } from '../slices/reducer';
 import { snapshotFromJSON } from '../snapshots/codec';
@@ -10,142 +9,11 @@ import type { Snapshot } from '../snapshots/snapshot';
 import { createCoreSession } from '../session/create-core-session';
 import { snapshotLayer, withSnapshotMethods, type SnapshotHost } from '../session/snapshot-layer';
 import type { Session } from '../session/session-types';
-import type { CommittedEnvelope } from '../session/committed-envelope';
 import { SESSION_INTERNALS } from '../session/internals';
 import { foldSnapshotLine, type SnapshotLine } from './snapshot-runs';
-import { BODY_OFFSET, crcOf, lineCrc, NOT_A_RECORD, prefixSeq, RECORDING_FORMAT, RECORDING_FORMAT_VERSION } from './recording-format';
-import { quote } from '../internal/quote';
-
-/** One envelope as the flight recorder wrote it (deep-frozen). */
-export type RecordedEnvelope = CommittedEnvelope;
-
-/** Options of {@link readRecording}. */
-export interface ReadRecordingOptions {
-  /** The slice definitions of the recorded session (every slice its snapshots hold). */
-  readonly slices: readonly SliceDef<string, any>[];
-  /**
-   * Makes the session that replays envelopes, on the given scheduler (its clock; nothing scheduled
-   * on it runs). Needed when the recorded session had reducers that its slice definitions do not
-   * carry, such as an installed statechart: `(scheduler) => { const s = createSession({ slices,
-   * scheduler }); s.install(Phases); return s; }`. Register no effect handlers or epics there.
-   * Default: `createSession({ slices, scheduler })` of the core.
-   */
-  readonly session?: (scheduler: SchedulerLike) => Session;
-}
-
-/** Where a torn last line was found and dropped. */
-export interface TornTail {
-  /** Byte offset of the dropped line. */
-  readonly offset: number;
-  /** Bytes dropped (the line without its newline, or with a bad checksum). */
-  readonly bytes: number;
-}
-
-/**
- * A flight recording opened by {@link readRecording}: time travel over its envelopes.
- */
-export interface Recording {
-  readonly file: string;
-  /** The `label` the recorder was given (see `FlightRecorderOptions.label`), if any. */
-  readonly label: string | undefined;
-  /** `seq` of the first snapshot (the state the recording starts from). */
-  readonly firstSeq: number;
-  /** `seq` of the last recorded envelope (or of the first snapshot when none follows). */
-  readonly lastSeq: number;
-  /** Number of recorded envelopes. */
-  readonly size: number;
-  /** The `seq` of every snapshot in the file, ascending. */
-  readonly snapshotSeqs: readonly number[];
-  /** The `seq` of every recorded envelope, ascending (from the index: nothing is parsed). */
-  readonly envelopeSeqs: readonly number[];
-  /** The torn last line that was dropped, if any. */
-  readonly tornTail: TornTail | undefined;
-  /**
-   * The state after envelope `seq` (`firstSeq ≤ seq ≤ lastSeq`) as a snapshot of every slice:
-   * the nearest snapshot at or before `seq`, then the envelopes after it replayed through a
-   * fresh session of the recording's slices (reducers only: no effects run). Successive calls
-   * moving forward continue from the previous state when no snapshot lies closer.
-   * @throws {@link RecordingError} for a `seq` outside the recording, or one that cannot be rebuilt.
-   */
-  stateAt(seq: number): Snapshot;
-  /**
-   * Time travel: restores `session` to the state after envelope `seq`, as one audited
-   * `rxslice.session.restored` event (`fromSeq: seq`) through `session.restore`: nothing is
-   * replayed in `session`, so no effect, saga step or timer runs again (see the README, "Time
-   * travel"). `options.slices` restores only those.
-   * @throws {@link RecordingError} for a `seq` outside the recording; what `session.restore`
-   * throws (nothing changes then).
-   * @example
-   * ```ts
-   * readRecording('run.jsonl', { slices }).restoreTo(session, 42); // session is back at event 42
-   * ```
-   */
-  restoreTo(session: SnapshotHost, seq: number, options?: { readonly slices?: readonly (SliceDef<string, any> | string)[] }): void;
-  /**
-   * Forks: a new session holding the state after envelope `seq`, whose own events continue from
-   * `seq + 1` (its first is the restored event). `make` creates it (default: a core session of
-   * the recording's slices); give it effects, sagas or storage as for any session: they start
-   * from the fork, and nothing before it runs again.
-   * @throws {@link RecordingError} for a `seq` outside the recording.
-   * @example
-   * ```ts
-   * const what_if = readRecording('run.jsonl', { slices }).fork(42);
-   * what_if.dispatch(PlanApproved({ planId: 'p1' })); // explore another path from event 42
-   * ```
-   */
-  fork(seq: number, make?: () => Session): Session;
-  /**
-   * Follows a recording that is still being written: indexes the whole lines appended to the file
-   * since it was opened or last refreshed, and returns how many envelopes they added (0 when none).
-   * `lastSeq`, `size`, `envelopeSeqs`, `snapshotSeqs` and `tornTail` move with it; states already
-   * asked for do not change. A last line without its newline (a write in progress) is left for the
-   * next call.
-   *
-   * @remarks Synchronous; reads only the appended bytes (one `fstat` and one read).
-   * @throws {@link RecordingError} `RECORDING_CORRUPT` when the file shrank (truncated or replaced:
-   * open it again) or a line before the new tail is damaged; `RECORDING_IO` when it cannot be read.
-   * Nothing changes then.
-   * @example
-   * ```ts
-   * const rec = readRecording('live.jsonl', { slices });
-   * // ... the recorder writes more
-   * rec.refresh(); // 12: envelopes added; rec.lastSeq moved with them
-   * ```
-   */
-  refresh(): number;
-  /**
-   * Releases the replay session that {@link Recording.stateAt} keeps between calls (so that
-   * successive states continue from the previous one). Idempotent; the recording stays usable:
-   * a later `stateAt` replays from the nearest snapshot again.
-   * @example
-   * ```ts
-   * const rec = readRecording('run.jsonl', { slices });
-   * rec.stateAt(42);
-   * rec.close(); // the session that rebuilt seq 42 is disposed
-   * ```
-   */
-  close(): void;
-  /** The recorded envelopes with `fromSeq ≤ seq ≤ toSeq` (default: all), in order, parsed lazily. */
-  envelopes(range?: { readonly fromSeq?: number; readonly toSeq?: number }): IterableIterator<RecordedEnvelope>;
-  /** {@link Recording.envelopes} as a cold observable (synchronous on subscribe, or on `scheduler`). */
-  envelopes$(range?: { readonly fromSeq?: number; readonly toSeq?: number }, scheduler?: SchedulerLike): Observable<RecordedEnvelope>;
-}
-
-/** Thrown when a recording cannot be read (missing, not a recording, damaged before its tail) or a state cannot be rebuilt. */
-export class RecordingError extends RxSliceError {
-  override readonly name = 'RecordingError';
-  constructor(
-    readonly file: string,
-    code: 'RECORDING_NOT_FOUND' | 'RECORDING_CORRUPT' | 'RECORDING_IO' | 'RECORDING_SEQ_OUT_OF_RANGE' | 'RECORDING_GAP',
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(code, `Recording ${quote(file)}: ${message}`, options);
-  }
-}
-
-const KIND_ENVELOPE = 0;
-const KIND_SNAPSHOT = 1;
+import { BODY_OFFSET, crcOf, lineCrc, NOT_A_RECORD, prefixSeq } from './recording-format';
+import { RecordingError, type ReadRecordingOptions, type Recording, type RecordedEnvelope, type TornTail } from './recording-types';
+import { parseHeader } from './recording-header';
 
 /**
  * The clock of a replay session: `now()` is the time of the envelope being replayed, and nothing
@@ -189,67 +57,6 @@ export function readRecording(file: string, options: ReadRecordingOptions): Reco
   return new RecordingReader(file, buf, options.slices, options.session ?? ((scheduler) => withSnapshotMethods(createCoreSession({ slices: options.slices, scheduler }))));
 }
 
-/** What a recording's first line says about it. See {@link readRecordingHeader}. */
-export interface RecordingHeader {
-  readonly formatVersion: number;
-  /** The recorder's `snapshotEvery`. */
-  readonly snapshotEvery: number;
-  /** The recorder's `label`, if it had one. */
-  readonly label: string | undefined;
-}
-
-/**
- * Reads only the header (first line) of a flight recording: its format version, `snapshotEvery`
- * and `label`. Tools use it to pick the slice definitions before {@link readRecording}.
- * Reads at most the first 64 KiB; O(1) in the recording's size.
- * @throws {@link RecordingError} `RECORDING_NOT_FOUND`, `RECORDING_IO`, or `RECORDING_CORRUPT`
- * (no header line, a bad checksum, another format, or a newer format version).
- * @example
- * ```ts
- * readRecordingHeader('run.jsonl'); // { formatVersion: 2, snapshotEvery: 1000, label: 'rxslice.transcript' }
- * ```
- */
-export function readRecordingHeader(file: string): RecordingHeader {
-  const buf = Buffer.alloc(65536);
-  let n = 0;
-  let fd: number | undefined;
-  try {
-    fd = openSync(file, 'r');
-    n = readSync(fd, buf, 0, buf.length, 0);
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'RECORDING_NOT_FOUND' : 'RECORDING_IO';
-    throw new RecordingError(file, code, code === 'RECORDING_NOT_FOUND' ? 'no such file.' : (e as Error).message, { cause: e });
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
-  const nl = buf.subarray(0, n).indexOf(10);
-  const crc = nl < 0 ? -1 : lineCrc(buf, 0);
-  if (nl < 0 || crc < 0 || crc !== crcOf(buf, BODY_OFFSET, nl - 1)) {
-    throw new RecordingError(file, 'RECORDING_CORRUPT', 'it does not start with a checksummed recording header; is it a flight recording?');
-  }
-  return parseHeader(file, buf.toString('utf8', BODY_OFFSET, nl - 1));
-}
-
-function parseHeader(file: string, body: string): RecordingHeader {
-  let header: { k?: unknown; format?: unknown; formatVersion?: unknown; snapshotEvery?: unknown; label?: unknown };
-  try {
-    header = JSON.parse(body) as typeof header;
-  } catch {
-    throw new RecordingError(file, 'RECORDING_CORRUPT', 'its header is not JSON.');
-  }
-  if (header === null || typeof header !== 'object' || header.k !== 'h') {
-    throw new RecordingError(file, 'RECORDING_CORRUPT', 'it does not start with a recording header; is it a flight recording?');
-  }
-  if (header.format !== RECORDING_FORMAT) throw new RecordingError(file, 'RECORDING_CORRUPT', `its header names format ${JSON.stringify(header.format)}, not ${RECORDING_FORMAT}.`);
-  if (typeof header.formatVersion !== 'number' || header.formatVersion > RECORDING_FORMAT_VERSION) {
-    throw new RecordingError(file, 'RECORDING_CORRUPT', `it has format version ${String(header.formatVersion)}, newer than this rxslice reads (${RECORDING_FORMAT_VERSION}); upgrade rxslice.`);
-  }
-  return {
-    formatVersion: header.formatVersion,
-    snapshotEvery: typeof header.snapshotEvery === 'number' ? header.snapshotEvery : 0,
-    label: typeof header.label === 'string' ? header.label : undefined,
-  };
-}
 
 class RecordingReader implements Recording {
   readonly firstSeq: number;
