@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import { z } from 'zod';
 import { defineSignalChannel } from './signal-channel';
-import { createSignalDirectory, signalQueueDir, type SignalFile } from './signal-directory';
+import { createSignalDirectory, signalQueueDir } from './signal-directory';
+import type { SignalFile } from './signal-directory-types';
 
 /** The folder of a project that holds its completion signals, as the agent-coordination pattern names it. */
 export const AGENT_SIGNALS_DIR = '.agent-signals';

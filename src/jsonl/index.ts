@@ -24,8 +24,9 @@ export { StorageLockedError, StorageLockCompromisedError } from './directory-loc
 export type { LockHolder } from './directory-lock';
 export { defineSignalChannel, InvalidSignalError } from './signal-channel';
 export type { SignalChannelDef, InferSignal } from './signal-channel';
-export { createSignalDirectory, SIGNAL_FILE_FORMAT } from './signal-directory';
-export type { SignalDirectory, SignalDirectoryOptions, SignalFile, ClaimedSignal, SignalHandler, WatchSignalsOptions } from './signal-directory';
+export { createSignalDirectory } from './signal-directory';
+export { SIGNAL_FILE_FORMAT } from './signal-directory-types';
+export type { SignalDirectory, SignalDirectoryOptions, SignalFile, ClaimedSignal, SignalHandler, WatchSignalsOptions } from './signal-directory-types';
 export { SignalFileRejectedError, SignalClaimLostError, SignalDirectoryError, SignalHandlerError } from './signal-errors';
 export type { SignalRejectionReason } from './signal-errors';
 export { writeCompletionSignal, pollSignals, archiveSignal, CompletionSignal, AGENT_SIGNALS_DIR } from './completion-signals';
