@@ -22,6 +22,7 @@ import type { EventMiddleware } from './event-pipeline';
 import { MiddlewareStack } from './middleware-stack';
 import { isLibraryType, SessionQueue, type HeldCommit } from './session-queue';
 import { SessionRegistry } from './session-registry';
+import { closestType } from './known-events';
 import type { RestoredSlices, SessionSnapshots } from './session-snapshots';
 import type { Route, SliceRecord } from './slice-handle';
 import { LIBRARY_META, SessionReset, SessionRestored, SLICE_COMMAND, SliceAppended, SliceCleared, SliceLatestReplaced, SliceSeeded, type SliceCommand } from './system-events';
@@ -258,7 +259,7 @@ export class SessionCore extends SessionQueue {
       if ((event as Partial<SliceCommand>)[SLICE_COMMAND] === true) return this.acceptSliceCommand(type, payload) as unknown as Envelope<TEvent>;
       throw this.rejection(new ReservedEventTypeError(type));
     }
-    if (this.strictEvents && !this.registry.known.has(type)) throw this.rejection(new UnknownEventError(type, this.registry.known.closest(type)));
+    if (this.strictEvents && !this.registry.known.has(type)) throw this.rejection(new UnknownEventError(type, DEV ? closestType(this.registry.known.types, type) : undefined));
     const accepted = { type, payload } as unknown as { type: string; payload: unknown };
     if (this.validate && !trusted) {
       const schema = this.registry.schemas.get(type);
