@@ -19,7 +19,7 @@ import type { CommittedEnvelope } from './committed-envelope';
 import { DispatchInReducerError, InvalidEventError, InvalidSliceItemError, ReducerError, SessionDisposedError, StorageAheadError, UnknownEventError } from './errors';
 import type { CommitListener, CommittedListener, EnvelopeDecider, TransactionListener } from './internals';
 import type { EventMiddleware } from './event-pipeline';
-import { MiddlewareStack } from './middleware-stack';
+import { pipelineLayer } from './feature-layers';
 import { isLibraryType, SessionQueue, type HeldCommit } from './session-queue';
 import { SessionRegistry } from './session-registry';
 import { closestType } from './known-events';
@@ -98,8 +98,6 @@ export class SessionCore extends SessionQueue {
   fullCommittedListeners = 0;
   /** How many typed committed listeners (`CommittedListener.types`) listen to each event type. */
   private readonly listenedTypes = new Map<string, number>();
-  /** The event and operator middleware given to `createSession` and added with `session.use`. */
-  readonly middleware: MiddlewareStack;
   /** Records with an open transaction for the envelope being reduced (reused; reduce is never re-entered). */
   private readonly pending: SliceRecord<any>[] = [];
   private pendingCount = 0;
@@ -124,6 +122,8 @@ export class SessionCore extends SessionQueue {
     this.validate = config.validate;
     this.freeze = config.freeze;
     this.strictEvents = config.unknownEvents !== 'accept';
+    // Before any storage opens: without the runtime, event or operator middleware are refused.
+    const pipelines = config.eventMiddleware.length + config.operators.length > 0 ? pipelineLayer() : undefined;
     const registry = (this.registry = new SessionRegistry(
       config.globalMiddleware,
       config.stateStorage,
@@ -163,7 +163,7 @@ export class SessionCore extends SessionQueue {
     }
     registry.processing = () => (this.busy ? this.last : undefined);
     // Last: an operator middleware may emit as soon as it is subscribed.
-    this.middleware = new MiddlewareStack(this, config.eventMiddleware, config.operators);
+    if (pipelines !== undefined) this.middleware = pipelines.stack(this, config.eventMiddleware, config.operators);
   }
 
   /**

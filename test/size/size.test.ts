@@ -69,6 +69,9 @@ const CORE_FEATURE_MODULES = [
   'src/windows/invalid-window-error.ts',
 ];
 
+/** The event and operator middleware runtime, which a store leaves out until the app calls `defineMiddleware`. */
+const PIPELINE_MODULES = ['src/session/define-middleware.ts', 'src/session/middleware-stack.ts', 'src/session/event-pipeline.ts', 'src/session/operator-pipeline.ts', 'src/session/middleware-feed.ts'];
+
 const owned = (module: string, owns: readonly string[]): boolean => owns.some((prefix) => (prefix.endsWith('/') ? module.startsWith(prefix) : module === prefix));
 
 describe('bundle size (esbuild, browser, production; rxjs, zod and immer external)', () => {
@@ -95,6 +98,15 @@ describe('bundle size (esbuild, browser, production; rxjs, zod and immer externa
     // and esbuild's code splitting puts it in the chunk the entry loads (238 bytes); never the
     // codec's JSON schema or reader.
     expect(bytes.get('src/snapshots/codec.ts') ?? 0).toBeLessThan(400);
+  });
+
+  it('the store quick start holds no event or operator middleware runtime; defineMiddleware adds it and nothing else', async () => {
+    const [base, withMiddleware] = await Promise.all([bundleCost(fixture('store-quick-start')), bundleCost(fixture('store-with-middleware'))]);
+    expect([...base.modules].filter((m) => PIPELINE_MODULES.includes(m))).toEqual([]);
+    const added = [...withMiddleware.modules].filter((m) => !base.modules.has(m));
+    expect(added.filter((m) => !PIPELINE_MODULES.includes(m))).toEqual([]);
+    expect(added).toContain('src/session/operator-pipeline.ts');
+    expect(added).toContain('src/session/event-pipeline.ts');
   });
 
   it('snapshots on a store (takeSnapshot, restoreSnapshot) add the snapshot layer and nothing else', async () => {
