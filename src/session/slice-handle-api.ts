@@ -71,8 +71,10 @@ export function useMiddleware(core: SessionCore, record: SliceRecord<any> | unde
   // make it reduce the log differently from the others.
   if (core.forward !== undefined) throw new UnsupportedOnSharedSessionError(record === undefined ? 'use' : 'slice(def).use');
   const used = sortMiddleware(args, record === undefined ? 'session' : 'slice');
+  // The pipelines first: a store without their runtime refuses the call before anything is added.
+  const stack = used.events.length + used.operators.length > 0 ? (core.middleware ??= pipelineLayer().stack(core, [], [])) : undefined;
   const removeReducers = used.reducers.length > 0 ? core.registry.addMiddleware(record, used.reducers) : undefined;
-  const removePipeline = used.events.length + used.operators.length > 0 ? (core.middleware ??= pipelineLayer().stack(core, [], [])).add(used.events, used.operators) : undefined;
+  const removePipeline = stack?.add(used.events, used.operators);
   return () => {
     removeReducers?.();
     removePipeline?.();

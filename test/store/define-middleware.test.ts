@@ -30,6 +30,8 @@ describe('defineMiddleware (the event and operator middleware of a store)', () =
     const store = rx.createStore({ slices: [Notes], middleware: { reducers: [(_ctx, next) => next()] } });
     expect(() => store.use({ events: [(env, next) => next(env)] })).toThrow(TypeError);
     const seen: string[] = [];
+    // Nothing of a refused call is added, its reducer middleware included.
+    expect(() => store.use(() => { throw new Error('added'); }, { operators: [dropSecrets as never] })).toThrow(/defineMiddleware/);
     store.use((ctx, next) => {
       seen.push(ctx.event.type);
       return next();
