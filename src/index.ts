@@ -38,6 +38,7 @@ export { append, extend, replace, updateAt, clear, none, withEffects } from './s
 export type { SliceOp, ItemPredicate } from './slices/slice-op';
 export type { EventMiddleware } from './session/event-pipeline';
 export type { MiddlewareSet } from './session/middleware-set';
+export { defineMiddleware } from './session/define-middleware';
 export { validationMiddleware } from './session/validation-middleware';
 export type { ValidationRule, CheckedValidationRule } from './session/validation-middleware';
 export type { SliceView } from './slices/slice-view';

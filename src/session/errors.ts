@@ -42,21 +42,23 @@ export class InvalidEventError extends RxSliceError {
  * Thrown by `dispatch` (and reported on `errors$`) when the session does not know the event's
  * type: no slice reducer, machine, saga, effect, channel or `createSession({ events })` declares
  * it (docs/ARCHITECTURE.md, "Known events"). Nothing changes and no `seq` is taken.
- * `suggestion` is the declared type closest to `eventType` (a likely typo), when one is close.
- * A session made with `unknownEvents: 'accept'` takes such events instead.
+ * `suggestion` is the declared type closest to `eventType` (a likely typo), when one is close;
+ * the production build (the `"production"` export condition, docs/SIZE.md) does not look for one:
+ * there `suggestion` is `undefined` and the message is the code and the type,
+ * e.g. `rxslice E2: "chat/sent"; see …/docs/errors.md#e2`. A session made with `unknownEvents: 'accept'` takes such events instead.
  */
 export class UnknownEventError extends RxSliceError {
   override readonly name = 'UnknownEventError';
   constructor(
     /** The `type` of the rejected event. */
     readonly eventType: string,
-    /** The declared event type closest to `eventType` (a likely typo), or undefined. */
+    /** The declared event type closest to `eventType` (a likely typo), or undefined (always, in the production build). */
     readonly suggestion: string | undefined,
   ) {
     super(
       'UNKNOWN_EVENT',
       !DEV
-        ? codedMessage('E2', `${quote(eventType)}${suggestion === undefined ? '' : ` (did you mean ${quote(suggestion)}?)`}`)
+        ? codedMessage('E2', quote(eventType))
         : `Event ${quote(eventType)} is not declared in this session${suggestion === undefined ? '' : ` (did you mean ${quote(suggestion)}?)`}. ` +
         'Nothing was changed. Declare its type with a slice reducer (on(Creator, ...)), createSession({ events: [Creator] }), ' +
         "a machine, a saga's startOn, an effect or a channel; or accept undeclared types with createSession({ unknownEvents: 'accept' }).",

@@ -1,3 +1,5 @@
+import { codedMessage } from '../internal/coded-message';
+import { DEV } from '../internal/dev';
 import type { Session } from './session-types';
 
 /**
@@ -83,4 +85,37 @@ export function withLayer<T extends object>(def: T, key: symbol, layer: object):
 /** @internal The layer `value` carries under `key`, or undefined (not a definition, or made by hand). */
 export function layerOf<TLayer>(value: unknown, key: symbol): TLayer | undefined {
   return value !== null && (typeof value === 'object' || typeof value === 'function') ? ((value as Record<symbol, TLayer | undefined>)[key] ?? undefined) : undefined;
+}
+
+/**
+ * See {@link SAGA_LAYER}: the key of the event and operator middleware runtime
+ * ({@link PipelineLayer}), linked by `defineMiddleware` and by `createSession`.
+ */
+export const PIPELINE_LAYER: unique symbol = /* @__PURE__ */ Symbol.for('rxslice.layer.pipelines') as never;
+
+/** @internal The event and operator middleware runtime (`MiddlewareStack` of session/middleware-stack.ts). */
+export interface PipelineLayer {
+  stack(core: any, events: readonly any[], operators: readonly any[]): PipelineStack;
+}
+
+/** @internal What the core asks of its event and operator middleware (`MiddlewareStack`). */
+export interface PipelineStack {
+  /** Adds middleware after those in force; returns the function that removes exactly these. */
+  add(events: readonly any[], operators: readonly any[]): () => void;
+  /** Rebuilds the layers whose middleware changed (called before the next envelope enters). */
+  apply(): void;
+}
+
+/**
+ * @internal The linked event and operator middleware runtime.
+ * @throws TypeError when none is linked: the program called neither `defineMiddleware` nor `createSession`.
+ */
+export function pipelineLayer(): PipelineLayer {
+  const layer = linkedLayer<PipelineLayer>(PIPELINE_LAYER);
+  if (layer !== undefined) return layer;
+  throw new TypeError(
+    !DEV
+      ? codedMessage('E70', 'defineMiddleware')
+      : 'Event and operator middleware need their runtime, which a store links only on request: pass them through defineMiddleware({ events, operators }) (or use createSession, which links it).',
+  );
 }

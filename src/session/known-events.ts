@@ -11,7 +11,8 @@ import { RecentAnswers } from '../internal/recent-answers';
  * one lookup; the prefixes are consulted only on a miss, and a hit is then added to the set.
  */
 export class KnownEvents {
-  private readonly types = new Set<string>();
+  /** The exact types declared, in declaration order. */
+  readonly types = new Set<string>();
   private readonly prefixes: string[] = [];
 
   /** Declares an exact event type. */
@@ -54,27 +55,27 @@ export class KnownEvents {
   get size(): number {
     return this.types.size;
   }
+}
 
-  /**
-   * The declared type closest to `type` (a typo's likely intent), or `undefined` when none is
-   * close: the smallest edit distance (Levenshtein, case-insensitive) of at most a third of the
-   * longer name (and at least 2), ties broken by declaration order. O(declared types × length²);
-   * run only for a rejected event.
-   */
-  closest(type: string): string | undefined {
-    const wanted = type.toLowerCase();
-    let best: string | undefined;
-    let bestDistance = Infinity;
-    for (const candidate of this.types) {
-      const limit = Math.max(2, Math.floor(Math.max(candidate.length, type.length) / 3));
-      const d = editDistance(wanted, candidate.toLowerCase(), Math.min(limit, bestDistance - 1));
-      if (d !== undefined && d < bestDistance) {
-        best = candidate;
-        bestDistance = d;
-      }
+/**
+ * The type of `types` closest to `type` (a typo's likely intent), or `undefined` when none is
+ * close: the smallest edit distance (Levenshtein, case-insensitive) of at most a third of the
+ * longer name (and at least 2), ties broken by declaration order. O(declared types × length²);
+ * run only for a rejected event, and only in the development build (`UnknownEventError.suggestion`).
+ */
+export function closestType(types: Iterable<string>, type: string): string | undefined {
+  const wanted = type.toLowerCase();
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  for (const candidate of types) {
+    const limit = Math.max(2, Math.floor(Math.max(candidate.length, type.length) / 3));
+    const d = editDistance(wanted, candidate.toLowerCase(), Math.min(limit, bestDistance - 1));
+    if (d !== undefined && d < bestDistance) {
+      best = candidate;
+      bestDistance = d;
     }
-    return best;
   }
+  return best;
 }
 
 /** Levenshtein distance of `a` and `b`, or `undefined` when it exceeds `max` (stops early). */

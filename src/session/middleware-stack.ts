@@ -3,6 +3,7 @@ import type { Envelope } from '../events/envelope';
 import { EventPipeline, type EventMiddleware, type OperatorLayer } from './event-pipeline';
 import { OperatorPipeline } from './operator-pipeline';
 import type { StackCore } from './middleware-feed';
+import type { PipelineStack } from './feature-layers';
 
 type Operator = OperatorFunction<Envelope, Envelope>;
 
@@ -21,7 +22,7 @@ type Operator = OperatorFunction<Envelope, Envelope>;
  *   pass to `next` later to the operator middleware in force then.
  * Adding or removing event middleware leaves the operator chain (and its operators' state) alone.
  */
-export class MiddlewareStack implements OperatorLayer {
+export class MiddlewareStack implements OperatorLayer, PipelineStack {
   /** The operator middleware in force (read by event pipelines when they hand an envelope on). */
   operators: OperatorPipeline | undefined;
   private events: EventPipeline | undefined;

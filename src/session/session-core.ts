@@ -19,9 +19,10 @@ import type { CommittedEnvelope } from './committed-envelope';
 import { DispatchInReducerError, InvalidEventError, InvalidSliceItemError, ReducerError, SessionDisposedError, StorageAheadError, UnknownEventError } from './errors';
 import type { CommitListener, CommittedListener, EnvelopeDecider, TransactionListener } from './internals';
 import type { EventMiddleware } from './event-pipeline';
-import { MiddlewareStack } from './middleware-stack';
+import { pipelineLayer } from './feature-layers';
 import { isLibraryType, SessionQueue, type HeldCommit } from './session-queue';
 import { SessionRegistry } from './session-registry';
+import { closestType } from './known-events';
 import type { RestoredSlices, SessionSnapshots } from './session-snapshots';
 import type { Route, SliceRecord } from './slice-handle';
 import { LIBRARY_META, SessionReset, SessionRestored, SLICE_COMMAND, SliceAppended, SliceCleared, SliceLatestReplaced, SliceSeeded, type SliceCommand } from './system-events';
@@ -97,8 +98,6 @@ export class SessionCore extends SessionQueue {
   fullCommittedListeners = 0;
   /** How many typed committed listeners (`CommittedListener.types`) listen to each event type. */
   private readonly listenedTypes = new Map<string, number>();
-  /** The event and operator middleware given to `createSession` and added with `session.use`. */
-  readonly middleware: MiddlewareStack;
   /** Records with an open transaction for the envelope being reduced (reused; reduce is never re-entered). */
   private readonly pending: SliceRecord<any>[] = [];
   private pendingCount = 0;
@@ -123,6 +122,8 @@ export class SessionCore extends SessionQueue {
     this.validate = config.validate;
     this.freeze = config.freeze;
     this.strictEvents = config.unknownEvents !== 'accept';
+    // Before any storage opens: without the runtime, event or operator middleware are refused.
+    const pipelines = config.eventMiddleware.length + config.operators.length > 0 ? pipelineLayer() : undefined;
     const registry = (this.registry = new SessionRegistry(
       config.globalMiddleware,
       config.stateStorage,
@@ -162,7 +163,7 @@ export class SessionCore extends SessionQueue {
     }
     registry.processing = () => (this.busy ? this.last : undefined);
     // Last: an operator middleware may emit as soon as it is subscribed.
-    this.middleware = new MiddlewareStack(this, config.eventMiddleware, config.operators);
+    if (pipelines !== undefined) this.middleware = pipelines.stack(this, config.eventMiddleware, config.operators);
   }
 
   /**
@@ -258,7 +259,7 @@ export class SessionCore extends SessionQueue {
       if ((event as Partial<SliceCommand>)[SLICE_COMMAND] === true) return this.acceptSliceCommand(type, payload) as unknown as Envelope<TEvent>;
       throw this.rejection(new ReservedEventTypeError(type));
     }
-    if (this.strictEvents && !this.registry.known.has(type)) throw this.rejection(new UnknownEventError(type, this.registry.known.closest(type)));
+    if (this.strictEvents && !this.registry.known.has(type)) throw this.rejection(new UnknownEventError(type, DEV ? closestType(this.registry.known.types, type) : undefined));
     const accepted = { type, payload } as unknown as { type: string; payload: unknown };
     if (this.validate && !trusted) {
       const schema = this.registry.schemas.get(type);

@@ -11,7 +11,7 @@ import type { CommittedEnvelope } from './committed-envelope';
 import type { EvictedItems } from './session-types';
 import { ReducerError, StorageFailedError } from './errors';
 import type { MiddlewareFeed } from './middleware-feed';
-import type { MiddlewareStack } from './middleware-stack';
+import type { PipelineStack } from './feature-layers';
 import type { SliceRecord } from './slice-handle';
 
 /** An event refused by an event middleware (an `InvalidEventError`, by its code: no `instanceof` across copies). */
@@ -80,8 +80,11 @@ export abstract class SessionQueue {
   pipeline: MiddlewareFeed | undefined = undefined;
   /** Set when middleware was added or removed while an envelope was processed: the pipeline is rebuilt before the next one. */
   pipelineStale = false;
-  /** The event and operator middleware given to `createSession` and added with `session.use`. */
-  abstract readonly middleware: MiddlewareStack;
+  /**
+   * The event and operator middleware given to `createSession` and added with `session.use`, or
+   * undefined while there were none (the runtime is a layer: see `PipelineLayer`).
+   */
+  middleware: PipelineStack | undefined = undefined;
 
   constructor(readonly scheduler: SchedulerLike) {}
 
@@ -198,7 +201,7 @@ export abstract class SessionQueue {
     try {
       for (let env = first ?? (queue.length > 0 ? queue.shift() : undefined); env !== undefined; env = queue.length > 0 ? queue.shift() : undefined) {
         // Middleware added or removed while the previous envelope was processed applies from this one.
-        if (this.pipelineStale) this.middleware.apply();
+        if (this.pipelineStale) this.middleware!.apply();
         this.last = env;
         if (this.events$.observed) this.events$.next(env);
         // Library events bypass the operator middleware: a restore, seed, reset or clear always

@@ -220,7 +220,9 @@ export interface Session<TEvent extends Event = Event> extends SessionReader {
    * here, as TypeScript cannot index an object by a slice definition.
    * @throws {@link InvalidMiddlewareError} when an argument is neither a function nor a
    * `MiddlewareSet` of arrays of functions (an unknown key included), or the call adds nothing;
-   * {@link SessionDisposedError} on a disposed session. Nothing of the call is added then.
+   * {@link SessionDisposedError} on a disposed session; on a store (`createStore`) in a program
+   * that linked no event and operator middleware runtime (`defineMiddleware`, `validationMiddleware`
+   * or `createSession` link it), `TypeError` for `events` or `operators`. Nothing of the call is added then.
    * @example
    * ```ts
    * const logging: ReducerMiddleware = (ctx, next) => {

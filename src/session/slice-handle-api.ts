@@ -7,6 +7,7 @@ import { InvalidWindowError } from '../windows/invalid-window-error';
 import { withEviction } from '../windows/with-eviction';
 import { SessionDisposedError, UnsupportedOnSharedSessionError } from './errors';
 import { sortMiddleware } from './middleware-set';
+import { pipelineLayer } from './feature-layers';
 import type { SessionCore } from './session-core';
 import type { SliceHandle, SliceRecord, SliceRuntimeConfig } from './slice-handle';
 import { SliceAppended, SliceCleared, SliceLatestReplaced, SliceSeeded } from './system-events';
@@ -70,8 +71,10 @@ export function useMiddleware(core: SessionCore, record: SliceRecord<any> | unde
   // make it reduce the log differently from the others.
   if (core.forward !== undefined) throw new UnsupportedOnSharedSessionError(record === undefined ? 'use' : 'slice(def).use');
   const used = sortMiddleware(args, record === undefined ? 'session' : 'slice');
+  // The pipelines first: a store without their runtime refuses the call before anything is added.
+  const stack = used.events.length + used.operators.length > 0 ? (core.middleware ??= pipelineLayer().stack(core, [], [])) : undefined;
   const removeReducers = used.reducers.length > 0 ? core.registry.addMiddleware(record, used.reducers) : undefined;
-  const removePipeline = used.events.length + used.operators.length > 0 ? core.middleware.add(used.events, used.operators) : undefined;
+  const removePipeline = stack?.add(used.events, used.operators);
   return () => {
     removeReducers?.();
     removePipeline?.();

@@ -4,6 +4,7 @@ import { toIssues } from '../internal/errors';
 import { InvalidEventError, InvalidMiddlewareError } from './errors';
 import type { EventMiddleware } from './event-pipeline';
 import type { MiddlewareSet } from './middleware-set';
+import { defineMiddleware } from './define-middleware';
 
 /** One rule of {@link validationMiddleware}: an event creator and the zod schema its payloads must pass. */
 export type ValidationRule = readonly [AnyEventCreator, z.ZodType];
@@ -68,5 +69,6 @@ export function validationMiddleware<const TRules extends readonly ValidationRul
     }
     next(env);
   };
-  return { events: [validate] };
+  // Links the event middleware runtime, so that a store (createStore) takes it too.
+  return defineMiddleware({ events: [validate] });
 }

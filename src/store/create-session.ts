@@ -2,6 +2,7 @@ import type { Event } from '../events/event';
 import { runEpic, type Epic, type EpicHandle, type EpicOptions } from '../effects/epic';
 import type { Session as CoreSession, SessionEvent } from '../session/session-types';
 import { deferredKeeper, withSnapshotMethods } from '../session/snapshot-layer';
+import { linkPipelines } from '../session/define-middleware';
 import { buildStore, type LayerMethods, type StoreOptions } from './create-store';
 
 /** Options of {@link createSession}: the core options plus epics and their dependencies. */
@@ -64,6 +65,8 @@ export function createSession<TDeps = unknown, TOptions extends SessionOptions<T
 ): Session<TDeps, SessionEvent<TOptions>>;
 export function createSession<TDeps = unknown>(options: SessionOptions<TDeps>): Session<TDeps> {
   const { epics, ...storeOptions } = options;
+  // A session takes event and operator middleware as it always did (createStore needs defineMiddleware).
+  linkPipelines();
   const dependencies = options.dependencies;
   const withDeps = (epicOptions: EpicOptions<TDeps> = {}): EpicOptions<TDeps> =>
     epicOptions.deps === undefined && dependencies !== undefined ? { ...epicOptions, deps: dependencies } : epicOptions;

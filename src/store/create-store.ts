@@ -26,6 +26,9 @@ import { quote } from '../internal/quote';
 /**
  * Options of {@link createStore}: the core options (slices, storage, middleware, channels, ...),
  * the effect handlers' and sagas' dependencies, and sagas. `createSession` adds `epics`.
+ * On a store, `middleware` with `events` or `operators` needs their runtime linked by
+ * `defineMiddleware` (`createStore({ middleware: defineMiddleware({ operators }) })`); without it
+ * `createStore` throws a `TypeError` that names it. Reducer middleware needs nothing.
  */
 export interface StoreOptions<TDeps = unknown> extends CoreSessionOptions {
   /**
@@ -106,7 +109,9 @@ export interface Store<TDeps = unknown, TEvent extends Event = Event> extends Co
  * (`createSession` is this plus those). Snapshots: `takeSnapshot(store)`, `restoreSnapshot(store, s)`,
  * `transaction(store, fn)`, `findSnapshots(store, q)`, `snapshotLineage(store, s)`; epics:
  * `runEpic(store, epic)`. The first of them called on a store links its layer into the store,
- * with the same semantics, errors and audit events as the session's methods.
+ * with the same semantics, errors and audit events as the session's methods. Event and operator
+ * middleware (`middleware: { events, operators }`, `store.use({ ... })`) need their runtime,
+ * which `defineMiddleware` links into the program (as `validationMiddleware` and `createSession` do).
  *
  * @remarks Everything `createSession` documents about the dispatch pipeline holds (synchronous,
  * all or nothing per event, re-entrant dispatches queued, known events). The `snapshotStore` and
@@ -115,7 +120,9 @@ export interface Store<TDeps = unknown, TEvent extends Event = Event> extends Co
  * Durable storage reopens as with `createSession` (its journals restore the slices; no snapshot
  * code is needed for that).
  * @throws `DuplicateSliceError` when two slices share a name; the errors `createSession` throws
- * for its options (`sagas`, `sagaHistory`, `channels`), with nothing left open.
+ * for its options (`sagas`, `sagaHistory`, `channels`), with nothing left open; `TypeError` for
+ * `middleware` with `events` or `operators` in a program that linked no middleware runtime
+ * (see `defineMiddleware`).
  * @example
  * ```ts
  * const store = createStore({ slices: [Messages] });

@@ -24,7 +24,7 @@ import {
   type RxSliceError,
   type Session,
 } from '../../src/index';
-import { KnownEvents } from '../../src/session/known-events';
+import { closestType, KnownEvents } from '../../src/session/known-events';
 
 const Task = z.object({ title: z.string() });
 const TaskAdded = defineEvent('tasks/added', Task);
@@ -259,14 +259,14 @@ describe('KnownEvents', () => {
     expect(known.has('x/y')).toBe(false);
   });
 
-  it('closest: within a third of the length (at least 2 edits), case-insensitive, first declared on ties', () => {
+  it('closestType: within a third of the length (at least 2 edits), case-insensitive, first declared on ties', () => {
     const known = new KnownEvents();
     for (const t of ['plan/stepAdded', 'plan/stepRemoved', 'tasks/added']) known.add(t);
-    expect(known.closest('plan/stepadded')).toBe('plan/stepAdded');
-    expect(known.closest('plan/stepAded')).toBe('plan/stepAdded');
-    expect(known.closest('plan/stepRemove')).toBe('plan/stepRemoved');
-    expect(known.closest('tasks/nope')).toBeUndefined();
-    expect(known.closest('')).toBeUndefined();
-    expect(new KnownEvents().closest('a')).toBeUndefined();
+    expect(closestType(known.types, 'plan/stepadded')).toBe('plan/stepAdded');
+    expect(closestType(known.types, 'plan/stepAded')).toBe('plan/stepAdded');
+    expect(closestType(known.types, 'plan/stepRemove')).toBe('plan/stepRemoved');
+    expect(closestType(known.types, 'tasks/nope')).toBeUndefined();
+    expect(closestType(known.types, '')).toBeUndefined();
+    expect(closestType(new KnownEvents().types, 'a')).toBeUndefined();
   });
 });
