@@ -113,10 +113,7 @@ const NO_PARENTS: readonly string[] = Object.freeze([]);
  * (see {@link snapshotIdentity}): a catalogue of 100 snapshots holds no slice content alive.
  */
 class SnapshotBody implements SnapshotIdentity {
-  /**
-   * What restoring it made, kept for its next restores; made on its first restore (one field, not
-   * two, in every snapshot's body: most snapshots are never restored).
-   */
+  /** What its restores made, from its first restore on (one field of every body, not two: most snapshots are never restored). */
   restores: RestoreCache | undefined = undefined;
   constructor(
     readonly seq: number,
@@ -133,11 +130,9 @@ class SnapshotBody implements SnapshotIdentity {
   }
 }
 
-/** What the restores of one snapshot share (see {@link SnapshotBody.restores}). */
+/** What the restores of one snapshot share: `[id]` frozen (the parents of snapshots taken after), the last restored event (see {@link restoreEventOf}). */
 class RestoreCache {
-  /** `[id]`, frozen: the parents of snapshots taken after restoring the snapshot (made once). */
   asParent: readonly string[] | undefined = undefined;
-  /** The event of the last restore of it (see {@link restoreEventOf}). */
   event: RestoreEvent | undefined = undefined;
 }
 
