@@ -4,7 +4,7 @@ import { isRxSliceError } from '../internal/errors';
 import type { SliceDef } from '../slices/reducer';
 import { InvalidSnapshotError, UnknownSliceError } from '../snapshots/codec';
 import { checkedDefOf, makeDeferredSnapshot, makeSnapshot, parentsAfterRestoring, snapshotCaptures, snapshotSource, type Snapshot, type SnapshotSlice } from '../snapshots/snapshot';
-import type { StorageTransaction, StoredSlice } from '../storage/slice-storage';
+import type { SliceStorage, StorageTransaction, StoredSlice } from '../storage/slice-storage';
 import { MemoryStorage } from '../storage/memory-storage';
 import { applyWindow, importItem } from './apply-op';
 import { SliceNotRegisteredError } from './errors';
@@ -22,6 +22,10 @@ interface CapturePlan extends RestoredSlices {
   readonly recordCount: number;
   readonly names: readonly string[];
   readonly records: readonly SliceRecord<any>[];
+  /** The slices' storages, in plan order (read by every snapshot: one load fewer a slice than through the records). */
+  readonly storages: readonly SliceStorage<unknown>[];
+  /** `storages` when every one is a `MemoryStorage` (the only ones a restore may swap in directly), else `undefined`. */
+  readonly memory: readonly MemoryStorage<unknown>[] | undefined;
   /** The entry of slice `index` for `stored` at `version`: shared by the snapshots of the slice's current capture and version. */
   entry(index: number, stored: StoredSlice<unknown>, version: number): SnapshotSlice;
   /** The captures of the plan's last snapshot taken, or restored whole (shared by the next snapshot when no slice changed since). */
@@ -79,7 +83,7 @@ export class SessionSnapshots {
    */
   take(seq: number, at: number, tag: string | undefined, includeLogs: boolean, selection?: SliceSelection): Snapshot {
     const plan = selection === undefined ? this.plan(includeLogs) : this.selectedPlan(includeLogs, selection);
-    const list = plan.records;
+    const list = plan.storages;
     // The storages' captures and versions only: entries are made when the snapshot is read.
     // The captures are those of the plan's last snapshot (taken or restored) when no slice changed
     // since but by that restore, and the versions differ from the first slice's as they did in the
@@ -89,11 +93,11 @@ export class SessionSnapshots {
     // scavenges fall into a new session's first calls).
     const last = plan.lastStored;
     const lastDeltas = plan.deltas;
-    const base = list[0]?.storage.version ?? 0;
+    const base = list[0]?.version ?? 0;
     let made: StoredSlice<unknown>[] | undefined;
     let deltas: number[] | undefined;
     for (let i = 0; i < list.length; i++) {
-      const storage = (list[i] as SliceRecord<any>).storage;
+      const storage = list[i] as SliceStorage<unknown>;
       made = keptCapture(made, last, i, storage.snapshot());
       deltas = keptDelta(deltas, lastDeltas, i, storage.version - base);
     }
@@ -157,6 +161,8 @@ export class SessionSnapshots {
     // round trip, issue 36).
     const lastEntries: (SnapshotSlice | undefined)[] = [];
     const freeze = this.freeze;
+    const storages = list.map((r) => r.storage);
+    const memory = storages.every((s) => s instanceof MemoryStorage) ? (storages as MemoryStorage<unknown>[]) : undefined;
     let nameSet: ReadonlySet<string> | undefined;
     return {
       nameSet: () => (nameSet ??= new Set(names)),
@@ -164,6 +170,8 @@ export class SessionSnapshots {
       recordCount: this.records.size,
       names,
       records: list,
+      storages,
+      memory,
       lastStored: undefined,
       deltas: undefined,
       entry(index, stored, version) {
@@ -257,7 +265,7 @@ export class SessionSnapshots {
     if (plan !== undefined && names === plan.names) {
       const records = plan.records;
       const captures = snapshotCaptures(snapshot) as readonly StoredSlice<unknown>[];
-      if (direct && swapped(records, captures)) {
+      if (direct && plan.memory !== undefined && swapped(records, plan.memory, captures)) {
         // The slices hold these captures again (memory storage swaps them back in as they are).
         plan.lastStored = captures;
         return plan;
@@ -347,16 +355,15 @@ function keptDelta(made: number[] | undefined, last: readonly number[] | undefin
 /**
  * Restores a whole snapshot of memory slices without windows by swapping each slice's captured
  * content back in (O(1) per slice, no stage), when every slice allows it; else changes nothing
- * and returns false (the caller stages the restore). Only for a restore that nothing else in
- * the same event can change or fail (see `SessionCore.reduceSystem`).
+ * and returns false (the caller stages the restore). `storages` are the records' storages (the
+ * plan's, checked to be memory storages once when it was made). Only for a restore that nothing
+ * else in the same event can change or fail (see `SessionCore.reduceSystem`).
  */
-function swapped(records: readonly SliceRecord<any>[], captures: readonly StoredSlice<unknown>[]): boolean {
+function swapped(records: readonly SliceRecord<any>[], storages: readonly MemoryStorage<unknown>[], captures: readonly StoredSlice<unknown>[]): boolean {
   for (let i = 0; i < records.length; i++) {
-    const record = records[i] as SliceRecord<any>;
-    const storage = record.storage;
-    if (record.window !== undefined || !(storage instanceof MemoryStorage) || !storage.canSwapCapture(captures[i] as StoredSlice<unknown>)) return false;
+    if ((records[i] as SliceRecord<any>).window !== undefined || !(storages[i] as MemoryStorage<unknown>).canSwapCapture(captures[i] as StoredSlice<unknown>)) return false;
   }
-  for (let i = 0; i < records.length; i++) ((records[i] as SliceRecord<any>).storage as MemoryStorage<unknown>).swapCapture(captures[i] as StoredSlice<unknown>);
+  for (let i = 0; i < storages.length; i++) (storages[i] as MemoryStorage<unknown>).swapCapture(captures[i] as StoredSlice<unknown>);
   return true;
 }
 const MAX_SELECTED_PLANS = 32;

@@ -113,10 +113,8 @@ const NO_PARENTS: readonly string[] = Object.freeze([]);
  * (see {@link snapshotIdentity}): a catalogue of 100 snapshots holds no slice content alive.
  */
 class SnapshotBody implements SnapshotIdentity {
-  /** `[id]`, frozen: the parents of snapshots taken after restoring this one (made once). */
-  asParent: readonly string[] | undefined = undefined;
-  /** The event of the last restore of it (see {@link restoreEventOf}). */
-  event: RestoreEvent | undefined = undefined;
+  /** What its restores made, from its first restore on (one field of every body, not two: most snapshots are never restored). */
+  restores: RestoreCache | undefined = undefined;
   constructor(
     readonly seq: number,
     readonly at: number,
@@ -130,6 +128,12 @@ class SnapshotBody implements SnapshotIdentity {
   idOf(): string {
     return (this.id ??= newSnapshotId());
   }
+}
+
+/** What the restores of one snapshot share: `[id]` frozen (the parents of snapshots taken after), the last restored event (see {@link restoreEventOf}). */
+class RestoreCache {
+  asParent: readonly string[] | undefined = undefined;
+  event: RestoreEvent | undefined = undefined;
 }
 
 /**
@@ -362,7 +366,7 @@ keepSnapshotClassAlive();
 export function parentsAfterRestoring(snapshot: Snapshot, id: string): readonly string[] {
   const body = FrozenSnapshot.bodyOf(snapshot);
   if (body === undefined || body.id !== id) return Object.freeze([id]);
-  return (body.asParent ??= Object.freeze([id]));
+  return ((body.restores ??= new RestoreCache()).asParent ??= Object.freeze([id]));
 }
 
 /** The shape of a restored event that {@link restoreEventOf} reads: its payload's names and snapshot id. */
@@ -385,9 +389,10 @@ export function restoreEventOf<T extends RestoreEvent>(
 ): T {
   const body = FrozenSnapshot.bodyOf(snapshot);
   if (body === undefined) return make(snapshot, names, id);
-  const last = body.event as T | undefined;
+  const restores = (body.restores ??= new RestoreCache());
+  const last = restores.event as T | undefined;
   if (last !== undefined && last.payload.slices === names && last.payload.snapshotId === id) return last;
-  return (body.event = deepFreeze(make(snapshot, names, id)));
+  return (restores.event = deepFreeze(make(snapshot, names, id)));
 }
 
 /**
