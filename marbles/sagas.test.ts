@@ -2,7 +2,7 @@ import { filter, map, type Observable } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createSession, defineEvent, defineSaga, RetryPolicy, SagaStepRetrying, step, type Session } from '../src/index';
+import { createSession, defineSaga, RetryPolicy, SagaStepRetrying, step, type Session } from '../src/index';
 
 let scheduler: TestScheduler;
 beforeEach(() => {

@@ -34,7 +34,7 @@ export class ComputedGraph {
   /** Per-session objects built over the graph: handles (keyed by node) and families (keyed by declaration). */
   readonly extensions = new Map<object, unknown>();
 
-  constructor(private readonly session: CoreStore) {
+  constructor(session: CoreStore) {
     this.internals = session[SESSION_INTERNALS];
     const stop = this.internals.onCommit(this);
     this.internals.onDispose(() => {
@@ -52,7 +52,7 @@ export class ComputedGraph {
       if (!this.internals.hasSlice(source.name)) throw new SliceNotRegisteredError(source.name);
       return { slice: source, ref: this.internals.sliceSource(source.name) };
     });
-    const node = new ComputedNode(def, sources, this.internals, this.session);
+    const node = new ComputedNode(def, sources, this.internals);
     for (const s of sources) {
       if (s.node !== undefined) s.node.dependents.add(node);
       else {

@@ -1,5 +1,5 @@
 import { Emitter, type EmitterListener } from '../internal/emitter';
-import type { SessionReader, SliceDef } from '../slices/reducer';
+import type { SliceDef } from '../slices/reducer';
 import type { SessionInternals, SliceSource } from '../session/internals';
 import { ComputedError } from './computed-errors';
 import type { ComputedDef, IncrementalFold } from './define-computed';
@@ -56,7 +56,6 @@ export class ComputedNode<TValue> {
     readonly def: ComputedDef<string, TValue>,
     readonly sources: readonly NodeSource[],
     private readonly internals: SessionInternals,
-    private readonly reader: SessionReader,
   ) {
     let depth = 0;
     for (const s of sources) if (s.node !== undefined) depth = Math.max(depth, s.node.depth);

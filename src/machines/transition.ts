@@ -9,7 +9,7 @@ import { toMachineEvent, type MachineEffect, type MachineEvent, type QueuedEvent
 import type { DelayedSend, MachineSnapshot } from './machine-snapshot.js';
 import type { MachineSlices } from './machine-slices.js';
 import { enterStates, microstep, selectTransitions } from './microstep.js';
-import { byDocumentOrder, isAtomic, type StateNode, type TransitionNode } from './state-node.js';
+import type { StateNode, TransitionNode } from './state-node.js';
 
 /** What one call of {@link transition}, {@link initialTransition} or {@link advanceTime} produced. */
 export interface TransitionResult<TContext = unknown, TStateId extends string = string> {

@@ -7,7 +7,7 @@ import type { SliceDef } from '../slices/reducer';
 import type { Snapshot } from '../snapshots/snapshot';
 import { memory } from '../storage/memory-storage';
 import type { ChannelDef } from '../events/define-channel';
-import { InvalidListenerError, SessionDisposedError, type InvalidEventError, type InvalidMiddlewareError, type ReducerError, type UnknownEventError } from './errors';
+import { InvalidListenerError, SessionDisposedError, type InvalidEventError, type ReducerError, type UnknownEventError } from './errors';
 import type { SliceHandle, SliceRecord } from './slice-handle';
 import { sliceHandle, useMiddleware } from './slice-handle-api';
 import { SessionCore } from './session-core';

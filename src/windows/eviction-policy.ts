@@ -1,4 +1,3 @@
-import type { SliceView } from '../slices/slice-view';
 import type { EvictionDecision, EvictionKind, EvictionPolicy as EvictionPolicyContract } from '../slices/window-contract';
 import { InvalidWindowError } from './invalid-window-error';
 import { seededIndex } from '../internal/seeded-random';
