@@ -20,39 +20,31 @@ afterAll(() => {
   for (const r of runs) rmSync(r.dir, { recursive: true, force: true });
 });
 
+/** Runs `loops` kill-and-recover loops of `run`, then checks the suite's guarantees on its stats. */
+async function killLoops(run: CrashRun, loops: number): Promise<void> {
+  runs.push(run);
+  for (let i = 0; i < loops; i++) await run.loop();
+  const s = run.stats;
+  expect({ midFileCorruption: s.midFileCorruption, seqGaps: s.seqGaps, lostAcked: s.lostAcked, stateMismatch: s.stateMismatch, childErrors: s.childErrors }).toEqual({
+    midFileCorruption: 0,
+    seqGaps: 0,
+    lostAcked: 0,
+    stateMismatch: 0,
+    childErrors: 0,
+  });
+  expect(s.events).toBeGreaterThan(loops);
+  expect(s.compactions).toBeGreaterThan(0);
+}
+
 describe('crash suite (SIGKILL at random instants)', () => {
   it(`one writer, ${LOOPS} kills: no mid-file corruption, no seq gap, no acknowledged event lost, state equals a committed prefix`, async () => {
-    const run = new CrashRun(child);
-    runs.push(run);
-    for (let i = 0; i < LOOPS; i++) await run.loop();
-    const s = run.stats;
-    expect({ midFileCorruption: s.midFileCorruption, seqGaps: s.seqGaps, lostAcked: s.lostAcked, stateMismatch: s.stateMismatch, childErrors: s.childErrors }).toEqual({
-      midFileCorruption: 0,
-      seqGaps: 0,
-      lostAcked: 0,
-      stateMismatch: 0,
-      childErrors: 0,
-    });
-    expect(s.events).toBeGreaterThan(LOOPS);
-    expect(s.compactions).toBeGreaterThan(0);
+    await killLoops(new CrashRun(child), LOOPS);
   }, 120_000);
 
   // The store (createStore: no snapshot layer) on the same files: its writers killed the same way;
   // each recovery opened alternately by a store and by a session (the files are the same format).
   it(`createStore writers, ${STORE_LOOPS} kills, reopened alternately by createStore and createSession: the same guarantees`, async () => {
-    const run = new CrashRun(child, 16_384, Math.random, 'store', (loop) => (loop % 2 === 0 ? 'session' : 'store'));
-    runs.push(run);
-    for (let i = 0; i < STORE_LOOPS; i++) await run.loop();
-    const s = run.stats;
-    expect({ midFileCorruption: s.midFileCorruption, seqGaps: s.seqGaps, lostAcked: s.lostAcked, stateMismatch: s.stateMismatch, childErrors: s.childErrors }).toEqual({
-      midFileCorruption: 0,
-      seqGaps: 0,
-      lostAcked: 0,
-      stateMismatch: 0,
-      childErrors: 0,
-    });
-    expect(s.events).toBeGreaterThan(STORE_LOOPS);
-    expect(s.compactions).toBeGreaterThan(0);
+    await killLoops(new CrashRun(child, 16_384, Math.random, 'store', (loop) => (loop % 2 === 0 ? 'session' : 'store')), STORE_LOOPS);
   }, 120_000);
 
   it(`four processes competing for the lock, ${ROUNDS} rounds: exactly one opens each time; the directory stays consistent`, async () => {
