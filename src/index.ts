@@ -309,5 +309,7 @@ export {
 
 export { defineState, field, add, dictMerge, setUnion, overwrite, InvalidUpdateError } from './state/define-state';
 export type { StateDef, StateFields, StateValue, StateUpdate, Field, FieldReducer, Overwrite } from './state/define-state';
-export { createCheckpointer, memoryCheckpoints, CheckpointError } from './state/checkpointer';
-export type { Checkpointer, Checkpoint, CheckpointMetadata, CheckpointRecord, CheckpointStorage, ThreadRecordStorage, HistoryOptions } from './state/checkpointer';
+export { createCheckpointer } from './state/checkpointer';
+export { memoryCheckpoints, CheckpointError } from './state/checkpoint-storage';
+export type { Checkpointer, Checkpoint, HistoryOptions } from './state/checkpointer';
+export type { CheckpointMetadata, CheckpointRecord, CheckpointStorage, ThreadRecordStorage } from './state/checkpoint-storage';

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { readRecordingHeader } from '../jsonl/recording-header';
-import type { InspectorDefinitions } from '../devtools/inspector-model';
+import type { InspectorDefinitions } from '../devtools/inspector-types';
 import { TRANSCRIPT_LABEL, transcriptDefinitions } from '../transcripts/durable';
 import { messageOf, quote } from '../internal/quote';
 

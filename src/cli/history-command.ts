@@ -1,5 +1,5 @@
 import { existsSync, statSync } from 'node:fs';
-import type { CheckpointRecord } from '../state/checkpointer';
+import type { CheckpointRecord } from '../state/checkpoint-storage';
 import { checkpointFiles } from '../jsonl/checkpoint-files';
 import type { LangGraphBlob, LangGraphRecord } from '../langgraph/rxslice-saver';
 import { quote } from '../internal/quote';

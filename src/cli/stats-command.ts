@@ -1,4 +1,5 @@
-import { InspectorModel, type InspectorDefinitions } from '../devtools/inspector-model';
+import { InspectorModel } from '../devtools/inspector-model';
+import type { InspectorDefinitions } from '../devtools/inspector-types';
 import { progress, type CliIO, type Progress } from './progress';
 
 const n = (v: number): string => v.toLocaleString('en-US');

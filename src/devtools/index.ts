@@ -5,6 +5,6 @@ export type { Inspector, InspectorOptions, InspectorListenOptions, InspectorServ
 export { refusalOf } from './local-request-guard';
 export type { LocalServerIdentity } from './local-request-guard';
 export { InspectorModel } from './inspector-model';
-export type { InspectorDefinitions, EventRow, EventPage, MachineView, TimelineEntry, Series, RecordingSummary } from './inspector-model';
+export type { InspectorDefinitions, EventRow, EventPage, MachineView, TimelineEntry, Series, RecordingSummary } from './inspector-types';
 export { connectDevTools, DevToolsError } from './redux-devtools';
 export type { DevToolsOptions, DevToolsConnection, DevToolsAction, DevToolsState } from './redux-devtools';

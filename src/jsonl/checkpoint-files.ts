@@ -1,7 +1,7 @@
 import { closeSync, existsSync, fdatasyncSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
-import { CheckpointError, type CheckpointRecord, type ThreadRecordStorage } from '../state/checkpointer';
+import { CheckpointError, type CheckpointRecord, type ThreadRecordStorage } from '../state/checkpoint-storage';
 import { BODY_OFFSET, crcOf, encodeLine, lineCrc } from './recording-format';
 import { fsyncDirectory } from './snapshot-file';
 

@@ -18,7 +18,7 @@ import {
 } from '@langchain/langgraph-checkpoint';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import { RxSliceError } from '../internal/errors';
-import { memoryCheckpoints, type ThreadRecordStorage } from '../state/checkpointer';
+import { memoryCheckpoints, type ThreadRecordStorage } from '../state/checkpoint-storage';
 import { clip } from '../internal/quote';
 
 /**

@@ -4,7 +4,7 @@
  */
 import type { SchedulerLike } from 'rxjs';
 import { createSession, type Session } from '../index';
-import type { InspectorDefinitions } from '../devtools/inspector-model';
+import type { InspectorDefinitions } from '../devtools/inspector-types';
 import { jsonl } from '../jsonl/index';
 import { TranscriptClock } from '../transcripts/clock';
 import { transcriptEvents } from '../transcripts/events';
