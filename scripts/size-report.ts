@@ -32,7 +32,7 @@ if (modulesAt >= 0) {
     console.log(`| \`${name}\` | ${kb(cost.min)} | ${kb(cost.gzip)} | ${lazy(cost)} |`);
   }
   console.log('\n| Fixture (test/size/fixtures) | min | min+gzip | lazy, min+gzip |\n|---|---:|---:|---:|');
-  for (const fixture of ['quick-start', 'store-quick-start', 'store-with-snapshots', 'store-with-middleware', 'with-channels', 'with-windows', 'with-snapshots', 'with-effects', 'with-sagas', 'with-machines']) {
+  for (const fixture of ['quick-start', 'store-quick-start', 'store-with-snapshots', 'store-with-middleware', 'store-with-durable-storage', 'with-channels', 'with-windows', 'with-snapshots', 'with-effects', 'with-sagas', 'with-machines']) {
     const cost = await bundleCost({ file: `test/size/fixtures/${fixture}.ts` });
     console.log(`| ${fixture} | ${kb(cost.min)} | ${kb(cost.gzip)} | ${lazy(cost)} |`);
   }

@@ -49,6 +49,7 @@ export type { EvictionPolicy as EvictionPolicyContract } from './slices/window-c
 
 export { MemoryStorage, memory } from './storage/memory-storage';
 export type { MemoryStorageOptions } from './storage/memory-storage';
+export { defineDurableStorage } from './session/journal-layer';
 export type { SliceStorage, StorageTransaction, StorageFactory, StoredSlice, StorageJournal, HeldJournal, StoredSliceDef } from './storage/slice-storage';
 
 export { SNAPSHOT_FORMAT_VERSION } from './snapshots/snapshot';

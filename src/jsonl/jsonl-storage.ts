@@ -5,6 +5,7 @@ import type { CorruptStorageError } from './journal-format';
 import type { JsonlRecovery, JsonlRecoveryMode } from './journal-recovery';
 import { JsonlJournal } from './jsonl-journal';
 import type { JsonlFsync, JsonlOptions } from './jsonl-options';
+import { linkJournals } from '../session/journal-layer';
 
 /** A storage factory writing every slice it makes to one journal in `dir` (see {@link jsonl}). */
 export interface JsonlStorageFactory extends StorageFactory {
@@ -59,6 +60,8 @@ export interface JsonlStorageFactory extends StorageFactory {
  * ```
  */
 export function jsonl(options: JsonlOptions): JsonlStorageFactory {
+  // The journal runtime of the stores that take this factory (docs/SIZE.md).
+  linkJournals();
   let journal: JsonlJournal | undefined;
   let recovery: JsonlRecovery | undefined;
   /** The open journal, opened (locked, read) now if it is not. */

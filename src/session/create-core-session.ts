@@ -165,13 +165,7 @@ export function createCoreSession(options: SessionOptions): Session {
       registry.addSliceWithRoutes(def);
     },
     addReducer: (slice, entry) => registry.addReducer(registry.recordOf(slice), entry),
-    storedItems(def) {
-      for (const journal of registry.journals) {
-        const items = journal.peek?.(def);
-        if (items !== undefined) return items;
-      }
-      return undefined;
-    },
+    storedItems: (def) => core.durable?.peek(def) as never,
     declareEvents(types, as = 'types') {
       for (const type of types) {
         if (as === 'descriptors') registry.known.addDescriptor(type);

@@ -1,5 +1,8 @@
 import { codedMessage } from '../internal/coded-message';
 import { DEV } from '../internal/dev';
+import { quote } from '../internal/quote';
+import type { Envelope } from '../events/envelope';
+import type { StorageFactory, StorageJournal, StoredSliceDef } from '../storage/slice-storage';
 import type { Session } from './session-types';
 
 /**
@@ -117,5 +120,49 @@ export function pipelineLayer(): PipelineLayer {
     !DEV
       ? codedMessage('E70', 'defineMiddleware')
       : 'Event and operator middleware need their runtime, which a store links only on request: pass them through defineMiddleware({ events, operators }) (or use createSession, which links it).',
+  );
+}
+
+/**
+ * See {@link SAGA_LAYER}: the key of the durable journal runtime ({@link JournalLayer}), linked by
+ * `jsonl()`, by `defineDurableStorage` and by `createSession`: a memory-only store never has a
+ * journal, so a store's bundle holds that runtime only when the app uses durable storage.
+ */
+export const JOURNAL_LAYER: unique symbol = /* @__PURE__ */ Symbol.for('rxslice.layer.journals') as never;
+
+/** @internal The durable journal runtime (`SessionJournals` of session/journal-layer.ts). */
+export interface JournalLayer {
+  open(core: any): SessionJournals;
+}
+
+/** @internal What the core asks of the journals of one session (made with its first journal). */
+export interface SessionJournals {
+  /** The distinct journals of the session, in the order they were taken. */
+  readonly list: readonly StorageJournal[];
+  /** Opens `factory`'s journal (`StorageFactory.openJournal`) and takes it; released by {@link release}. */
+  hold(factory: StorageFactory): void;
+  /** Takes `journal` unless taken: continues after its `seq` or refuses it (`StorageAheadError`). */
+  add(journal: StorageJournal, sliceName: string | undefined): void;
+  /** Writes the record of `env` before its commit is visible; false when it failed (rolled back, the session failed). */
+  write(env: Envelope): boolean;
+  /** `SessionInternals.durableBatch`. */
+  batch<TResult>(fn: () => TResult): TResult;
+  /** `SessionInternals.storedItems`. */
+  peek(def: StoredSliceDef<unknown>): readonly unknown[] | undefined;
+  /** Releases the journals the session opened itself. Idempotent. */
+  release(): void;
+}
+
+/**
+ * @internal The linked durable journal runtime.
+ * @throws TypeError when none is linked: the program called none of `jsonl`, `defineDurableStorage`, `createSession`.
+ */
+export function journalLayer(sliceName: string | undefined): JournalLayer {
+  const layer = linkedLayer<JournalLayer>(JOURNAL_LAYER);
+  if (layer !== undefined) return layer;
+  throw new TypeError(
+    !DEV
+      ? codedMessage('E71', `${quote(sliceName ?? '(storage factory)')}: defineDurableStorage`)
+      : `${sliceName === undefined ? 'A storage factory' : `The storage of slice ${quote(sliceName)}`} has a durable journal, whose runtime a store links only on request: pass the factory through defineDurableStorage(factory) (jsonl() and createSession link it). Nothing was opened.`,
   );
 }

@@ -9,17 +9,17 @@ import { codedMessage } from '../internal/coded-message';
 import { DEV } from '../internal/dev';
 import { RecentAnswers } from '../internal/recent-answers';
 import type { ReducerMiddleware, SliceDef } from '../slices/reducer';
-import type { HeldJournal, StorageFactory, StorageJournal, StorageTransaction } from '../storage/slice-storage';
+import type { StorageFactory, StorageTransaction } from '../storage/slice-storage';
 import { applyOp, applyWindow, importItem, stageLatest } from './apply-op';
 import { replaceLatestByOp } from '../slices/helper-reducers';
 import { replaceLatestOp } from '../slices/latest-reducers';
 import { extend } from '../slices/slice-op';
 import type { EvictedItems } from './session-types';
 import type { CommittedEnvelope } from './committed-envelope';
-import { DispatchInReducerError, InvalidEventError, InvalidSliceItemError, ReducerError, SessionDisposedError, StorageAheadError, UnknownEventError } from './errors';
+import { DispatchInReducerError, InvalidEventError, InvalidSliceItemError, ReducerError, SessionDisposedError, UnknownEventError } from './errors';
 import type { CommitListener, CommittedListener, EnvelopeDecider, TransactionListener } from './internals';
 import type { EventMiddleware } from './event-pipeline';
-import { pipelineLayer } from './feature-layers';
+import { journalLayer, pipelineLayer, type SessionJournals } from './feature-layers';
 import { isLibraryType, SessionQueue, type HeldCommit } from './session-queue';
 import { SessionRegistry } from './session-registry';
 import { closestType } from './known-events';
@@ -98,19 +98,15 @@ export class SessionCore extends SessionQueue {
   fullCommittedListeners = 0;
   /** How many typed committed listeners (`CommittedListener.types`) listen to each event type. */
   private readonly listenedTypes = new Map<string, number>();
-  /** Records with an open transaction for the envelope being reduced (reused; reduce is never re-entered). */
-  private readonly pending: SliceRecord<any>[] = [];
-  private pendingCount = 0;
-  /** The open transactions handed to the journals' `commit` (see {@link writeJournals}). */
-  private readonly journalTxs: StorageTransaction<any>[] = [];
-  /** The journals opened with the session (`StorageFactory.openJournal`), released by `dispose`. */
-  private readonly heldJournals: HeldJournal[] = [];
+  /** Records with an open transaction for the envelope being reduced (reused; reduce is never re-entered; read by the journals' write). */
+  readonly pending: SliceRecord<any>[] = [];
+  pendingCount = 0;
   /**
-   * The `seq` the session continued from when it opened (its journals' last): while `seq` is
-   * still this, no event was numbered in this session, and a journal found later that is ahead
-   * may move it forward (see {@link adoptJournal}).
+   * The session's durable journals (the journal layer, session/journal-layer.ts), made with the
+   * first journal: a durable factory's `openJournal` or a slice storage's `journal`. Undefined
+   * with memory storage, so a memory-only store needs none of that code.
    */
-  private openedSeq = 0;
+  durable: SessionJournals | undefined = undefined;
   /** Set by the reduce step of a whole-snapshot restore: the slices it changed, for the commit. */
   private restored: RestoredSlices | undefined = undefined;
   /** Set by the reduce step of any restore: the snapshot (and its id) the commit records as the next snapshots' parent. */
@@ -129,16 +125,13 @@ export class SessionCore extends SessionQueue {
       config.stateStorage,
       config.logStorage,
       (source, error) => this.reportSubscriberFailure(source, error),
-      (journal, sliceName) => this.adoptJournal(journal, sliceName),
+      (journal, sliceName) => this.journalsOf(sliceName).add(journal, sliceName),
     ));
     try {
       // Durable factories open their journals now, before any slice: the session continues after
       // what they hold even when none of their slices exists yet (DESIGN "Seams and scale").
       for (const factory of config.stateStorage === config.logStorage ? [config.stateStorage] : [config.stateStorage, config.logStorage]) {
-        if (factory.openJournal === undefined) continue;
-        const held = factory.openJournal();
-        this.heldJournals.push(held);
-        registry.addJournal(held.journal);
+        if (factory.openJournal !== undefined) this.journalsOf(undefined).hold(factory);
       }
       for (const def of config.slices) registry.addSlice(def);
       for (const record of registry.records.values()) {
@@ -158,7 +151,7 @@ export class SessionCore extends SessionQueue {
           // the registration error is the one to report
         }
       }
-      this.releaseJournals();
+      this.durable?.release();
       throw error;
     }
     registry.processing = () => (this.busy ? this.last : undefined);
@@ -167,29 +160,16 @@ export class SessionCore extends SessionQueue {
   }
 
   /**
-   * Takes a journal into the session (see `SessionRegistry.addJournal`): the session continues
-   * after the journal's last `seq` when it is ahead and no `seq` was numbered since the session
-   * opened (a library slice made before the first dispatch); ahead of seqs already numbered, it
-   * is refused with {@link StorageAheadError}, never numbered over. Failures the journal finds
-   * outside a commit are fatal too.
+   * The session's journals, made with the first (see {@link durable}).
+   * @throws TypeError (E71) when no journal runtime is linked (`defineDurableStorage`), before anything opens.
    */
-  private adoptJournal(journal: StorageJournal, sliceName: string | undefined): void {
-    if (journal.lastSeq > this.seq) {
-      if (this.seq !== this.openedSeq) throw new StorageAheadError(sliceName ?? '(session)', journal.lastSeq, this.seq);
-      this.seq = this.lastSeq = this.openedSeq = journal.lastSeq;
-    }
-    journal.setReporter((error) => this.failStorage(0, error));
+  private journalsOf(sliceName: string | undefined): SessionJournals {
+    return (this.durable ??= journalLayer(sliceName).open(this));
   }
 
-  /** Releases the journals the session opened itself (each closes once its slices are disposed too). */
-  private releaseJournals(): void {
-    for (const held of this.heldJournals.splice(0)) {
-      try {
-        held.release();
-      } catch {
-        // closing is best effort here: what was written is durable already
-      }
-    }
+  /** See `SessionInternals.durableBatch`: a plain batch without journals. */
+  durableBatch<TResult>(fn: () => TResult): TResult {
+    return this.durable === undefined ? this.batch(fn) : this.durable.batch(fn);
   }
 
   /** Counts `types` as listened to by one more (`delta` 1) or one fewer (-1) typed committed listener. */
@@ -438,7 +418,7 @@ export class SessionCore extends SessionQueue {
     }
     // Durable storages write one record per event before anything becomes visible (a seq-only
     // record for an event that stored nothing).
-    if (this.registry.journals.length !== 0 && !this.writeJournals(env)) return;
+    if (this.durable !== undefined && !this.durable.write(env)) return;
     this.commit(env, effects);
   }
 
@@ -456,35 +436,8 @@ export class SessionCore extends SessionQueue {
     return false;
   }
 
-  /**
-   * Writes the record of `env` to every journal whose slices it changed, or, when it changed none
-   * of them, its seq-only record to the first journal: every committed `seq` is stored before
-   * anyone is told of it, so a reopen never numbers an event with it again (DESIGN "Envelope").
-   * On failure rolls back and fails the session.
-   */
-  private writeJournals(env: Envelope): boolean {
-    const journals = this.registry.journals;
-    try {
-      if (this.storageFailure !== undefined) throw this.storageFailure;
-      let wrote = false;
-      if (this.pendingCount !== 0) {
-        // One list per session, refilled per event (the journals read it during `commit` only).
-        const txs = this.journalTxs;
-        if (txs.length !== this.pendingCount) txs.length = this.pendingCount;
-        for (let i = 0; i < this.pendingCount; i++) txs[i] = (this.pending[i] as SliceRecord<any>).tx as StorageTransaction<any>;
-        for (let i = 0; i < journals.length; i++) if ((journals[i] as StorageJournal).commit(env.seq, env.at, txs)) wrote = true;
-      }
-      if (!wrote) (journals[0] as StorageJournal).commitSeq(env.seq, env.at);
-      return true;
-    } catch (cause) {
-      this.rollbackPending();
-      const error = this.failStorage(env.seq, cause);
-      if (env.seq === this.awaitedSeq) this.awaitedFailure = error;
-      return false;
-    }
-  }
-
-  private rollbackPending(): void {
+  /** Rolls back the open transactions of the envelope being reduced (also the journals' write, on failure). */
+  rollbackPending(): void {
     for (let i = 0; i < this.pendingCount; i++) {
       const record = this.pending[i] as SliceRecord<any>;
       record.tx?.rollback();
@@ -494,11 +447,6 @@ export class SessionCore extends SessionQueue {
     this.pendingCount = 0;
     this.restored = undefined;
     this.restoredSnapshot = undefined;
-  }
-
-  /** The session's durable journals (see {@link SessionQueue.durableBatch}). */
-  protected journals(): readonly StorageJournal[] {
-    return this.registry.journals;
   }
 
   /** Commits the open transactions of `env`, then publishes (or holds, in a batch) the commit. */
@@ -621,7 +569,7 @@ export class SessionCore extends SessionQueue {
         const payload = (event as ReturnType<typeof SessionRestored>).payload;
         // With no reducer of the restored event and no journal, nothing after this step can fail
         // or change these slices: memory slices may swap their captured contents in directly.
-        const direct = registry.journals.length === 0 && !registry.routes.has(SessionRestored.type);
+        const direct = this.durable === undefined && !registry.routes.has(SessionRestored.type);
         // A restore is dispatched only by the snapshot layer, which made `snapshots`.
         this.restored = (this.snapshots as SessionSnapshots).restore(snapshot, payload.slices, env.at, env.seq, this, direct);
         // The lineage changes with the commit (a reducer of this event may still fail).
@@ -683,7 +631,7 @@ export class SessionCore extends SessionQueue {
       record.complete();
       record.storage.dispose();
     }
-    this.releaseJournals();
+    this.durable?.release();
     this.events$.complete();
     this.committed$.complete();
     this.errors$.complete();

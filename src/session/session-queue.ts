@@ -6,7 +6,6 @@ import { isRxSliceError, type RxSliceError } from '../internal/errors';
 import { codedMessage } from '../internal/coded-message';
 import { DEV } from '../internal/dev';
 import type { Snapshot } from '../snapshots/snapshot';
-import type { StorageJournal } from '../storage/slice-storage';
 import type { CommittedEnvelope } from './committed-envelope';
 import type { EvictedItems } from './session-types';
 import { ReducerError, StorageFailedError } from './errors';
@@ -105,8 +104,6 @@ export abstract class SessionQueue {
   abstract reduce(env: Envelope): void;
   /** Publishes the commits held by a batch. */
   protected abstract publish(commits: readonly HeldCommit[]): void;
-  /** The session's durable journals. */
-  protected abstract journals(): readonly StorageJournal[];
 
   /**
    * The operator middleware failed (threw, errored, or let through something that is not an
@@ -271,45 +268,6 @@ export abstract class SessionQueue {
         if (!this.busy && this.queue.length > 0) this.drain();
       }
     }
-  }
-
-  /** Journals holding their records for the outermost {@link durableBatch} (undefined outside one). */
-  private deferred: StorageJournal[] | undefined = undefined;
-
-  /** See `SessionInternals.durableBatch` (the journals are {@link journals}'). */
-  durableBatch<TResult>(fn: () => TResult): TResult {
-    if (this.deferred !== undefined) return fn();
-    const deferred: StorageJournal[] = [];
-    for (const journal of this.journals()) {
-      if (journal.deferWrites === undefined || journal.writeDeferred === undefined) continue;
-      journal.deferWrites();
-      deferred.push(journal);
-    }
-    if (deferred.length === 0) return this.batch(fn);
-    this.deferred = deferred;
-    return this.batch(() => {
-      try {
-        return fn();
-      } finally {
-        this.deferred = undefined;
-        this.writeDeferred(deferred);
-      }
-    });
-  }
-
-  /** Writes what `journals` held; on a failure, fails the session and drops the held commits (none was stored for sure). */
-  private writeDeferred(journals: readonly StorageJournal[]): void {
-    let failure: unknown;
-    for (const journal of journals) {
-      try {
-        journal.writeDeferred?.();
-      } catch (cause) {
-        failure ??= cause;
-      }
-    }
-    if (failure === undefined) return;
-    this.held.length = 0;
-    throw this.failStorage(this.lastSeq, failure);
   }
 
   /** The snapshot of restored event `seq` (taken: it is reduced once), or `undefined`. */

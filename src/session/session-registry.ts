@@ -85,8 +85,6 @@ export class SessionRegistry {
   readonly reader: SessionReader;
   /** The envelope being reduced, read by every route's context. */
   readonly reducing = new ReducingEnvelope();
-  /** The distinct journals of the slices' storages (durable backends); empty with memory storage. */
-  readonly journals: StorageJournal[] = [];
   /** Reducer middleware added with `session.use`, in call order (boxed: one box per added function). */
   private readonly globalAdded: { readonly middleware: ReducerMiddleware }[] = [];
   /**
@@ -105,8 +103,9 @@ export class SessionRegistry {
     private readonly logStorage: StorageFactory,
     private readonly report?: SubscriberFailureReporter,
     /**
-     * Told of each journal the session did not know yet (see {@link addJournal}), before it is
-     * used; it may refuse it by throwing (the slice that brought it is then not added).
+     * Told of the journal of each slice storage that has one (durable backends), before the
+     * slice is added; it may refuse it by throwing (the slice is then not added, its storage
+     * disposed). The session takes each distinct journal once (`SessionJournals.add`).
      */
     private readonly adopt?: (journal: StorageJournal, sliceName: string | undefined) => void,
   ) {
@@ -123,7 +122,7 @@ export class SessionRegistry {
     const storage = (def.policy === 'log' ? this.logStorage : this.stateStorage)(def);
     if (storage.journal !== undefined) {
       try {
-        this.addJournal(storage.journal, def.name);
+        this.adopt?.(storage.journal, def.name);
       } catch (error) {
         storage.dispose();
         throw error;
@@ -135,17 +134,6 @@ export class SessionRegistry {
     if (def.schema !== undefined) def.initial.forEach((item, i) => checkItem(record, item, i));
     this.records.set(def.name, record);
     return record;
-  }
-
-  /**
-   * Adds `journal` to {@link journals} unless it is there: the session adopts it first (takes
-   * its `seq` or refuses it). `sliceName`: the slice whose storage brought it (undefined: a
-   * journal the session opened itself).
-   */
-  addJournal(journal: StorageJournal, sliceName?: string): void {
-    if (this.journals.includes(journal)) return;
-    this.adopt?.(journal, sliceName);
-    this.journals.push(journal);
   }
 
   private addRoute(route: Route, schema: z.ZodType | undefined): void {

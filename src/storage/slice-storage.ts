@@ -126,7 +126,10 @@ export interface SliceStorage<TItem> {
    * that finds one calls {@link StorageJournal.commit} once per event, before it commits the
    * slices' transactions, so that one record covers every slice the event changed (and
    * {@link StorageJournal.commitSeq} on one journal when the event changed nothing stored). Memory
-   * storage has none (and pays nothing for this hook).
+   * storage has none (and pays nothing for this hook). The code that writes journals is a layer
+   * (docs/SIZE.md): `createStore` takes a storage with a journal only in a program that linked it,
+   * by passing the factory through `defineDurableStorage` (`jsonl()` and `createSession` link it);
+   * otherwise the store throws a `TypeError` (E71) naming `defineDurableStorage`, and opens nothing.
    */
   readonly journal?: StorageJournal | undefined;
 }
@@ -208,7 +211,9 @@ export interface StorageFactory {
   /**
    * Optional (durable backends): opens the factory's journal now (reading what it holds and
    * taking its lock) and keeps it open until the returned hold is released, whether or not any
-   * slice is made from the factory. The session releases it when it is disposed.
+   * slice is made from the factory. The session releases it when it is disposed. A store calls
+   * it only once the journal runtime is linked (see `SliceStorage.journal`): else a `TypeError`
+   * (E71), before this is called.
    */
   readonly openJournal?: (() => HeldJournal) | undefined;
 }

@@ -3,6 +3,7 @@ import { runEpic, type Epic, type EpicHandle, type EpicOptions } from '../effect
 import type { Session as CoreSession, SessionEvent } from '../session/session-types';
 import { deferredKeeper, withSnapshotMethods } from '../session/snapshot-layer';
 import { linkPipelines } from '../session/define-middleware';
+import { linkJournals } from '../session/journal-layer';
 import { buildStore, type LayerMethods, type StoreOptions } from './create-store';
 
 /** Options of {@link createSession}: the core options plus epics and their dependencies. */
@@ -67,6 +68,8 @@ export function createSession<TDeps = unknown>(options: SessionOptions<TDeps>): 
   const { epics, ...storeOptions } = options;
   // A session takes event and operator middleware as it always did (createStore needs defineMiddleware).
   linkPipelines();
+  // And storages with durable journals of any backend (createStore needs jsonl() or defineDurableStorage).
+  linkJournals();
   const dependencies = options.dependencies;
   const withDeps = (epicOptions: EpicOptions<TDeps> = {}): EpicOptions<TDeps> =>
     epicOptions.deps === undefined && dependencies !== undefined ? { ...epicOptions, deps: dependencies } : epicOptions;
