@@ -577,7 +577,8 @@ export class SessionCore extends SessionQueue {
   ): void {
     const commitListeners = this.commitListeners;
     if (changed !== undefined) {
-      for (let i = 0; i < changed.length; i++) (changed[i] as SliceRecord<any>).notify(seq);
+      // A slice without observables has no one to notify (`notify` would do nothing).
+      if (this.registry.observed.count !== 0) for (let i = 0; i < changed.length; i++) (changed[i] as SliceRecord<any>).notify(seq);
       if (commitListeners.length > 0) {
         const set = changed.length === 1 ? (changed[0] as SliceRecord<any>).nameSet : restored !== undefined ? restored.nameSet() : new Set(names);
         for (let i = 0; i < commitListeners.length; i++) (commitListeners[i] as CommitListener).onCommit(set);

@@ -142,6 +142,30 @@ describe('restore: swapped and staged paths', () => {
     expect(s.slice(Log).all()).toBe(b.slices['swap-log']?.items);
   });
 
+  it('tells the observables of each slice about a restore, whichever slice was observed first and when', () => {
+    const s = createSession({ slices: [Counter, Notes] });
+    s.dispatch(NoteAdded({ id: 1, text: 'a' }));
+    const a = s.snapshot({ includeLogs: true });
+    s.dispatch(CounterBumped({ by: 2 }));
+    s.dispatch(NoteAdded({ id: 2, text: 'b' }));
+    const b = s.snapshot({ includeLogs: true });
+    // Restores while no slice has an observable, then observables asked for one slice at a time.
+    s.restore(a);
+    s.restore(b);
+    const notes: number[] = [];
+    s.slice(Notes).all$.subscribe((items) => notes.push(items.length));
+    s.restore(a);
+    const counters: unknown[] = [];
+    s.slice(Counter).latest$.subscribe((latest) => counters.push(latest));
+    const changes: number[] = [];
+    s.slice(Counter).changes$.subscribe((u) => changes.push(u.version));
+    s.restore(b);
+    s.restore(a);
+    expect(notes).toEqual([2, 1, 2, 1]);
+    expect(counters).toEqual([{ n: 1 }, { n: 4 }, { n: 1 }]);
+    expect(changes).toEqual([s.slice(Counter).version - 1, s.slice(Counter).version]);
+  });
+
   it('refuses a window that is not a window policy, when the slice is defined and when it is configured', () => {
     expect(() => defineSlice('w', { policy: 'log', window: { kind: 'count', size: 2 } as never })).toThrow(
       /window must be a window policy such as SliceWindow.count\(100\).*got \{"kind":"count","size":2\}/,
