@@ -624,7 +624,7 @@ export class SessionCore extends SessionQueue {
         // or change these slices: memory slices may swap their captured contents in directly.
         const direct = registry.journals.length === 0 && !registry.routes.has(SessionRestored.type);
         // A restore is dispatched only by the snapshot layer, which made `snapshots`.
-        this.restored = (this.snapshots as SessionSnapshots).restore(snapshot, payload.slices, env.at, env.seq, this, direct);
+        this.restored = (this.snapshots as SessionSnapshots).restore(snapshot, payload.slices, env.at, env.seq, this.lastSeq, this, direct);
         // The lineage changes with the commit (a reducer of this event may still fail).
         this.restoredSnapshot = snapshot;
         this.restoredId = payload.snapshotId;

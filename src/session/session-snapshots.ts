@@ -41,6 +41,13 @@ interface CapturePlan extends RestoredSlices {
   lastStored: readonly StoredSlice<unknown>[] | undefined;
   /** The version differences (`version - version of the first slice`) of the plan's last snapshot taken (shared by the next snapshot when they did not change). */
   deltas: readonly number[] | undefined;
+  /**
+   * The session's `lastSeq` at which {@link lastStored} and {@link deltas} were exactly the
+   * storages' captures and version differences (set by a snapshot, and carried over a whole
+   * restore swapped in right after one), else -1. Slices change only in a commit, which moves
+   * `lastSeq` on: while it stays, the next snapshot reads no storage but the first's version.
+   */
+  validAt: number;
   /** The definition of slice `name` (a `SnapshotProvenance`: another session with the same definitions trusts the items). */
   defOf(name: string): SliceDef<string, unknown> | undefined;
 }
@@ -108,6 +115,9 @@ export class SessionSnapshots {
     const last = plan.lastStored;
     const lastDeltas = plan.deltas;
     const base = list[0]?.version ?? 0;
+    if (plan.validAt === seq && last !== undefined && lastDeltas !== undefined) {
+      return makeDeferredSnapshot(seq, at, tag, plan.names, last, base, lastDeltas, plan, this.parents);
+    }
     let made: StoredSlice<unknown>[] | undefined;
     let deltas: number[] | undefined;
     for (let i = 0; i < list.length; i++) {
@@ -118,6 +128,7 @@ export class SessionSnapshots {
     // (A plan of no slices makes its empty lists once.)
     if (made !== undefined || last === undefined) plan.lastStored = made ??= [];
     if (deltas !== undefined || lastDeltas === undefined) plan.deltas = deltas ??= [];
+    plan.validAt = seq;
     return makeDeferredSnapshot(seq, at, tag, plan.names, made ?? (last as readonly StoredSlice<unknown>[]), base, deltas ?? (lastDeltas as readonly number[]), plan, this.parents);
   }
 
@@ -190,6 +201,7 @@ export class SessionSnapshots {
       windowlessAt: -1,
       lastStored: undefined,
       deltas: undefined,
+      validAt: -1,
       entry(index, stored, version) {
         const last = lastEntries[index];
         if (last !== undefined && last.stored === stored && last.version === version) return last;
@@ -274,16 +286,20 @@ export class SessionSnapshots {
    * `pending.pendingOf` opens (one per slice and envelope): by the snapshot's plan when it is
    * a whole snapshot of this session, else by name. Backends restore their own captures without copying.
    * Returns the slices restored when they are exactly a plan's (the commit then reuses its lists).
+   * `seq` is the restored event's, `lastSeq` the session's last committed one before it.
    * @throws {@link SliceNotRegisteredError} when a name is not registered.
    */
-  restore(snapshot: Snapshot, names: readonly string[], at: number, seq: number, pending: PendingTransactions, direct: boolean): RestoredSlices | undefined {
+  restore(snapshot: Snapshot, names: readonly string[], at: number, seq: number, lastSeq: number, pending: PendingTransactions, direct: boolean): RestoredSlices | undefined {
     const plan = this.ownPlan(snapshot);
     if (plan !== undefined && names === plan.names) {
       const records = plan.records;
       const captures = snapshotCaptures(snapshot) as readonly StoredSlice<unknown>[];
       if (direct && plan.memory !== undefined && swapped(plan, plan.memory, captures, this.windowChanges)) {
-        // The slices hold these captures again (memory storage swaps them back in as they are).
+        // The slices hold these captures again (memory storage swaps them back in as they are),
+        // and each is one version up: the version differences of a snapshot taken at the last
+        // commit still hold after this one.
         plan.lastStored = captures;
+        plan.validAt = plan.validAt === lastSeq ? seq : -1;
         return plan;
       }
       for (let i = 0; i < records.length; i++) {
