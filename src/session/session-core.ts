@@ -376,11 +376,14 @@ export class SessionCore extends SessionQueue {
     let effects: Event[] | undefined;
     // The route being run (none yet: the session's own step): a failure names its slice and reducer.
     let failed: Route | undefined;
-    try {
+    // (Labelled: a library event that no reducer listens to leaves it for the commit at once.)
+    reducing: try {
       const system = isLibraryType(type);
       if (system) this.reduceSystem(env);
       const list = registry.routesOf(type);
       const n = list === undefined ? 0 : list.length;
+      // A restore, mostly: no route, and library events reach no catch-all reducer or decider.
+      if (system && n === 0) break reducing;
       const catchAll = registry.catchAll;
       const all = system ? 0 : catchAll.length;
       // Reducers, their middleware and windows run with dispatch forbidden (DispatchInReducerError).
