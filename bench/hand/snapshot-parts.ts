@@ -6,7 +6,8 @@
  * session reads one per restore envelope and one per snapshot). Run it with 1 and with 10 slices:
  * the difference over 9 is what each slice costs, the rest is per call. Bundle it as
  * bench/README.md says for the hand scripts, then
- * `NODE_ENV=production node bench/.tmp/hand.mjs [ITERS=300000] [SLICES=10]`.
+ * `NODE_ENV=production node bench/.tmp/hand.mjs [ITERS=300000] [SLICES=10]` (`PARTS=full` runs that
+ * loop alone, e.g. under `node --cpu-prof`).
  */
 import { append, createSession, defineEvent, defineSlice } from '../../src/index';
 
@@ -40,6 +41,9 @@ const loops: Record<string, (n: number) => void> = {
     for (let k = 0; k < n; k++) sink += Date.now();
   },
 };
+// `PARTS=full,now` runs only those loops (for a CPU profile of one of them).
+const only = process.env.PARTS?.split(',');
+if (only !== undefined) for (const name of Object.keys(loops)) if (!only.includes(name)) delete loops[name];
 for (const loop of Object.values(loops)) loop(50_000);
 const results: Record<string, number[]> = {};
 for (let round = 0; round < 5; round++) {

@@ -356,11 +356,14 @@ export class SessionCore extends SessionQueue {
     let effects: Event[] | undefined;
     // The route being run (none yet: the session's own step): a failure names its slice and reducer.
     let failed: Route | undefined;
-    try {
+    // (Labelled: a library event that no reducer listens to leaves it for the commit at once.)
+    reducing: try {
       const system = isLibraryType(type);
       if (system) this.reduceSystem(env);
       const list = registry.routesOf(type);
       const n = list === undefined ? 0 : list.length;
+      // A restore, mostly: no route, and library events reach no catch-all reducer or decider.
+      if (system && n === 0) break reducing;
       const catchAll = registry.catchAll;
       const all = system ? 0 : catchAll.length;
       // Reducers, their middleware and windows run with dispatch forbidden (DispatchInReducerError).
@@ -525,7 +528,8 @@ export class SessionCore extends SessionQueue {
   ): void {
     const commitListeners = this.commitListeners;
     if (changed !== undefined) {
-      for (let i = 0; i < changed.length; i++) (changed[i] as SliceRecord<any>).notify(seq);
+      // A slice without observables has no one to notify (`notify` would do nothing).
+      if (this.registry.observed.count !== 0) for (let i = 0; i < changed.length; i++) (changed[i] as SliceRecord<any>).notify(seq);
       if (commitListeners.length > 0) {
         const set = changed.length === 1 ? (changed[0] as SliceRecord<any>).nameSet : restored !== undefined ? restored.nameSet() : new Set(names);
         for (let i = 0; i < commitListeners.length; i++) (commitListeners[i] as CommitListener).onCommit(set);
@@ -571,7 +575,7 @@ export class SessionCore extends SessionQueue {
         // or change these slices: memory slices may swap their captured contents in directly.
         const direct = this.durable === undefined && !registry.routes.has(SessionRestored.type);
         // A restore is dispatched only by the snapshot layer, which made `snapshots`.
-        this.restored = (this.snapshots as SessionSnapshots).restore(snapshot, payload.slices, env.at, env.seq, this, direct);
+        this.restored = (this.snapshots as SessionSnapshots).restore(snapshot, payload.slices, env.at, env.seq, this.lastSeq, this, direct);
         // The lineage changes with the commit (a reducer of this event may still fail).
         this.restoredSnapshot = snapshot;
         this.restoredId = payload.snapshotId;

@@ -12,7 +12,7 @@ import { DuplicateSliceError, SliceNotRegisteredError } from './errors';
 import { rejectNotASlice } from './internals';
 import { RecentAnswers } from '../internal/recent-answers';
 import { KnownEvents } from './known-events';
-import { SliceRecord, type Route } from './slice-handle';
+import { SliceRecord, type ObservedSlices, type Route } from './slice-handle';
 import { asReducer } from '../slices/helper-reducers';
 
 const EMPTY_META: EnvelopeMeta = Object.freeze({});
@@ -96,6 +96,8 @@ export class SessionRegistry {
   private staleDuring: object | undefined = undefined;
   /** The envelope being processed, if any (set by the session): a disposer called meanwhile defers too. */
   processing: (() => object | undefined) | undefined = undefined;
+  /** How many slices have observables (see `ObservedSlices`): a commit notifies slices only when some have. */
+  readonly observed: ObservedSlices = { count: 0 };
 
   constructor(
     private readonly globalMiddleware: readonly ReducerMiddleware[],
@@ -128,7 +130,7 @@ export class SessionRegistry {
         throw error;
       }
     }
-    const record = new SliceRecord(def, storage, this.globalMiddleware, this.report);
+    const record = new SliceRecord(def, storage, this.globalMiddleware, this.report, this.observed);
     // A slice added after `session.use(...)` gets the run-time global middleware too.
     if (this.globalAdded.length > 0) record.chain = [...this.globalMiddleware, ...this.globalAdded.map((b) => b.middleware), ...def.middleware];
     if (def.schema !== undefined) def.initial.forEach((item, i) => checkItem(record, item, i));

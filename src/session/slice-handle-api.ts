@@ -126,6 +126,8 @@ export function sliceHandle<TItem>(core: SessionCore, record: SliceRecord<TItem>
         window = withEviction(window, config.eviction);
       }
       record.window = window;
+      // A snapshot's direct restore checks the windows again (see `SessionSnapshots.windowChanges`).
+      if (core.snapshots !== undefined) core.snapshots.windowChanges++;
     },
   };
   return withAccessors<SliceHandle<TItem>>(handle, HANDLE_ACCESSORS);

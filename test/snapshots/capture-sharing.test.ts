@@ -121,4 +121,38 @@ describe('capture lists shared between snapshots', () => {
     expect((r4?.event as { payload: { slices: string[] } }).payload.slices).toEqual(['a']);
     expect(session.slice(A).all()).toEqual([1]);
   });
+  it('guard: every snapshot reads the slices as they are, whatever changed since the last one (dispatches, whole and partial restores, restores of other plans, transactions, seeds, resets)', () => {
+    const session = createSession({ slices: [A, B] });
+    const taken: ReturnType<typeof session.snapshot>[] = [session.snapshot(), session.snapshot({ include: ['a'] })];
+    let rng = 7;
+    const next = (n: number): number => {
+      rng = (rng * 1103515245 + 12345) % 2147483648;
+      return rng % n;
+    };
+    const steps: (() => void)[] = [
+      () => session.dispatch(Added({ n: next(100) })),
+      () => session.dispatch(Other()),
+      () => session.restore(taken[next(taken.length)] as (typeof taken)[number]),
+      () => session.restore(taken[next(taken.length)] as (typeof taken)[number], { slices: ['b'] }),
+      () => session.restore(taken[0] as (typeof taken)[number]),
+      () => taken.push(session.snapshot({ include: ['a'] })),
+      () => expect(() => session.transaction(() => {
+        session.dispatch(Added({ n: -1 }));
+        throw new Error('roll back');
+      })).toThrow('roll back'),
+      () => session.slice(B).seed([next(50)]),
+      () => session.reset(),
+      () => undefined,
+    ];
+    for (let k = 0; k < 400; k++) {
+      (steps[next(steps.length)] as () => void)();
+      const snapshot = session.snapshot();
+      taken.push(snapshot);
+      for (const [name, def] of [['a', A], ['b', B]] as const) {
+        expect(snapshot.slices[name]?.items).toBe(session.slice(def).all());
+        expect(snapshot.slices[name]?.version).toBe(session.slice(def).version);
+      }
+      expect(snapshot.seq).toBe(session.lastSeq);
+    }
+  });
 });

@@ -115,6 +115,57 @@ describe('restore: swapped and staged paths', () => {
     expect(s.slice(Recent).all()).toEqual([{ i: 1 }, { i: 2 }]);
   });
 
+  it('applies a window configured after a snapshot was swapped back in: the next restore of it stages and evicts', () => {
+    const Log = defineSlice('swap-log', { policy: 'log', reducers: ({ on }) => [on(Ping, (view) => append({ i: view.size }))] });
+    const s = createSession({ slices: [Log, Counter] });
+    for (let k = 0; k < 4; k++) s.dispatch(Ping());
+    const a = s.snapshot({ includeLogs: true });
+    s.dispatch(Ping());
+    const b = s.snapshot({ includeLogs: true });
+    // Restored in turn, as undo and redo do: the swapped path (the captured arrays come back).
+    for (let k = 0; k < 3; k++) {
+      s.restore(a);
+      expect(s.slice(Log).all()).toBe(a.slices['swap-log']?.items);
+      s.restore(b);
+    }
+    const evicted: unknown[] = [];
+    s.evicted$.subscribe((e) => evicted.push(...e.items));
+    s.slice(Log).configure({ window: SliceWindow.count(2) });
+    const seen = committedOf(s);
+    s.restore(a);
+    expect(s.slice(Log).all()).toEqual([{ i: 2 }, { i: 3 }]);
+    expect(evicted).toEqual([{ i: 0 }, { i: 1 }]);
+    expect(seen.map((c) => [c.event.type, c.changed])).toEqual([[SessionRestored.type, ['swap-log', 'counter']]]);
+    // Removed again: the whole snapshot is swapped back in as it was captured.
+    s.slice(Log).configure({ window: null });
+    s.restore(b);
+    expect(s.slice(Log).all()).toBe(b.slices['swap-log']?.items);
+  });
+
+  it('tells the observables of each slice about a restore, whichever slice was observed first and when', () => {
+    const s = createSession({ slices: [Counter, Notes] });
+    s.dispatch(NoteAdded({ id: 1, text: 'a' }));
+    const a = s.snapshot({ includeLogs: true });
+    s.dispatch(CounterBumped({ by: 2 }));
+    s.dispatch(NoteAdded({ id: 2, text: 'b' }));
+    const b = s.snapshot({ includeLogs: true });
+    // Restores while no slice has an observable, then observables asked for one slice at a time.
+    s.restore(a);
+    s.restore(b);
+    const notes: number[] = [];
+    s.slice(Notes).all$.subscribe((items) => notes.push(items.length));
+    s.restore(a);
+    const counters: unknown[] = [];
+    s.slice(Counter).latest$.subscribe((latest) => counters.push(latest));
+    const changes: number[] = [];
+    s.slice(Counter).changes$.subscribe((u) => changes.push(u.version));
+    s.restore(b);
+    s.restore(a);
+    expect(notes).toEqual([2, 1, 2, 1]);
+    expect(counters).toEqual([{ n: 1 }, { n: 4 }, { n: 1 }]);
+    expect(changes).toEqual([s.slice(Counter).version - 1, s.slice(Counter).version]);
+  });
+
   it('refuses a window that is not a window policy, when the slice is defined and when it is configured', () => {
     expect(() => defineSlice('w', { policy: 'log', window: { kind: 'count', size: 2 } as never })).toThrow(
       /window must be a window policy such as SliceWindow.count\(100\).*got \{"kind":"count","size":2\}/,
