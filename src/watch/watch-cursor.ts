@@ -18,6 +18,8 @@ import { z } from 'zod';
 import { defineEvent, defineSlice, replace, type EventCreator, type SliceView } from '../index';
 import { notificationEvents } from '../transcripts/notifications';
 import { BudgetExceeded } from './budgets';
+import { MachineTimerFired } from '../machines/session-machine';
+import { EffectCancelled, EffectCompensated, EffectDropped, EffectFailed, EffectRetrying, EffectStarted, EffectSucceeded } from '../effects/lifecycle-events';
 
 /** The cursor of one watched file (one item, `policy: 'state'`). */
 export const WatchCursorItem = z.object({
@@ -110,8 +112,25 @@ export function committedInRun(cursor: WatchCursorItem, lastSeq: number): number
   return committedAt(cursor, lastSeq + 1);
 }
 
-/** The events of a watch session, besides the transcript events, that move the cursor only to record their `seq`. */
-const OTHER_EVENTS: readonly EventCreator<string, any>[] = [BudgetExceeded, ...notificationEvents];
+/**
+ * The events of a watch session, besides the transcript events, that move the cursor only to
+ * record their `seq`: the alerts, the notification events, and the library events a session can
+ * commit on its own (a statechart's timer, an effect's lifecycle: none of them happens in a watch
+ * session today, whose statechart has no timer and whose effect has no handler, but one that did
+ * would otherwise be counted as a transcript event).
+ */
+const OTHER_EVENTS: readonly EventCreator<string, any>[] = [
+  BudgetExceeded,
+  ...notificationEvents,
+  MachineTimerFired,
+  EffectStarted,
+  EffectSucceeded,
+  EffectRetrying,
+  EffectFailed,
+  EffectCompensated,
+  EffectCancelled,
+  EffectDropped,
+];
 
 /**
  * The `watchRun` slice of earlier versions: one number, the transcript events committed since the

@@ -10,6 +10,7 @@ import { transcriptEvents } from '../../src/transcripts/events';
 import { ToolStatsItem } from '../../src/transcripts/slices';
 import { committedInRun, LineRead, WatchCursor, WatchRun, watchEvents } from '../../src/watch/watch-cursor';
 import { watchSessionEvents } from '../../src/watch/watch-session';
+import { MachineTimerFired } from '../../src/machines/session-machine';
 import { BudgetExceeded, WatchAlerts } from '../../src/watch/budgets';
 import { createSession, defineSlice } from '../../src/index';
 import { jsonl } from '../../src/jsonl/index';
@@ -206,6 +207,14 @@ describe('WatchedTranscript', () => {
     expect(others.length).toBeGreaterThan(4);
     const moving = new Set(WatchCursor.reducers.map((entry) => entry.eventType));
     expect(others.filter((type) => !moving.has(type))).toEqual([]);
+    // The library events a session commits on its own (a statechart's timer, an effect's lifecycle).
+    expect([MachineTimerFired.type, 'rxslice.effect.started', 'rxslice.effect.failed', 'rxslice.effect.compensated'].filter((type) => !moving.has(type))).toEqual([]);
+    writeFileSync(file, source);
+    const watched = new WatchedTranscript({ file, label: 't' });
+    watched.pump(4);
+    const timer = watched.current[SESSION_INTERNALS].dispatchSystem(MachineTimerFired({ machine: 'none' }));
+    expect(watched.cursor.seq).toBe(timer.seq);
+    watched.close();
     expect([...transcript].filter((type) => moving.has(type))).toEqual([]);
   });
 
