@@ -1,7 +1,7 @@
 /** The figures the watch shows for one session: one row of the live view, one line or JSON object of the plain output. */
 import { TokenSummary, ToolCallTotals } from '../transcripts/computed';
 import { AgentPhases } from '../transcripts/phases';
-import { WatchRun } from './watch-cursor';
+import { committedInRun } from './watch-cursor';
 import type { WatchedTranscript } from './watched-transcript';
 
 /** One session's status. */
@@ -62,7 +62,7 @@ function readStatus(watched: WatchedTranscript): SessionStatus {
     tokens: session.computed(TokenSummary).latest().total,
     lines: cursor.lines,
     // Those of the run not closed yet (a watch killed in the middle of one) are committed too.
-    events: cursor.events + (watched.closed ? 0 : (session.slice(WatchRun).latest() ?? 0)),
+    events: cursor.events + (watched.closed ? 0 : committedInRun(cursor, session.lastSeq)),
     offset: cursor.offset,
     lastActivityMs: watched.lastActivityMs,
     closed: watched.closed,

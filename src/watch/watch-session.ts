@@ -14,6 +14,9 @@ import { transcriptSlices } from '../transcripts/slices';
 import { BudgetExceeded, WatchAlerts } from './budgets';
 import { watchEvents, WatchCursor, WatchRun } from './watch-cursor';
 
+/** The events a watch session knows (`createSession({ events })`): the transcript events and the watch's own. */
+export const watchSessionEvents = [...transcriptEvents, ...notificationEvents, ...watchEvents, BudgetExceeded] as const;
+
 /** A session made by {@link createWatchSession}. */
 export type WatchSession = Session<TranscriptDeps>;
 
@@ -47,7 +50,7 @@ export function createWatchSession(options: WatchSessionOptions = {}): WatchSess
     scheduler: new TranscriptClock(),
     dependencies: { channel: new NotificationChannel() },
     slices: [...transcriptSlices, WatchCursor, WatchRun, WatchAlerts],
-    events: [...transcriptEvents, ...notificationEvents, ...watchEvents, BudgetExceeded],
+    events: watchSessionEvents,
     ...(options.storeDir === undefined ? {} : { storage: jsonl({ dir: options.storeDir }) }),
   });
   session.install(AgentPhases);
@@ -71,7 +74,7 @@ export function watchDefinitions(): InspectorDefinitions {
   return {
     slices: [...slices, machineSlice],
     session: (scheduler: SchedulerLike) => {
-      const replay = createSession({ slices, scheduler, validation: 'off', events: [...transcriptEvents, ...notificationEvents, ...watchEvents, BudgetExceeded] });
+      const replay = createSession({ slices, scheduler, validation: 'off', events: watchSessionEvents });
       replay.install(AgentPhases);
       return replay;
     },

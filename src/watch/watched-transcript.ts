@@ -10,7 +10,7 @@ import { TranscriptClock, timestampOf } from '../transcripts/clock';
 import { INVALID_JSON, parseLine } from '../transcripts/parse';
 import { FileTail, statFile, type TailLine } from './file-tail';
 import { createWatchSession, type WatchSession } from './watch-session';
-import { EventSkipped, LineRead, WatchCursor, WatchRun, type WatchCursorItem } from './watch-cursor';
+import { committedInRun, CursorUpgraded, EventSkipped, LineRead, WatchCursor, type WatchCursorItem } from './watch-cursor';
 import { clip } from '../internal/quote';
 
 const NO_LINES: readonly TailLine[] = [];
@@ -86,8 +86,9 @@ export interface WatchedTranscriptOptions {
  * accept; what the reducers return is still checked); a refused event is recorded as `watch/eventSkipped`;
  * a line that is not JSON gives no event and is reported (`onInvalidLine`); then one
  * `watch/lineRead` moves the committed offset past the last of those lines and counts them and
- * their events. Each event is one commit and counts itself (in the `watchRun` counter; a refused
- * one in the cursor's `eventsInLine`), so a kill at any point
+ * their events. Each event is one commit and is counted: a transcript event by the session's
+ * gapless `seq` (every other event moves the cursor and records its `seq`, see `committedInRun`),
+ * a refused one in the cursor's `eventsInLine`, so a kill at any point
  * leaves a cursor from which {@link pump} continues without applying an event twice or skipping
  * one (the lines after the committed offset are read again, their committed events passed over). Reopening a durable session whose file is now shorter than its
  * committed offset, or has another inode, starts the session over (its directory is emptied).
@@ -130,6 +131,11 @@ export class WatchedTranscript {
     else if (stat !== undefined && stat.size < cursor.offset) restart = 'truncated';
     if (restart !== undefined) {
       this.startOver();
+      cursor = this.cursor;
+    }
+    // A store of an earlier version counted its transcript events in `watchRun`: from now on, by `seq`.
+    if (cursor.seq === undefined) {
+      this.session.dispatch(CursorUpgraded({}));
       cursor = this.cursor;
     }
     this.openedRestart = restart;
@@ -219,10 +225,10 @@ export class WatchedTranscript {
     const start = this.cursor;
     const clock = this.clock;
     // The lines the last run was in the middle of (it was killed before their `watch/lineRead`):
-    // their first events are committed (counted by watchRun) or refused (the cursor's
-    // `eventsInLine`); each is passed over once, in order.
+    // their first events are committed (counted by the session's seq since the cursor's, see
+    // committedInRun) or refused (the cursor's `eventsInLine`); each is passed over once, in order.
     const resumed = this.backlog[from]!.start === start.offset;
-    const committed = resumed ? (this.session.slice(WatchRun).latest() ?? 0) : 0;
+    const committed = resumed ? committedInRun(start, this.session.lastSeq) : 0;
     let skip = resumed ? start.eventsInLine + committed : 0;
     // `maxLines` lines, and more while events to pass over remain: the run must not end inside the
     // lines the last run committed events of, or its watch/lineRead would forget them.

@@ -13,10 +13,13 @@ import { createWatchSession, type WatchSession } from '../../src/watch/watch-ses
 const here = dirname(fileURLToPath(import.meta.url));
 
 /** Bundles test/watch/watch-child.ts (the command line) once, CommonJS for Node 20, and returns the file to run with `node`. */
-export async function bundleCli(): Promise<string> {
+export const bundleCli = (): Promise<string> => bundleChild('watch-child');
+
+/** Bundles test/watch/`name`.ts, CommonJS for Node 20, and returns the file to run with `node`. */
+export async function bundleChild(name: string): Promise<string> {
   const { build } = await import('esbuild');
-  const out = join(mkdtempSync(join(tmpdir(), 'rxslice-watch-bundle-')), 'watch-child.cjs');
-  await build({ entryPoints: [join(here, 'watch-child.ts')], bundle: true, platform: 'node', format: 'cjs', target: 'node20', outfile: out, logLevel: 'error' });
+  const out = join(mkdtempSync(join(tmpdir(), 'rxslice-watch-bundle-')), `${name}.cjs`);
+  await build({ entryPoints: [join(here, `${name}.ts`)], bundle: true, platform: 'node', format: 'cjs', target: 'node20', outfile: out, logLevel: 'error' });
   return out;
 }
 

@@ -1,4 +1,4 @@
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,7 +8,18 @@ import { SESSION_INTERNALS } from '../../src/session/internals';
 import type { WatchSession } from '../../src/watch/watch-session';
 import { transcriptEvents } from '../../src/transcripts/events';
 import { ToolStatsItem } from '../../src/transcripts/slices';
-import { LineRead, WatchRun } from '../../src/watch/watch-cursor';
+import { committedInRun, LineRead, WatchCursor, WatchRun, watchEvents } from '../../src/watch/watch-cursor';
+import { watchSessionEvents } from '../../src/watch/watch-session';
+import { MachineTimerFired } from '../../src/machines/session-machine';
+import { BudgetExceeded, WatchAlerts } from '../../src/watch/budgets';
+import { createSession, defineSlice } from '../../src/index';
+import { jsonl } from '../../src/jsonl/index';
+import { z } from 'zod';
+import { TranscriptClock, timestampOf } from '../../src/transcripts/clock';
+import { notificationEvents, NotificationChannel, type TranscriptDeps } from '../../src/transcripts/notifications';
+import { AgentPhases } from '../../src/transcripts/phases';
+import { transcriptSlices } from '../../src/transcripts/slices';
+import { parseLine, splitLines } from '../../src/transcripts/parse';
 import { compareWithReplay } from './watch-harness';
 import { sessionStatus } from '../../src/watch/session-status';
 
@@ -120,8 +131,10 @@ describe('WatchedTranscript', () => {
     // The restarted watch continues from its cursor (no line was committed: one run takes every
     // line read): line 4 again, then the rest; the events committed before the crash are passed over.
     const second = open();
-    expect(second.cursor).toMatchObject({ lines: 0, eventsInLine: 0 });
-    expect(second.current.slice(WatchRun).latest()).toBe(3);
+    expect(second.cursor).toMatchObject({ lines: 0, eventsInLine: 0, seq: 0 });
+    // Counted by the session's seq: nothing but transcript events was committed after the cursor's.
+    expect(second.current.lastSeq).toBe(3);
+    expect(committedInRun(second.cursor, second.current.lastSeq)).toBe(3);
     // Committed, so counted in the status, though the run that committed them was not closed.
     expect(sessionStatus(second).events).toBe(3);
     second.pump();
@@ -135,6 +148,133 @@ describe('WatchedTranscript', () => {
     // No event lost or applied twice: the store equals a replay of the file.
     const c = compareWithReplay(file, store);
     expect({ events: c.cursor.events, lines: c.cursor.lines }).toEqual({ events: c.replay.events, lines: 16 });
+    expect(c.storedState).toEqual(c.replayState);
+  });
+
+  it('counts the events of a run not closed yet past other events committed among them (an alert between runs, one inside a run)', () => {
+    writeFileSync(file, source);
+    const alert = (n: number) => BudgetExceeded({ budget: 'tokens', value: n, limit: 1, phase: null, sinceMs: null, atMs: null, message: `alert ${n}` });
+    // Runs of 4 lines; an alert after the first run and another before the (k + 1)-th event of the
+    // second run; a crash at the n-th dispatch after the first alert.
+    for (let k = 0; k < 5; k++) {
+      for (let n = 0; n < 7; n++) {
+        rmSync(store, { recursive: true, force: true });
+        const watched = new WatchedTranscript({ file, label: 't', storeDir: store });
+        watched.pump(4);
+        watched.current.dispatch(alert(1));
+        // As killWhen, with the alert dispatched before the (k + 1)-th transcript event.
+        const session = watched.current;
+        const internals = session[SESSION_INTERNALS];
+        const dispatch = session.dispatch.bind(session);
+        const dispatchTrusted = internals.dispatchTrusted.bind(internals);
+        let trusted = 0;
+        let killed = false;
+        vi.spyOn(session, 'dispatch').mockImplementation((event) => {
+          if (killed) throw new Crash('killed');
+          return dispatch(event);
+        });
+        vi.spyOn(internals, 'dispatchTrusted').mockImplementation((event) => {
+          if (trusted === k) dispatch(alert(2));
+          if (trusted++ >= n) killed = true;
+          if (killed) throw new Crash('killed');
+          return dispatchTrusted(event);
+        });
+        let crashed = false;
+        try {
+          watched.pump(4);
+        } catch (e) {
+          if (!(e instanceof Crash)) throw e;
+          crashed = true;
+        }
+        vi.restoreAllMocks();
+        watched.close();
+        const reopened = new WatchedTranscript({ file, label: 't', storeDir: store });
+        // Killed after n events of the run: n committed (none left to count once the run closed).
+        expect({ k, n, committed: committedInRun(reopened.cursor, reopened.current.lastSeq) }).toEqual({ k, n, committed: crashed ? n : 0 });
+        reopened.pump();
+        expect(reopened.current.slice(WatchAlerts).size).toBe(trusted > k ? 2 : 1);
+        reopened.close();
+        const c = compareWithReplay(file, store);
+        expect({ k, n, events: c.cursor.events, lines: c.cursor.lines }).toEqual({ k, n, events: c.replay.events, lines: 15 });
+        expect(c.storedState).toEqual(c.replayState);
+      }
+    }
+  });
+
+  it('moves the cursor on every event a watch session knows that is not a transcript event (the ones committed after its seq are counted as transcript events)', () => {
+    const transcript = new Set(transcriptEvents.map((creator) => creator.type));
+    const others = watchSessionEvents.map((creator) => creator.type).filter((type) => !transcript.has(type));
+    expect(others.length).toBeGreaterThan(4);
+    const moving = new Set(WatchCursor.reducers.map((entry) => entry.eventType));
+    expect(others.filter((type) => !moving.has(type))).toEqual([]);
+    // The library events a session commits on its own (a statechart's timer, an effect's lifecycle).
+    expect([MachineTimerFired.type, 'rxslice.effect.started', 'rxslice.effect.failed', 'rxslice.effect.compensated'].filter((type) => !moving.has(type))).toEqual([]);
+    writeFileSync(file, source);
+    const watched = new WatchedTranscript({ file, label: 't' });
+    watched.pump(4);
+    const timer = watched.current[SESSION_INTERNALS].dispatchSystem(MachineTimerFired({ machine: 'none' }));
+    expect(watched.cursor.seq).toBe(timer.seq);
+    watched.close();
+    expect([...transcript].filter((type) => moving.has(type))).toEqual([]);
+  });
+
+  it('opens the store of an earlier version (transcript events counted in watchRun) killed in the middle of a run, and passes over its committed events', () => {
+    writeFileSync(file, source);
+    // The cursor and run counter as earlier versions defined them (no seq: each transcript event bumped watchRun).
+    const OldCursor = defineSlice('watchCursor', {
+      policy: 'state',
+      schema: z.object({ offset: z.number(), ino: z.number().nullable(), lines: z.number(), eventsInLine: z.number(), events: z.number(), refused: z.number(), clockMs: z.number().nullable() }),
+      initial: [{ offset: 0, ino: null, lines: 0, eventsInLine: 0, events: 0, refused: 0, clockMs: null }],
+      reducers: ({ onLatest }) => [
+        onLatest(LineRead, (c, { payload }) => ({ ...c!, offset: payload.offset, ino: payload.ino, lines: c!.lines + (payload.lines ?? 1), eventsInLine: 0, events: c!.events + (payload.events ?? 0), clockMs: payload.clockMs })),
+      ],
+    });
+    const OldRun = defineSlice('watchRun', {
+      policy: 'state',
+      schema: z.number(),
+      initial: [0],
+      reducers: ({ onLatest }) => [...transcriptEvents.map((creator) => onLatest(creator, (n: number | undefined) => (n ?? 0) + 1)), onLatest(LineRead, () => 0)],
+    });
+    const clock = new TranscriptClock();
+    const old = createSession<TranscriptDeps>({
+      validation: 'always',
+      scheduler: clock,
+      dependencies: { channel: new NotificationChannel() },
+      slices: [...transcriptSlices, OldCursor, OldRun, WatchAlerts],
+      events: [...transcriptEvents, ...notificationEvents, ...watchEvents, BudgetExceeded],
+      storage: jsonl({ dir: store }),
+    });
+    old.install(AgentPhases);
+    old.errors$.subscribe(() => undefined);
+    const lines = splitLines(source.toString('utf8'));
+    const apply = (from: number, to: number): number => {
+      let events = 0;
+      for (const line of lines.slice(from, to)) {
+        for (const event of parseLine(line).events) {
+          const at = timestampOf(event);
+          if (at !== undefined) clock.advanceTo(at);
+          old.dispatch(event);
+          events++;
+        }
+      }
+      return events;
+    };
+    const closed = apply(0, 5);
+    const offset = Buffer.byteLength(lines.slice(0, 5).join('\n') + '\n');
+    old.dispatch(LineRead({ offset, ino: statSync(file).ino, clockMs: clock.now(), lines: 5, events: closed }));
+    // Killed three lines into the next run.
+    const committed = apply(5, 8);
+    expect(committed).toBeGreaterThan(2);
+    old.dispose();
+
+    const watched = new WatchedTranscript({ file, label: 't', storeDir: store });
+    expect(watched.cursor).toMatchObject({ offset, lines: 5, events: closed, committedInLine: committed });
+    expect(watched.current.slice(WatchRun).latest()).toBe(0);
+    expect(committedInRun(watched.cursor, watched.current.lastSeq)).toBe(committed);
+    expect(watched.pump()).toEqual({ lines: 10, events: 17 - closed - committed, refused: 0 });
+    watched.close();
+    const c = compareWithReplay(file, store);
+    expect({ events: c.cursor.events, lines: c.cursor.lines }).toEqual({ events: c.replay.events, lines: 15 });
     expect(c.storedState).toEqual(c.replayState);
   });
 
