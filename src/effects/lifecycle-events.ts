@@ -98,3 +98,10 @@ export const EffectCancelled = /* @__PURE__ */ defineEventUnchecked<EffectRef & 
  * @example `EffectDropped.match(e) && e.payload.reason` // 'exhaust'
  */
 export const EffectDropped = /* @__PURE__ */ defineEventUnchecked<{ readonly effectType: string; readonly reason: 'exhaust' }>('rxslice.effect.dropped');
+
+/**
+ * @internal Every effect lifecycle event above, for code that must know all the events an
+ * effect runtime can commit on its own (the watch's cursor records their `seq`). A lifecycle
+ * event added to this module is added here too (test/watch checks the list against the module's exports).
+ */
+export const effectLifecycleEvents = [EffectStarted, EffectSucceeded, EffectRetrying, EffectFailed, EffectCompensated, EffectCancelled, EffectDropped] as const;

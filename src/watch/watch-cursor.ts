@@ -19,7 +19,7 @@ import { defineEvent, defineSlice, replace, type EventCreator, type SliceView } 
 import { notificationEvents } from '../transcripts/notifications';
 import { BudgetExceeded } from './budgets';
 import { MachineTimerFired } from '../machines/session-machine';
-import { EffectCancelled, EffectCompensated, EffectDropped, EffectFailed, EffectRetrying, EffectStarted, EffectSucceeded } from '../effects/lifecycle-events';
+import { effectLifecycleEvents } from '../effects/lifecycle-events';
 
 /** The cursor of one watched file (one item, `policy: 'state'`). */
 export const WatchCursorItem = z.object({
@@ -123,13 +123,7 @@ const OTHER_EVENTS: readonly EventCreator<string, any>[] = [
   BudgetExceeded,
   ...notificationEvents,
   MachineTimerFired,
-  EffectStarted,
-  EffectSucceeded,
-  EffectRetrying,
-  EffectFailed,
-  EffectCompensated,
-  EffectCancelled,
-  EffectDropped,
+  ...effectLifecycleEvents,
 ];
 
 /**

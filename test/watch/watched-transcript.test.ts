@@ -11,6 +11,8 @@ import { ToolStatsItem } from '../../src/transcripts/slices';
 import { committedInRun, LineRead, WatchCursor, WatchRun, watchEvents } from '../../src/watch/watch-cursor';
 import { watchSessionEvents } from '../../src/watch/watch-session';
 import { MachineTimerFired } from '../../src/machines/session-machine';
+import * as lifecycleModule from '../../src/effects/lifecycle-events';
+import type { EventCreator } from '../../src/index';
 import { BudgetExceeded, WatchAlerts } from '../../src/watch/budgets';
 import { createSession, defineSlice } from '../../src/index';
 import { jsonl } from '../../src/jsonl/index';
@@ -209,6 +211,10 @@ describe('WatchedTranscript', () => {
     expect(others.filter((type) => !moving.has(type))).toEqual([]);
     // The library events a session commits on its own (a statechart's timer, an effect's lifecycle).
     expect([MachineTimerFired.type, 'rxslice.effect.started', 'rxslice.effect.failed', 'rxslice.effect.compensated'].filter((type) => !moving.has(type))).toEqual([]);
+    // Every lifecycle event the effect module defines (one added later included) moves the cursor.
+    const lifecycle = Object.values(lifecycleModule).filter((value): value is EventCreator<string, any> => typeof value === 'function' && typeof (value as { type?: unknown }).type === 'string');
+    expect(lifecycle.length).toBe(7);
+    expect(lifecycle.map((creator) => creator.type).filter((type) => !moving.has(type))).toEqual([]);
     writeFileSync(file, source);
     const watched = new WatchedTranscript({ file, label: 't' });
     watched.pump(4);
