@@ -1,6 +1,7 @@
 import { codedMessage } from '../internal/coded-message';
 import { DEV } from '../internal/dev';
 import { isRxSliceError } from '../internal/errors';
+import { deepFreeze } from '../internal/freeze';
 import type { SliceDef } from '../slices/reducer';
 import { InvalidSnapshotError, UnknownSliceError } from '../snapshots/codec';
 import { checkedDefOf, makeDeferredSnapshot, makeSnapshot, parentsAfterRestoring, snapshotCaptures, snapshotSource, type Snapshot, type SnapshotSlice } from '../snapshots/snapshot';
@@ -265,7 +266,16 @@ export class SessionSnapshots {
     const entries = names.map((name) => {
       const record = this.records.get(name) as SliceRecord<any>;
       const entry = slices[name] as Partial<SnapshotSlice> | undefined;
-      if (checkedDefOf(snapshot, name) === record.def) return entry as SnapshotSlice;
+      if (checkedDefOf(snapshot, name) === record.def) {
+        // Made under the same definition, so valid as it is; a session that freezes its items
+        // freezes them if their maker did not (`snapshotFromJSON` in production, or a session
+        // without `freeze`). Frozen items are skipped: one `Object.isFrozen` each.
+        if (this.freeze) {
+          const items = (entry as SnapshotSlice).items;
+          for (let i = 0; i < items.length; i++) deepFreeze(items[i]);
+        }
+        return entry as SnapshotSlice;
+      }
       const items: unknown = entry === undefined || entry === null || typeof entry !== 'object' ? undefined : entry.items;
       if (!Array.isArray(items)) throw new InvalidSnapshotError(`slice ${quote(name)} has no items array`);
       const length = items.length;

@@ -50,7 +50,20 @@ export interface SnapshotReadLimits {
    * (items nest at most 512 levels), so a session's own snapshot always reads back.
    */
   readonly maxDepth?: number;
+  /**
+   * Deep-freeze the items read. Default: on unless `process.env.NODE_ENV === 'production'`, as
+   * `createSession`'s `freeze` option (a session then freezes its own items, and its snapshots'
+   * items are frozen only as it freezes them). The snapshot, its `slices` record, its entries and
+   * their items arrays are frozen either way; a session with `freeze` on that restores items read
+   * without freezing deep-freezes them as it restores them. Off, a 10 × 1,000-item snapshot reads
+   * ~0.3 ms faster (the freeze of 10,000 objects), and the items stay plain JSON data, checked
+   * for depth and shape all the same.
+   */
+  readonly freeze?: boolean;
 }
+
+const isProduction = (): boolean =>
+  (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.['NODE_ENV'] === 'production';
 
 /** Default depth limit of {@link snapshotFromJSON}: the live item limit (512) plus the snapshot's own levels. */
 export const DEFAULT_SNAPSHOT_MAX_DEPTH = MAX_ITEM_DEPTH + 5;
@@ -84,7 +97,8 @@ const Envelope = /* @__PURE__ */ (() => {
  * Iterative (no recursion limit) and allocation-free apart from its two stacks: only objects
  * are pushed, with their depth on a parallel stack. Freezes, on the way, every object at or below
  * one of the arrays of `freeze` (their depth is pushed negated): the items of slices kept as read
- * are deep-frozen by this walk, not by a second one.
+ * are deep-frozen by this walk, not by a second one. Without `freezeItems` only those arrays
+ * are frozen (see `SnapshotReadLimits.freeze`), and their elements are read as any other value.
  *
  * `root` is this call's own data (parsed, or a structured clone): nothing in it was frozen before
  * this walk, so nothing is asked `Object.isFrozen` (an object reached twice through a shared
@@ -95,7 +109,7 @@ const Envelope = /* @__PURE__ */ (() => {
  * (~10 ns each in optimized code against ~2), and the order changes nothing else (a walk that
  * throws leaves only this call's own data partly frozen).
  */
-function checkDepth(root: unknown, maxDepth: number, freeze: ReadonlySet<object>): void {
+function checkDepth(root: unknown, maxDepth: number, freeze: ReadonlySet<object>, freezeItems: boolean): void {
   if (root === null || typeof root !== 'object') return;
   const values: object[] = [root];
   const depths: number[] = [0];
@@ -111,7 +125,9 @@ function checkDepth(root: unknown, maxDepth: number, freeze: ReadonlySet<object>
       if (frozen && depth + 1 < maxDepth) {
         // Each object element (at depth + 1, within the limit) is frozen here; its object
         // children, at depth + 2, are pushed to be frozen and checked in turn.
-        const inner = -depth - 3;
+        // Without `freezeItems` the array alone is frozen: its elements and their children are
+        // read (the children pushed at depth + 2, unfrozen) but not frozen.
+        const inner = freezeItems ? -depth - 3 : depth + 2;
         for (let i = 0; i < value.length; i++) {
           const child: unknown = value[i];
           if (child === null || typeof child !== 'object') continue;
@@ -132,7 +148,7 @@ function checkDepth(root: unknown, maxDepth: number, freeze: ReadonlySet<object>
               }
             }
           }
-          Object.freeze(child);
+          if (freezeItems) Object.freeze(child);
         }
         Object.freeze(value);
         continue;
@@ -184,10 +200,13 @@ function keptAsRead(data: unknown, byName: ReadonlyMap<string, SliceDef<string, 
  * schema (the parsed output is kept, so unknown keys are stripped), no prototype pollution
  * (`JSON.parse` makes `__proto__` an own key; zod >= 4.4.1 never assigns it as a prototype).
  * A slice written at an older schema version (`schemaVersion`, absent = 1) is brought to the
- * current one by its migrations (`migrateItems`) before the schema check.
+ * current one by its migrations (`migrateItems`) before the schema check. The snapshot, its
+ * entries and items arrays are frozen; the items are deep-frozen unless `limits.freeze` is
+ * false (default: on unless `NODE_ENV` is `production`, as a session's `freeze`).
  *
  * @param json - `JSON.stringify(snapshot)` output, or the object it parses to.
  * @param slices - The slice definitions the snapshot may contain.
+ * @param limits - Size and depth limits, and whether to deep-freeze the items ({@link SnapshotReadLimits}).
  * @throws {@link InvalidSnapshotError} on malformed JSON, a newer format version, limits or invalid items.
  * @throws {@link UnknownSliceError} when the snapshot holds a slice not in `slices`.
  * @throws `SliceVersionError` (`SLICE_VERSION_TOO_NEW`) when a slice was written by a newer
@@ -226,7 +245,8 @@ export function snapshotFromJSON(
     if (problem !== undefined) throw new InvalidSnapshotError(`it is not JSON data`, [jsonIssue(problem)]);
   }
   const byName = new Map(slices.map((s) => [s.name, s]));
-  checkDepth(data, limits.maxDepth ?? DEFAULT_SNAPSHOT_MAX_DEPTH, keptAsRead(data, byName));
+  const freezeItems = limits.freeze ?? !isProduction();
+  checkDepth(data, limits.maxDepth ?? DEFAULT_SNAPSHOT_MAX_DEPTH, keptAsRead(data, byName), freezeItems);
   // Every slice key must name a known slice, checked on the raw data: a "__proto__" key would
   // not survive as an own key of a parsed record (and slice names never are "__proto__").
   const rawSlices = data !== null && typeof data === 'object' ? (data as { slices?: unknown }).slices : undefined;
@@ -260,7 +280,7 @@ export function snapshotFromJSON(
       }
       return r.data;
     });
-    const frozen = deepFreeze(items);
+    const frozen = freezeItems ? deepFreeze(items) : Object.freeze(items);
     // With `appended`, the entry carries a capture (no backend token): a restore sets the count too.
     entries.push(
       Object.freeze(

@@ -307,7 +307,8 @@ export const Snapshot = Object.freeze({
  *
  * @remarks The snapshot and its `slices` record are frozen. In a session's snapshot the
  * entries and their items are frozen as the session freezes its items (its `freeze` option,
- * off in production); `snapshotFromJSON` deep-freezes everything it reads. Later changes to
+ * off in production); `snapshotFromJSON` freezes the arrays it reads and deep-freezes the
+ * items by the same rule (its `freeze` limit, off in production). Later changes to
  * the session never show through a snapshot.
  */
 export interface Snapshot {
