@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { append, createSession, defineEvent, defineSlice, InvalidSnapshotError, snapshotFromJSON, UnknownSliceError } from '../../src/index';
+import { outcome, snapshotText } from './snapshot-text';
 
 /**
  * `snapshotFromJSON(text, slices, { freeze: false })` (the default under `NODE_ENV=production`,
@@ -14,15 +15,6 @@ const Notes = defineSlice('notes', {
   policy: 'log',
   reducers: ({ on }) => [on(Added, (_view, e) => append({ text: e.payload.text }))],
 });
-const envelope = (slices: Record<string, unknown>) => JSON.stringify({ format: 'rxslice.snapshot', formatVersion: 3, seq: 0, at: 0, slices });
-const outcome = (run: () => unknown): string => {
-  try {
-    run();
-    return 'read';
-  } catch (error) {
-    return (error as Error).message;
-  }
-};
 
 afterEach(() => {
   vi.unstubAllEnvs();
@@ -30,7 +22,7 @@ afterEach(() => {
 
 describe('snapshotFromJSON without freezing the items', () => {
   it('freezes the snapshot’s arrays and not its items, which read as with freezing', () => {
-    const text = envelope({ plan: { policy: 'state', items: [{ step: 'x', sub: { n: 2 } }, [1, { y: 2 }]] } });
+    const text = snapshotText({ plan: { policy: 'state', items: [{ step: 'x', sub: { n: 2 } }, [1, { y: 2 }]] } });
     const read = snapshotFromJSON(text, [Plan], { freeze: false });
     const items = read.slices['plan']?.items as [{ sub: object }, [number, object]];
     expect(Object.isFrozen(read.slices)).toBe(true);
@@ -43,7 +35,7 @@ describe('snapshotFromJSON without freezing the items', () => {
   });
 
   it('follows NODE_ENV by default, as a session’s freeze does', () => {
-    const text = envelope({ plan: { policy: 'state', items: [{ step: 'x' }] } });
+    const text = snapshotText({ plan: { policy: 'state', items: [{ step: 'x' }] } });
     vi.stubEnv('NODE_ENV', 'production');
     expect(Object.isFrozen(snapshotFromJSON(text, [Plan]).slices['plan']?.items[0])).toBe(false);
     expect(Object.isFrozen(snapshotFromJSON(text, [Plan], { freeze: true }).slices['plan']?.items[0])).toBe(true);
@@ -54,7 +46,7 @@ describe('snapshotFromJSON without freezing the items', () => {
   it('refuses exactly what the freezing walk refuses, at every depth limit', () => {
     const lists: unknown[][] = [[1, 'x', null], [{}], [[]], [{ a: 1 }, { b: {} }], [[[]]], [{ a: [{ b: [1] }] }], [3, { deep: { er: { still: {} } } }]];
     for (const list of lists) {
-      const text = envelope({ plan: { policy: 'state', items: list } });
+      const text = snapshotText({ plan: { policy: 'state', items: list } });
       for (let maxDepth = 3; maxDepth <= 9; maxDepth++) {
         const off = outcome(() => snapshotFromJSON(text, [Plan], { maxDepth, freeze: false }));
         expect(off, `${JSON.stringify(list)} at maxDepth ${maxDepth}`).toBe(outcome(() => snapshotFromJSON(text, [Plan], { maxDepth, freeze: true })));
@@ -71,10 +63,10 @@ describe('snapshotFromJSON without freezing the items', () => {
     let deep: unknown = 1;
     for (let i = 0; i < 600; i++) deep = [deep];
     const bad = [
-      [envelope({ plan: { policy: 'state', items: [deep] } }), InvalidSnapshotError, /nests deeper than/],
+      [snapshotText({ plan: { policy: 'state', items: [deep] } }), InvalidSnapshotError, /nests deeper than/],
       ['{"format":"rxslice.snapshot","formatVersion":3,"seq":0,"at":0,"slices":{"__proto__":{"policy":"state","items":[]}}}', UnknownSliceError, /__proto__/],
-      [envelope({ plan: { policy: 'state', items: { 0: { step: 'x' } } } }), InvalidSnapshotError, /envelope is malformed/],
-      [envelope({ plan: { policy: 'state', items: [{ step: 'x' }] }, notes: { policy: 'nope', items: [] } }), InvalidSnapshotError, /envelope is malformed/],
+      [snapshotText({ plan: { policy: 'state', items: { 0: { step: 'x' } } } }), InvalidSnapshotError, /envelope is malformed/],
+      [snapshotText({ plan: { policy: 'state', items: [{ step: 'x' }] }, notes: { policy: 'nope', items: [] } }), InvalidSnapshotError, /envelope is malformed/],
     ] as const;
     for (const [text, type, message] of bad) {
       for (const freeze of [false, true]) {
@@ -106,7 +98,7 @@ describe('snapshotFromJSON without freezing the items', () => {
   });
 
   it('a session with freeze on deep-freezes the items it restores; one without leaves them', () => {
-    const text = envelope({ plan: { policy: 'state', items: [{ step: 'x', sub: { n: 2 } }] } });
+    const text = snapshotText({ plan: { policy: 'state', items: [{ step: 'x', sub: { n: 2 } }] } });
     const frozenSession = createSession({ slices: [Plan], freeze: true });
     frozenSession.restore(snapshotFromJSON(text, [Plan], { freeze: false }));
     const [kept] = frozenSession.slice(Plan).all() as unknown as [{ sub: object }];
@@ -119,7 +111,7 @@ describe('snapshotFromJSON without freezing the items', () => {
 
   it('appending after restoring a log slice never changes the snapshot it was restored from', () => {
     const session = createSession({ slices: [Plan, Notes], freeze: false });
-    const text = envelope({ notes: { policy: 'log', items: [{ text: 'one' }, { text: 'two' }] } });
+    const text = snapshotText({ notes: { policy: 'log', items: [{ text: 'one' }, { text: 'two' }] } });
     const read = snapshotFromJSON(text, [Plan, Notes], { freeze: false });
     session.restore(read);
     session.dispatch(Added({ text: 'three' }));

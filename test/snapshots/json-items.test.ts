@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { append, createSession, defineEvent, defineSlice, snapshotFromJSON } from '../../src/index';
 import { isArrayView } from '../../src/internal/array-view';
+import { outcome, snapshotText } from './snapshot-text';
 
 /**
  * The JSON round trip of a snapshot (issue 36): `toJSON` hands `JSON.stringify` plain arrays it
@@ -84,15 +85,7 @@ describe('snapshotFromJSON: the walk that freezes kept items checks depth as the
   const Kept = defineSlice('kept', { policy: 'state' });
   const Checked = defineSlice('checked', { policy: 'state', schema: z.unknown() });
   const items: unknown[][] = [[1, 'x', null], [{}], [[]], [{ a: 1 }, { b: {} }], [[[]]], [{ a: [{ b: [1] }] }], [3, { deep: { er: { still: {} } } }]];
-  const text = (name: string, list: unknown[]) => JSON.stringify({ format: 'rxslice.snapshot', formatVersion: 3, seq: 0, at: 0, slices: { [name]: { policy: 'state', items: list } } });
-  const outcome = (run: () => unknown): string => {
-    try {
-      run();
-      return 'read';
-    } catch (error) {
-      return (error as Error).message;
-    }
-  };
+  const text = (name: string, list: unknown[]) => snapshotText({ [name]: { policy: 'state', items: list } });
 
   it('refuses exactly what a slice with a schema (not frozen by the walk) is refused, at every limit', () => {
     for (const list of items) {

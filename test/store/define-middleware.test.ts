@@ -1,33 +1,23 @@
 import { filter } from 'rxjs';
-import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
+import { freshRxslice, notesApp } from './fresh-program';
 
 /**
  * Event and operator middleware on a store: their runtime is a layer that `defineMiddleware` (or
  * `validationMiddleware`, or `createSession`) links into the program. Each test loads rxslice
  * afresh (`vi.resetModules`), as a program that has linked nothing yet.
  */
-type Rx = typeof import('../../src/index');
-let rx: Rx;
+const loaded = freshRxslice();
 
-beforeEach(async () => {
-  vi.resetModules();
-  rx = await import('../../src/index');
-});
-
-function app({ defineEvent, defineSlice, append }: Rx) {
-  const Noted = defineEvent('notes/noted', z.object({ text: z.string() }));
-  const Notes = defineSlice('notes', { policy: 'log', reducers: ({ on }) => [on(Noted, (_v, e) => append(e.payload.text))] });
-  return { Noted, Notes };
-}
 
 const dropSecrets = filter((env: { event: { payload: unknown } }) => (env.event.payload as { text: string }).text !== 'secret');
 
 describe('defineMiddleware (the event and operator middleware of a store)', () => {
   it('a store refuses events or operators in a program that linked no runtime, naming defineMiddleware; reducer middleware needs none', () => {
-    const { Noted, Notes } = app(rx);
-    expect(() => rx.createStore({ slices: [Notes], middleware: { operators: [dropSecrets as never] } })).toThrow(/defineMiddleware/);
-    const store = rx.createStore({ slices: [Notes], middleware: { reducers: [(_ctx, next) => next()] } });
+    const { Noted, Notes } = notesApp(loaded.current);
+    expect(() => loaded.current.createStore({ slices: [Notes], middleware: { operators: [dropSecrets as never] } })).toThrow(/defineMiddleware/);
+    const store = loaded.current.createStore({ slices: [Notes], middleware: { reducers: [(_ctx, next) => next()] } });
     expect(() => store.use({ events: [(env, next) => next(env)] })).toThrow(TypeError);
     const seen: string[] = [];
     // Nothing of a refused call is added, its reducer middleware included.
@@ -44,10 +34,10 @@ describe('defineMiddleware (the event and operator middleware of a store)', () =
   });
 
   it('returns the set as given and links the runtime: createStore({ middleware }) and store.use take events and operators', () => {
-    const { Noted, Notes } = app(rx);
+    const { Noted, Notes } = notesApp(loaded.current);
     const set = { operators: [dropSecrets as never] };
-    expect(rx.defineMiddleware(set)).toBe(set);
-    const store = rx.createStore({ slices: [Notes], middleware: set });
+    expect(loaded.current.defineMiddleware(set)).toBe(set);
+    const store = loaded.current.createStore({ slices: [Notes], middleware: set });
     const logged: string[] = [];
     // A plain set is taken once the runtime is linked (program-wide, like defineSaga's).
     const stop = store.use({ events: [(env, next) => (logged.push(env.event.type), next(env))] });
@@ -60,13 +50,13 @@ describe('defineMiddleware (the event and operator middleware of a store)', () =
   });
 
   it('validationMiddleware links it too, and createSession does for its stores and the stores made after it', () => {
-    const { Noted, Notes } = app(rx);
-    const store = rx.createStore({ slices: [Notes] });
-    store.use(rx.validationMiddleware([[Noted, z.object({ text: z.string().min(2) })]]));
-    expect(() => store.dispatch(Noted({ text: 'x' }))).toThrow(rx.InvalidEventError);
+    const { Noted, Notes } = notesApp(loaded.current);
+    const store = loaded.current.createStore({ slices: [Notes] });
+    store.use(loaded.current.validationMiddleware([[Noted, z.object({ text: z.string().min(2) })]]));
+    expect(() => store.dispatch(Noted({ text: 'x' }))).toThrow(loaded.current.InvalidEventError);
     vi.resetModules();
     return import('../../src/index').then((fresh) => {
-      const again = app(fresh);
+      const again = notesApp(fresh);
       fresh.createSession({ slices: [again.Notes] });
       const later = fresh.createStore({ slices: [again.Notes], middleware: { operators: [dropSecrets as never] } });
       later.dispatch(again.Noted({ text: 'secret' }));

@@ -1,8 +1,8 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { z } from 'zod';
+import { describe, expect, it, vi } from 'vitest';
+import { freshRxslice, notesApp, type Rx } from './fresh-program';
 import type { HeldJournal, StorageFactory, StorageJournal, StorageTransaction } from '../../src/index';
 
 /**
@@ -12,20 +12,8 @@ import type { HeldJournal, StorageFactory, StorageJournal, StorageTransaction } 
  * that linked none refuses it (E71) and opens nothing: a journal is never silently skipped.
  * Each test loads rxslice afresh (`vi.resetModules`), as a program that has linked nothing yet.
  */
-type Rx = typeof import('../../src/index');
-let rx: Rx;
+const loaded = freshRxslice();
 
-beforeEach(async () => {
-  vi.resetModules();
-  rx = await import('../../src/index');
-});
-
-function app({ defineEvent, defineSlice, append }: Rx) {
-  const Noted = defineEvent('notes/noted', z.object({ text: z.string() }));
-  const Pinged = defineEvent('notes/pinged', z.object({}));
-  const Notes = defineSlice('notes', { policy: 'log', reducers: ({ on }) => [on(Noted, (_v, e) => append(e.payload.text))] });
-  return { Noted, Pinged, Notes };
-}
 
 /** A journal kept in memory: what it was asked to write, in order; `failAt` makes that seq's write throw. */
 class ListJournal implements StorageJournal {
@@ -66,12 +54,12 @@ function journaled(r: Rx, journal: StorageJournal) {
 
 describe('durable journals as a layer of the store', () => {
   it('a store refuses a storage with a journal in a program that linked no journal runtime, naming defineDurableStorage; nothing stays open', () => {
-    const { Notes } = app(rx);
+    const { Notes } = notesApp(loaded.current);
     const journal = new ListJournal();
-    const { factory, counts } = journaled(rx, journal);
+    const { factory, counts } = journaled(loaded.current, journal);
     let error: unknown;
     try {
-      rx.createStore({ slices: [Notes], storage: factory });
+      loaded.current.createStore({ slices: [Notes], storage: factory });
     } catch (e) {
       error = e;
     }
@@ -84,24 +72,24 @@ describe('durable journals as a layer of the store', () => {
 
     // A factory with openJournal: refused before it is called.
     let opened = 0;
-    const held = Object.assign(rx.memory(), {
+    const held = Object.assign(loaded.current.memory(), {
       openJournal: (): HeldJournal => (opened++, { journal: new ListJournal(), release() {} }),
     }) as StorageFactory;
-    expect(() => rx.createStore({ slices: [Notes], storage: held })).toThrow(/A storage factory has a durable journal.*defineDurableStorage/);
+    expect(() => loaded.current.createStore({ slices: [Notes], storage: held })).toThrow(/A storage factory has a durable journal.*defineDurableStorage/);
     expect(opened).toBe(0);
     // A memory store needs no journal runtime.
-    const store = rx.createStore({ slices: [Notes] });
-    expect(store.dispatch(app(rx).Noted({ text: 'a' })).seq).toBe(1);
+    const store = loaded.current.createStore({ slices: [Notes] });
+    expect(store.dispatch(notesApp(loaded.current).Noted({ text: 'a' })).seq).toBe(1);
   });
 
   it('a slice added at run time whose storage has a journal is refused the same way; the store goes on', async () => {
-    const { Noted, Notes } = app(rx);
+    const { Noted, Notes } = notesApp(loaded.current);
     const { SESSION_INTERNALS } = await import('../../src/session/internals');
-    const Other = rx.defineSlice('other', { policy: 'log', reducers: ({ on }) => [on(Noted, (_v, e) => rx.append(e.payload.text))] });
+    const Other = loaded.current.defineSlice('other', { policy: 'log', reducers: ({ on }) => [on(Noted, (_v, e) => loaded.current.append(e.payload.text))] });
     const journal = new ListJournal();
-    const { factory, counts } = journaled(rx, journal);
+    const { factory, counts } = journaled(loaded.current, journal);
     // The journaled storage serves the log slices; the store starts with none.
-    const store = rx.createStore({ slices: [], storage: { log: factory }, events: [Noted] });
+    const store = loaded.current.createStore({ slices: [], storage: { log: factory }, events: [Noted] });
     const internals = (store as unknown as Record<symbol, { addSlice(def: unknown): void; hasSlice(name: string): boolean }>)[SESSION_INTERNALS]!;
     expect(() => internals.addSlice(Other)).toThrow(/The storage of slice "other".*defineDurableStorage/);
     expect(counts).toEqual({ made: 1, disposed: 1 });
@@ -112,11 +100,11 @@ describe('durable journals as a layer of the store', () => {
   });
 
   it('defineDurableStorage returns the factory as given and links the runtime: each seq is written before it is visible, a reopen continues after it', () => {
-    const { Noted, Pinged, Notes } = app(rx);
+    const { Noted, Pinged, Notes } = notesApp(loaded.current);
     const journal = new ListJournal(4);
-    const { factory } = journaled(rx, journal);
-    expect(rx.defineDurableStorage(factory)).toBe(factory);
-    const store = rx.createStore({ slices: [Notes], storage: factory, events: [Pinged] });
+    const { factory } = journaled(loaded.current, journal);
+    expect(loaded.current.defineDurableStorage(factory)).toBe(factory);
+    const store = loaded.current.createStore({ slices: [Notes], storage: factory, events: [Pinged] });
     // The journal's place is the store's.
     expect(store.lastSeq).toBe(4);
     const seen: unknown[][] = [];
@@ -130,22 +118,22 @@ describe('durable journals as a layer of the store', () => {
     journal.failAt = 7;
     const errors: unknown[] = [];
     store.errors$.subscribe((e) => errors.push(e));
-    expect(() => store.dispatch(Noted({ text: 'b' }))).toThrow(rx.StorageFailedError);
+    expect(() => store.dispatch(Noted({ text: 'b' }))).toThrow(loaded.current.StorageFailedError);
     expect(store.slice(Notes).all()).toEqual(['a']);
-    expect(errors[0]).toBeInstanceOf(rx.StorageFailedError);
-    expect(() => store.dispatch(Noted({ text: 'c' }))).toThrow(rx.StorageFailedError);
+    expect(errors[0]).toBeInstanceOf(loaded.current.StorageFailedError);
+    expect(() => store.dispatch(Noted({ text: 'c' }))).toThrow(loaded.current.StorageFailedError);
   });
 
   it('jsonl() links it, and createSession does for the stores made after it', async () => {
-    const { Noted, Notes } = app(rx);
+    const { Noted, Notes } = notesApp(loaded.current);
     const dir = mkdtempSync(join(tmpdir(), 'rxslice-durable-'));
-    const store = rx.createStore({ slices: [Notes], storage: (await import('../../src/jsonl/index')).jsonl({ dir, fsync: 'never' }) });
+    const store = loaded.current.createStore({ slices: [Notes], storage: (await import('../../src/jsonl/index')).jsonl({ dir, fsync: 'never' }) });
     store.dispatch(Noted({ text: 'a' }));
     store.dispose();
 
     vi.resetModules();
     const fresh = await import('../../src/index');
-    const again = app(fresh);
+    const again = notesApp(fresh);
     const journal = new ListJournal();
     const { factory } = journaled(fresh, journal);
     fresh.createSession({ slices: [] }).dispose();
