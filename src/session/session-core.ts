@@ -23,7 +23,8 @@ import { journalLayer, pipelineLayer, type SessionJournals } from './feature-lay
 import { isLibraryType, SessionQueue, type HeldCommit } from './session-queue';
 import { SessionRegistry } from './session-registry';
 import { closestType } from './known-events';
-import type { RestoredSlices, SessionSnapshots } from './session-snapshots';
+import type { RestoredSlices } from './capture-plan';
+import type { SessionSnapshots } from './session-snapshots';
 import type { Route, SliceRecord } from './slice-handle';
 import { LIBRARY_META, SessionReset, SessionRestored, SLICE_COMMAND, SliceAppended, SliceCleared, SliceLatestReplaced, SliceSeeded, type SliceCommand } from './system-events';
 import { messageOf, quote } from '../internal/quote';

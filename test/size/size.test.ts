@@ -40,6 +40,7 @@ const STORE_QUICK_START_GZIP_BUDGET = 23_860;
 const SNAPSHOT_AND_EPIC_MODULES = [
   'src/session/snapshot-layer.ts',
   'src/session/session-snapshots.ts',
+  'src/session/capture-plan.ts',
   'src/session/snapshot-queries.ts',
   'src/session/snapshot-lineage.ts',
   'src/snapshots/snapshot.ts',
